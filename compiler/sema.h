@@ -1,0 +1,33 @@
+/* Internal interface between the checker's passes (one file per concern). */
+#ifndef PIPEC_SEMA_H
+#define PIPEC_SEMA_H
+
+#include "program.h"
+
+typedef struct sema {
+    program *pg;
+    const check_options *opts;
+    /* Files with syntax errors: names may have been lost in recovery, so
+       "unknown name" errors and unused warnings are not reported. */
+    bool lost_names;
+} sema;
+
+/* sema_load.c: parses the root file and its imports (E0111, E0112). */
+void sema_load_imports(sema *s, uint32_t root);
+/* sema_steps.c: step declarations (E0101, E0105, E0110, E0113, E0116, E0201, E0208...). */
+void sema_declare_steps(sema *s);
+/* sema_pipelines.c: pipelines and their invocations, W0404/W0405. */
+void sema_check_pipelines(sema *s);
+/* sema_rules.c: rules over the options in force for a step in a pipeline
+   (pipeline NULL: the step's own options only). */
+void sema_check_accelerate(sema *s, step_info *st);
+void sema_check_effective(sema *s, step_info *st, const effective_options *eff);
+
+/* Shared helpers. */
+bool sema_value_matches(value_type t, const ast_expr *v);
+value_type sema_type_of(const char *name);
+void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bool pipeline);
+const char *sema_dirname(arena *a, const char *path);
+const char *sema_join_path(arena *a, const char *dir, const char *rel);
+
+#endif

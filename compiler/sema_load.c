@@ -1,0 +1,185 @@
+/* Loading the root file and its imports, transitively, with cycle detection. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "sema.h"
+#include "strbuf.h"
+
+enum { MAX_IMPORT_DEPTH = 200 };
+
+typedef struct loaded_file {
+    char *real; /* realpath: the identity of a file */
+    uint32_t file;
+    bool visiting; /* on the current import chain */
+} loaded_file;
+
+typedef struct loader {
+    sema *s;
+    ptr_vec loaded; /* loaded_file* */
+    ptr_vec chain;  /* loaded_file* currently being visited */
+} loader;
+
+const char *sema_dirname(arena *a, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return ".";
+    if (slash == path)
+        return "/";
+    return arena_strndup(a, path, (size_t)(slash - path));
+}
+
+/* dir/rel with "./" segments dropped and "x/.." folded where x is a plain
+   segment, so diagnostics show short, stable paths. */
+const char *sema_join_path(arena *a, const char *dir, const char *rel)
+{
+    if (rel[0] == '/' || strcmp(dir, ".") == 0)
+        dir = "";
+    size_t n = strlen(dir) + strlen(rel) + 2;
+    char *joined = arena_alloc(a, n);
+    snprintf(joined, n, "%s%s%s", dir, *dir && strcmp(dir, "/") != 0 ? "/" : "", rel);
+    /* Normalize segment by segment. */
+    char *out = arena_alloc(a, n + 1);
+    size_t o = 0;
+    const char *p = joined;
+    bool absolute = *p == '/';
+    if (absolute)
+        out[o++] = '/';
+    while (*p) {
+        while (*p == '/')
+            p++;
+        const char *seg = p;
+        while (*p && *p != '/')
+            p++;
+        size_t len = (size_t)(p - seg);
+        if (len == 0 || (len == 1 && seg[0] == '.'))
+            continue;
+        if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+            /* Fold only over a real segment that is not itself "..". */
+            size_t start = o;
+            while (start > (absolute ? 1u : 0u) && out[start - 1] != '/')
+                start--;
+            size_t last_len = o - start;
+            bool prev_dotdot = last_len == 2 && out[start] == '.' && out[start + 1] == '.';
+            if (last_len > 0 && !prev_dotdot) {
+                o = start > (absolute ? 1u : 0u) ? start - 1 : start;
+                continue;
+            }
+        }
+        if (o > 0 && out[o - 1] != '/')
+            out[o++] = '/';
+        memcpy(out + o, seg, len);
+        o += len;
+    }
+    if (o == 0)
+        out[o++] = '.';
+    out[o] = '\0';
+    return out;
+}
+
+static loaded_file *find_loaded(loader *l, const char *real)
+{
+    for (size_t i = 0; i < l->loaded.len; i++) {
+        loaded_file *f = l->loaded.items[i];
+        if (strcmp(f->real, real) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+static void report_cycle(loader *l, ast_import *im, loaded_file *target)
+{
+    program *pg = l->s->pg;
+    strbuf chain = STRBUF_INIT;
+    bool in_cycle = false;
+    for (size_t i = 0; i < l->chain.len; i++) {
+        loaded_file *f = l->chain.items[i];
+        in_cycle = in_cycle || f == target;
+        if (in_cycle)
+            sb_printf(&chain, "%s -> ", pg->sources->files[f->file]->path);
+    }
+    sb_puts(&chain, pg->sources->files[target->file]->path);
+    diagnostic *dg = diag_error(pg->diag, im->keyword, "E0112", "import cycle: %s", sb_cstr(&chain));
+    diag_label(pg->diag, dg, "this import closes the cycle");
+    diag_help(pg->diag, dg, "move the shared steps into a file that both can import, and remove this import");
+    sb_free(&chain);
+}
+
+static void visit(loader *l, loaded_file *lf);
+
+static void load_import(loader *l, loaded_file *from, ast_import *im)
+{
+    program *pg = l->s->pg;
+    const char *from_path = pg->sources->files[from->file]->path;
+    const char *dir = sema_dirname(pg->arena, from_path);
+    const char *path = sema_join_path(pg->arena, dir, im->path.text);
+    char real[PATH_MAX];
+    if (!realpath(path, real)) {
+        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": %s", im->path.text,
+                                    strerror(errno));
+        diag_label(pg->diag, dg, "imported here");
+        diag_help(pg->diag, dg, "import paths are relative to the importing file; this one resolves to %s", path);
+        return;
+    }
+    loaded_file *known = find_loaded(l, real);
+    if (known) {
+        if (known->visiting)
+            report_cycle(l, im, known);
+        return;
+    }
+    if (l->chain.len >= MAX_IMPORT_DEPTH) {
+        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": imports nested more than "
+                                    "%d deep", im->path.text, MAX_IMPORT_DEPTH);
+        diag_label(pg->diag, dg, "imported here");
+        return;
+    }
+    char err[256];
+    int idx = source_load(pg->sources, path, err, sizeof err);
+    if (idx < 0) {
+        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": %s", im->path.text, err);
+        diag_label(pg->diag, dg, "imported here");
+        return;
+    }
+    loaded_file *nf = arena_alloc(pg->arena, sizeof *nf);
+    nf->real = arena_strdup(pg->arena, real);
+    nf->file = (uint32_t)idx;
+    vec_push(pg->arena, &l->loaded, nf);
+    visit(l, nf);
+}
+
+static void visit(loader *l, loaded_file *lf)
+{
+    program *pg = l->s->pg;
+    ast_file *ast = parse_file(pg->arena, pg->diag, pg->sources, lf->file);
+    if (ast->syntax_errors)
+        l->s->lost_names = true;
+    vec_push(pg->arena, &pg->files, ast);
+    if (!pg->root)
+        pg->root = ast;
+    lf->visiting = true;
+    vec_push(pg->arena, &l->chain, lf);
+    for (size_t i = 0; i < ast->items.len; i++) {
+        ast_item *it = ast->items.items[i];
+        if (it->kind == ITEM_IMPORT)
+            load_import(l, lf, it->u.import);
+    }
+    l->chain.len--;
+    lf->visiting = false;
+}
+
+void sema_load_imports(sema *s, uint32_t root)
+{
+    program *pg = s->pg;
+    loader l = {s, {0}, {0}};
+    loaded_file *lf = arena_alloc(pg->arena, sizeof *lf);
+    char real[PATH_MAX];
+    const char *path = pg->sources->files[root]->path;
+    lf->real = arena_strdup(pg->arena, realpath(path, real) ? real : path);
+    lf->file = root;
+    vec_push(pg->arena, &l.loaded, lf);
+    visit(&l, lf);
+}

@@ -1,0 +1,534 @@
+/* Pipelines: calls, arguments, bindings and the invocations they make. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sema.h"
+#include "strbuf.h"
+#include "suggest.h"
+#include "symtab.h"
+
+typedef enum { BIND_PARAM, BIND_ARTIFACT, BIND_POISON } binding_kind;
+
+/* A name in a pipeline's scope: a parameter, an output bound by a
+   statement, or a name bound by a statement that failed to check (poison:
+   uses are accepted silently so one mistake does not cascade). */
+typedef struct binding {
+    binding_kind kind;
+    const char *name;
+    span sp;
+    param_info *param;
+    invocation *producer;
+    size_t output;
+    bool used;
+} binding;
+
+typedef struct scope {
+    sema *s;
+    pipeline_info *pl;
+    symtab names;        /* name -> binding* */
+    ptr_vec bindings;    /* binding* in order */
+    symtab later;        /* names bound by later statements: name -> ast_name* */
+    symtab ids;          /* invocation ids taken */
+    symtab step_counts;  /* step name -> (void*)count */
+} scope;
+
+static const char *a_or_an(const char *word) { return strchr("aeiou", word[0]) ? "an" : "a"; }
+
+static void bind(scope *sc, binding_kind kind, ast_name *name, invocation *inv, size_t output)
+{
+    program *pg = sc->s->pg;
+    binding *prev = symtab_get(&sc->names, name->text);
+    if (prev) {
+        diagnostic *dg = diag_error(pg->diag, name->sp, "E0107", "`%s` is already bound in pipeline `%s`", name->text,
+                                    sc->pl->name);
+        diag_label(pg->diag, dg, "bound a second time");
+        diag_note(pg->diag, dg, prev->sp, prev->kind == BIND_PARAM ? "`%s` is a parameter of the pipeline"
+                                                                   : "`%s` is first bound here", name->text);
+        diag_help(pg->diag, dg, "give this output another name");
+        return;
+    }
+    binding *b = arena_alloc(pg->arena, sizeof *b);
+    b->kind = kind;
+    b->name = name->text;
+    b->sp = name->sp;
+    b->producer = inv;
+    b->output = output;
+    symtab_put(&sc->names, b->name, b);
+    vec_push(pg->arena, &sc->bindings, b);
+}
+
+static void poison_targets(scope *sc, ast_statement *stmt)
+{
+    for (size_t i = 0; i < stmt->targets.len; i++)
+        bind(sc, BIND_POISON, stmt->targets.items[i], NULL, 0);
+}
+
+static void report_unknown_name(scope *sc, ast_name *name)
+{
+    program *pg = sc->s->pg;
+    if (sc->s->lost_names)
+        return;
+    diagnostic *dg = diag_error(pg->diag, name->sp, "E0106", "no artifact or pipeline parameter named `%s`",
+                                name->text);
+    diag_label(pg->diag, dg, "not bound");
+    ast_name *later = symtab_get(&sc->later, name->text);
+    if (later) {
+        diag_note(pg->diag, dg, later->sp, "`%s` is bound later, here", name->text);
+        diag_help(pg->diag, dg, "move the statement that produces `%s` above this one", name->text);
+        return;
+    }
+    const char **names = arena_alloc(pg->arena, (sc->bindings.len + 1) * sizeof *names);
+    for (size_t i = 0; i < sc->bindings.len; i++)
+        names[i] = ((binding *)sc->bindings.items[i])->name;
+    const char *close = suggest_closest(name->text, names, sc->bindings.len);
+    if (close)
+        diag_help(pg->diag, dg, "did you mean `%s`?", close);
+    else if (sc->bindings.len == 0)
+        diag_help(pg->diag, dg, "bind it first (`%s = step(...)`) or declare it as a pipeline parameter",
+                  name->text);
+}
+
+/* Checks a nested call used as a value; returns true if the value was a call. */
+static bool reject_call_value(scope *sc, ast_expr *v)
+{
+    program *pg = sc->s->pg;
+    if (v->kind != EXPR_CALL)
+        return false;
+    ast_call *c = v->u.call;
+    if (strcmp(c->callee.text, "run_with_accelerate") == 0) {
+        diagnostic *dg = diag_error(pg->diag, c->callee.sp, "E0301",
+                                    "`run_with_accelerate` is a decorator, not a function");
+        diag_label(pg->diag, dg, "used as a function");
+        diag_help(pg->diag, dg, "put `@run_with_accelerate(...)` above the step's declaration and call the step "
+                                "itself with keyword arguments");
+        return true;
+    }
+    diagnostic *dg = diag_error(pg->diag, v->sp, "E0308", "step call `%s(...)` inside an argument", c->callee.text);
+    diag_label(pg->diag, dg, "nested call");
+    diag_help(pg->diag, dg, "bind its output first, `x = %s(...)`, then pass `x`", c->callee.text);
+    return true;
+}
+
+/* Type-checks one argument value against a parameter and records it. */
+static void check_arg_value(scope *sc, step_info *st, param_info *p, ast_expr *v, arg_binding *out)
+{
+    program *pg = sc->s->pg;
+    out->sp = v->sp;
+    if (reject_call_value(sc, v))
+        return;
+    if (v->kind == EXPR_IDENT) {
+        binding *b = symtab_get(&sc->names, v->u.ident.text);
+        if (!b) {
+            report_unknown_name(sc, &v->u.ident);
+            return;
+        }
+        b->used = true;
+        out->ref = b->name;
+        if (b->kind == BIND_POISON)
+            return;
+        if (b->kind == BIND_PARAM) {
+            out->kind = ARG_PIPELINE_PARAM;
+            value_type t = b->param->type;
+            bool ok = p->type != TYPE_ARTIFACT && (t == p->type || (t == TYPE_INT && p->type == TYPE_FLOAT));
+            if (!ok) {
+                diagnostic *dg = diag_error(pg->diag, v->sp, "E0201",
+                                            "parameter `%s` of `%s` expects %s `%s`, found pipeline parameter `%s` "
+                                            "of type `%s`",
+                                            p->name, st->name, a_or_an(p->type_name), p->type_name, b->name,
+                                            b->param->type_name);
+                diag_label(pg->diag, dg, "expected `%s`", p->type_name);
+                diag_note(pg->diag, dg, b->sp, "`%s` is declared here", b->name);
+            }
+            return;
+        }
+        out->kind = ARG_ARTIFACT;
+        out->producer = b->producer;
+        out->producer_output = b->output;
+        const char *have = b->producer->step->outputs[b->output].type_name;
+        if (p->type != TYPE_ARTIFACT) {
+            diagnostic *dg = diag_error(pg->diag, v->sp, "E0201",
+                                        "parameter `%s` of `%s` expects %s `%s`, found artifact `%s` of type `%s`",
+                                        p->name, st->name, a_or_an(p->type_name), p->type_name, b->name, have);
+            diag_label(pg->diag, dg, "expected `%s`", p->type_name);
+        } else if (strcmp(have, p->type_name) != 0) {
+            diagnostic *dg = diag_error(pg->diag, v->sp, "E0202",
+                                        "parameter `%s` of `%s` expects an artifact of type `%s`, found `%s` of "
+                                        "type `%s`",
+                                        p->name, st->name, p->type_name, b->name, have);
+            diag_label(pg->diag, dg, "expected `%s`, found `%s`", p->type_name, have);
+            diag_note(pg->diag, dg, b->sp, "`%s` is bound here", b->name);
+        }
+        return;
+    }
+    out->kind = ARG_LITERAL;
+    out->value = v;
+    if (p->type == TYPE_ARTIFACT) {
+        diagnostic *dg = diag_error(pg->diag, v->sp, "E0201",
+                                    "parameter `%s` of `%s` expects an artifact of type `%s`, found %s", p->name,
+                                    st->name, p->type_name, expr_kind_name(v->kind));
+        diag_label(pg->diag, dg, "expected an artifact");
+        diag_help(pg->diag, dg, "pass the output of an earlier step: `x = producer(...)`, then `%s = x`", p->name);
+    } else if (!sema_value_matches(p->type, v)) {
+        diagnostic *dg = diag_error(pg->diag, v->sp, "E0201", "parameter `%s` of `%s` expects %s `%s`, found %s",
+                                    p->name, st->name, a_or_an(p->type_name), p->type_name,
+                                    expr_kind_name(v->kind));
+        diag_label(pg->diag, dg, "expected `%s`", p->type_name);
+        if (p->type == TYPE_INT && v->kind == EXPR_FLOAT)
+            diag_help(pg->diag, dg, "write a whole number");
+        else if (v->kind == EXPR_STRING && p->type != TYPE_STRING)
+            diag_help(pg->diag, dg, "remove the quotes");
+    }
+}
+
+/* For a call whose step is unknown: still look at the argument values. */
+static void check_orphan_args(scope *sc, ptr_vec *args)
+{
+    for (size_t i = 0; i < args->len; i++) {
+        ast_arg *a = args->items[i];
+        if (reject_call_value(sc, a->value))
+            continue;
+        if (a->value->kind == EXPR_IDENT) {
+            binding *b = symtab_get(&sc->names, a->value->u.ident.text);
+            if (b)
+                b->used = true;
+            else
+                report_unknown_name(sc, &a->value->u.ident);
+        }
+    }
+}
+
+static void unknown_parameter(scope *sc, step_info *st, ast_arg *a)
+{
+    program *pg = sc->s->pg;
+    const char **names = arena_alloc(pg->arena, (st->nparams + 1) * sizeof *names);
+    for (size_t i = 0; i < st->nparams; i++)
+        names[i] = st->params[i].name;
+    char list[1024];
+    format_name_list(list, sizeof list, names, st->nparams);
+    diagnostic *dg = diag_error(pg->diag, a->name.sp, "E0103", "step `%s` has no parameter `%s`", st->name,
+                                a->name.text);
+    diag_label(pg->diag, dg, "unknown parameter");
+    const char *close = suggest_closest(a->name.text, names, st->nparams);
+    if (close)
+        diag_help(pg->diag, dg, "did you mean `%s`? the parameters of `%s` are %s", close, st->name, list);
+    else if (st->nparams)
+        diag_help(pg->diag, dg, "the parameters of `%s` are %s", st->name, list);
+    else
+        diag_help(pg->diag, dg, "`%s` takes no parameters", st->name);
+    diag_note(pg->diag, dg, st->decl->name.sp, "`%s` is declared here", st->name);
+}
+
+/* Matches the arguments of a call to the step's parameters. */
+static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
+{
+    program *pg = sc->s->pg;
+    ptr_vec *args = call->groups.items[0];
+    arg_binding *bound = arena_alloc(pg->arena, (st->nparams ? st->nparams : 1) * sizeof *bound);
+    ast_arg **given = arena_alloc(pg->arena, (st->nparams ? st->nparams : 1) * sizeof *given);
+    bool seen_keyword = false, reported_positional = false;
+    size_t next_positional = 0;
+    for (size_t i = 0; i < args->len; i++) {
+        ast_arg *a = args->items[i];
+        size_t idx;
+        if (!a->name.text) {
+            if (seen_keyword) {
+                diagnostic *dg = diag_error(pg->diag, a->value->sp, "E0118",
+                                            "positional argument after a keyword argument");
+                diag_label(pg->diag, dg, "positional argument");
+                diag_help(pg->diag, dg, "name it: `parameter = value`");
+                reject_call_value(sc, a->value);
+                continue;
+            }
+            if (st->accelerated && !reported_positional) {
+                diagnostic *dg = diag_error(pg->diag, a->value->sp, "E0303",
+                                            "positional argument in a call to accelerated step `%s`", st->name);
+                diag_label(pg->diag, dg, "positional argument");
+                if (next_positional < st->nparams)
+                    diag_help(pg->diag, dg, "pass arguments by keyword: `%s = ...`; the launcher hands them to "
+                                            "every rank by name",
+                              st->params[next_positional].name);
+                diag_note(pg->diag, dg, st->decorators.by_id[DEC_ACCELERATE]->decl->name.sp,
+                          "`%s` is accelerated here", st->name);
+                reported_positional = true;
+            }
+            if (next_positional >= st->nparams) {
+                diagnostic *dg = diag_error(pg->diag, a->value->sp, "E0103",
+                                            "too many arguments: step `%s` takes %zu parameter%s", st->name,
+                                            st->nparams, st->nparams == 1 ? "" : "s");
+                diag_label(pg->diag, dg, "unexpected argument");
+                diag_note(pg->diag, dg, st->decl->name.sp, "`%s` is declared here", st->name);
+                /* Later extra arguments are the same mistake. */
+                for (; i < args->len; i++)
+                    reject_call_value(sc, ((ast_arg *)args->items[i])->value);
+                break;
+            }
+            idx = next_positional++;
+        } else {
+            seen_keyword = true;
+            idx = st->nparams;
+            for (size_t k = 0; k < st->nparams; k++)
+                if (strcmp(st->params[k].name, a->name.text) == 0)
+                    idx = k;
+            if (idx == st->nparams) {
+                unknown_parameter(sc, st, a);
+                check_orphan_args(sc, &(ptr_vec){(void **)&a, 1, 1});
+                continue;
+            }
+        }
+        if (given[idx]) {
+            span at = a->name.text ? a->name.sp : a->value->sp;
+            diagnostic *dg = diag_error(pg->diag, at, "E0105", "argument `%s` given twice", st->params[idx].name);
+            diag_label(pg->diag, dg, "second occurrence");
+            diag_note(pg->diag, dg, given[idx]->sp, "first given here");
+            continue;
+        }
+        given[idx] = a;
+        check_arg_value(sc, st, &st->params[idx], a->value, &bound[idx]);
+    }
+    strbuf missing = STRBUF_INIT;
+    size_t nmissing = 0;
+    for (size_t k = 0; k < st->nparams; k++) {
+        if (given[k])
+            continue;
+        if (st->params[k].default_value) {
+            bound[k].kind = ARG_DEFAULT;
+            bound[k].value = st->params[k].default_value;
+            continue;
+        }
+        if (st->params[k].decl->default_value)
+            continue; /* its default was wrong and already reported */
+        sb_printf(&missing, "%s`%s`", nmissing ? ", " : "", st->params[k].name);
+        nmissing++;
+    }
+    if (nmissing) {
+        diagnostic *dg = diag_error(pg->diag, call->callee.sp, "E0104", "missing required parameter%s %s in call to `%s`",
+                                    nmissing == 1 ? "" : "s", sb_cstr(&missing), st->name);
+        diag_label(pg->diag, dg, "missing %s", sb_cstr(&missing));
+        diag_help(pg->diag, dg, "pass %s by keyword, e.g. `%s(name = value)`", nmissing == 1 ? "it" : "them",
+                  st->name);
+        diag_note(pg->diag, dg, st->decl->name.sp, "`%s` is declared here", st->name);
+    }
+    sb_free(&missing);
+    return bound;
+}
+
+static const char *invocation_id(scope *sc, step_info *st)
+{
+    program *pg = sc->s->pg;
+    size_t n = (size_t)(uintptr_t)symtab_get(&sc->step_counts, st->name);
+    /* A step's first invocation is named after the step (reserved up front,
+       so `train_2` the step keeps its name); later ones skip taken ids. */
+    const char *id = st->name;
+    if (++n > 1) {
+        do
+            id = arena_printf(pg->arena, "%s_%zu", st->name, n++);
+        while (symtab_get(&sc->ids, id));
+        n--;
+    }
+    symtab_put(&sc->step_counts, st->name, (void *)(uintptr_t)n);
+    symtab_put(&sc->ids, id, (void *)1);
+    return id;
+}
+
+static void add_dep(program *pg, invocation *inv, invocation *dep)
+{
+    for (size_t i = 0; i < inv->deps.len; i++)
+        if (inv->deps.items[i] == dep)
+            return;
+    vec_push(pg->arena, &inv->deps, dep);
+}
+
+static void check_statement(scope *sc, ast_statement *stmt)
+{
+    program *pg = sc->s->pg;
+    ast_call *call = stmt->call;
+    if (strcmp(call->callee.text, "run_with_accelerate") == 0) {
+        diagnostic *dg = diag_error(pg->diag, call->callee.sp, "E0301",
+                                    "`run_with_accelerate` is a decorator, not a function");
+        diag_label(pg->diag, dg, "used as a function");
+        ptr_vec *first = call->groups.items[0];
+        ast_arg *a0 = first->len ? first->items[0] : NULL;
+        if (a0 && a0->value->kind == EXPR_IDENT)
+            diag_help(pg->diag, dg, "write `@run_with_accelerate(...)` above `step %s`, then call `%s(...)` with "
+                                    "keyword arguments", a0->value->u.ident.text, a0->value->u.ident.text);
+        else
+            diag_help(pg->diag, dg, "write `@run_with_accelerate(...)` above the step's declaration, then call the "
+                                    "step with keyword arguments");
+        /* The first group names the step being wrapped, not an artifact. */
+        for (size_t g = 1; g < call->groups.len; g++)
+            check_orphan_args(sc, call->groups.items[g]);
+        if (a0 && a0->value->kind == EXPR_IDENT) {
+            step_info *wrapped = program_find_step(pg, a0->value->u.ident.text);
+            if (wrapped)
+                wrapped->invoked = true;
+        }
+        poison_targets(sc, stmt);
+        return;
+    }
+    if (call->groups.len > 1) {
+        diagnostic *dg = diag_error(pg->diag, call->sp, "E0010", "the result of `%s(...)` cannot be called",
+                                    call->callee.text);
+        diag_label(pg->diag, dg, "chained call");
+        diag_help(pg->diag, dg, "call the step once: `%s(name = value, ...)`", call->callee.text);
+        for (size_t g = 1; g < call->groups.len; g++)
+            check_orphan_args(sc, call->groups.items[g]);
+    }
+    step_info *st = program_find_step(pg, call->callee.text);
+    if (!st) {
+        if (!sc->s->lost_names) {
+            diagnostic *dg = diag_error(pg->diag, call->callee.sp, "E0102", "no step named `%s`", call->callee.text);
+            diag_label(pg->diag, dg, "unknown step");
+            const char **names = arena_alloc(pg->arena, (pg->steps.len + 1) * sizeof *names);
+            for (size_t i = 0; i < pg->steps.len; i++)
+                names[i] = ((step_info *)pg->steps.items[i])->name;
+            const char *close = suggest_closest(call->callee.text, names, pg->steps.len);
+            if (close) {
+                diag_help(pg->diag, dg, "did you mean `%s`?", close);
+                /* It was meant to be invoked: no W0405 for it. */
+                program_find_step(pg, close)->invoked = true;
+            }
+            else
+                diag_help(pg->diag, dg, "declare it with `step %s(...) { source = \"...\" }` or import the file "
+                                        "that declares it", call->callee.text);
+        }
+        check_orphan_args(sc, call->groups.items[0]);
+        poison_targets(sc, stmt);
+        return;
+    }
+    st->invoked = true;
+    invocation *inv = arena_alloc(pg->arena, sizeof *inv);
+    inv->step = st;
+    inv->stmt = stmt;
+    inv->index = sc->pl->invocations.len;
+    inv->id = invocation_id(sc, st);
+    inv->options.step = &st->decorators;
+    inv->options.pipeline = &sc->pl->decorators;
+    inv->args = match_args(sc, st, call);
+    for (size_t k = 0; k < st->nparams; k++)
+        if (inv->args[k].kind == ARG_ARTIFACT)
+            add_dep(pg, inv, inv->args[k].producer);
+    inv->targets = arena_alloc(pg->arena, (st->noutputs ? st->noutputs : 1) * sizeof *inv->targets);
+    vec_push(pg->arena, &sc->pl->invocations, inv);
+
+    if (stmt->targets.len != st->noutputs) {
+        /* With no targets at all, point at the call: that is where they go. */
+        span at = stmt->targets.len ? stmt->targets_sp : call->callee.sp;
+        diagnostic *dg = diag_error(pg->diag, at, "E0203",
+                                    "%zu target%s for step `%s`, which has %zu output%s", stmt->targets.len,
+                                    stmt->targets.len == 1 ? "" : "s", st->name, st->noutputs,
+                                    st->noutputs == 1 ? "" : "s");
+        diag_label(pg->diag, dg, "expected %zu", st->noutputs);
+        strbuf outs = STRBUF_INIT;
+        for (size_t i = 0; i < st->noutputs; i++)
+            sb_printf(&outs, "%s%s", i ? ", " : "", st->outputs[i].name);
+        if (st->noutputs == 0)
+            diag_help(pg->diag, dg, "`%s` produces nothing: call it without `... =`", st->name);
+        else if (stmt->targets.len == 0 && st->noutputs == 1)
+            diag_help(pg->diag, dg, "bind its output: `%s = %s(...)`", st->outputs[0].name, st->name);
+        else if (st->noutputs == 1)
+            diag_help(pg->diag, dg, "bind its one output: `%s = %s(...)`", st->outputs[0].name, st->name);
+        else
+            diag_help(pg->diag, dg, "bind all its outputs in order: `(%s) = %s(...)`", sb_cstr(&outs), st->name);
+        diag_note(pg->diag, dg, st->decl->name.sp, "`%s` is declared here", st->name);
+        sb_free(&outs);
+        poison_targets(sc, stmt);
+        return;
+    }
+    for (size_t i = 0; i < stmt->targets.len; i++) {
+        ast_name *t = stmt->targets.items[i];
+        inv->targets[i] = t->text;
+        bind(sc, BIND_ARTIFACT, t, inv, i);
+    }
+}
+
+static void check_pipeline(sema *s, ast_pipeline *decl)
+{
+    program *pg = s->pg;
+    for (size_t i = 0; i < pg->pipelines.len; i++) {
+        pipeline_info *prev = pg->pipelines.items[i];
+        if (strcmp(prev->name, decl->name.text) == 0) {
+            diagnostic *dg = diag_error(pg->diag, decl->name.sp, "E0101", "pipeline `%s` declared twice",
+                                        decl->name.text);
+            diag_label(pg->diag, dg, "second declaration");
+            diag_note(pg->diag, dg, prev->decl->name.sp, "first declared here");
+            return;
+        }
+    }
+    pipeline_info *pl = arena_alloc(pg->arena, sizeof *pl);
+    pl->name = decl->name.text;
+    pl->decl = decl;
+    vec_push(pg->arena, &pg->pipelines, pl);
+    sema_check_params(s, &decl->params, &pl->params, &pl->nparams, true);
+    decorators_check(pg->arena, pg->diag, &decl->decorators, true, &pl->decorators);
+
+    scope sc = {0};
+    sc.s = s;
+    sc.pl = pl;
+    for (size_t i = 0; i < pl->nparams; i++) {
+        binding *b = arena_alloc(pg->arena, sizeof *b);
+        b->kind = BIND_PARAM;
+        b->name = pl->params[i].name;
+        b->sp = pl->params[i].decl->name.sp;
+        b->param = &pl->params[i];
+        b->used = true; /* unused parameters are harmless */
+        symtab_put(&sc.names, b->name, b);
+        vec_push(pg->arena, &sc.bindings, b);
+    }
+    for (size_t i = decl->statements.len; i-- > 0;) {
+        ast_statement *stmt = decl->statements.items[i];
+        for (size_t k = 0; k < stmt->targets.len; k++) {
+            ast_name *t = stmt->targets.items[k];
+            symtab_put(&sc.later, t->text, t);
+        }
+    }
+    for (size_t i = 0; i < decl->statements.len; i++) {
+        ast_statement *stmt = decl->statements.items[i];
+        if (program_find_step(pg, stmt->call->callee.text))
+            symtab_put(&sc.ids, stmt->call->callee.text, (void *)1);
+    }
+    for (size_t i = 0; i < decl->statements.len; i++)
+        check_statement(&sc, decl->statements.items[i]);
+
+    if (!s->lost_names) {
+        for (size_t i = 0; i < sc.bindings.len; i++) {
+            binding *b = sc.bindings.items[i];
+            if (b->kind != BIND_ARTIFACT || b->used)
+                continue;
+            diagnostic *dg = diag_warning(pg->diag, b->sp, "W0404", "output `%s` is bound but never used", b->name);
+            diag_label(pg->diag, dg, "never used");
+            diag_help(pg->diag, dg, "pass `%s` to a later step, or drop the output from step `%s` if nothing needs it",
+                      b->name, b->producer->step->name);
+        }
+    }
+    for (size_t i = 0; i < pl->invocations.len; i++) {
+        invocation *inv = pl->invocations.items[i];
+        sema_check_effective(s, inv->step, &inv->options);
+    }
+    symtab_free(&sc.names);
+    symtab_free(&sc.later);
+    symtab_free(&sc.ids);
+    symtab_free(&sc.step_counts);
+}
+
+void sema_check_pipelines(sema *s)
+{
+    program *pg = s->pg;
+    for (size_t i = 0; i < pg->root->items.len; i++) {
+        ast_item *it = pg->root->items.items[i];
+        if (it->kind == ITEM_PIPELINE)
+            check_pipeline(s, it->u.pipeline);
+    }
+    for (size_t i = 0; i < pg->steps.len; i++) {
+        step_info *st = pg->steps.items[i];
+        if (st->invoked)
+            continue;
+        effective_options own = {&st->decorators, NULL};
+        sema_check_effective(s, st, &own);
+        if (st->file == pg->root->file && pg->pipelines.len > 0 && !s->lost_names) {
+            diagnostic *dg = diag_warning(pg->diag, st->decl->name.sp, "W0405", "step `%s` is never invoked",
+                                          st->name);
+            diag_label(pg->diag, dg, "declared but not used");
+            diag_help(pg->diag, dg, "call it from a pipeline, or remove it");
+        }
+    }
+}

@@ -1,0 +1,179 @@
+/* Rules over decorator options: the accelerate launcher's constraints, and
+   those that depend on the options in force for an invocation (a pipeline's
+   defaults merged with the step's own). */
+#include <stdio.h>
+#include <string.h>
+
+#include "images.h"
+#include "sema.h"
+
+/* The option's own span when it was written, else the decorator's name. */
+static span option_span(const decorator_inst *inst, int opt)
+{
+    const opt_value *v = &inst->opts[opt];
+    return v->set ? v->arg_sp : inst->decl->name.sp;
+}
+
+static opt_value acc(const decorator_inst *inst, int opt)
+{
+    const opt_value *v = &inst->opts[opt];
+    return v->set && v->valid ? *v : option_default(DEC_ACCELERATE, opt);
+}
+
+void sema_check_accelerate(sema *s, step_info *st)
+{
+    diag_engine *d = s->pg->diag;
+    const decorator_inst *inst = st->decorators.by_id[DEC_ACCELERATE];
+    if (!inst)
+        return;
+    int64_t np = acc(inst, ACC_NUM_PROCESSES).i, nm = acc(inst, ACC_NUM_MACHINES).i;
+    bool multi_gpu = acc(inst, ACC_MULTI_GPU).b, cpu = acc(inst, ACC_CPU).b;
+    const char *mp = acc(inst, ACC_MIXED_PRECISION).s;
+    int64_t port = acc(inst, ACC_MAIN_PROCESS_PORT).i;
+
+    if (cpu && multi_gpu) {
+        diagnostic *dg = diag_error(d, option_span(inst, ACC_CPU), "E0304", "`cpu = true` together with `multi_gpu = true`");
+        diag_label(d, dg, "runs on CPUs only");
+        diag_note(d, dg, option_span(inst, ACC_MULTI_GPU), "`multi_gpu = true` is set here");
+        diag_help(d, dg, "choose one: remove `cpu = true` to train on GPUs, or `multi_gpu = true` to train on CPUs");
+    }
+    if (cpu && mp && (strcmp(mp, "fp16") == 0 || strcmp(mp, "fp8") == 0)) {
+        diagnostic *dg = diag_error(d, option_span(inst, ACC_MIXED_PRECISION), "E0306",
+                                    "`mixed_precision = \"%s\"` needs a GPU, but the step runs with `cpu = true`", mp);
+        diag_label(d, dg, "%s is a GPU precision", mp);
+        diag_note(d, dg, option_span(inst, ACC_CPU), "`cpu = true` is set here");
+        diag_help(d, dg, "use `mixed_precision = \"bf16\"` or `\"no\"` on CPUs");
+    }
+    if (np % nm != 0) {
+        span at = inst->opts[ACC_NUM_PROCESSES].set ? option_span(inst, ACC_NUM_PROCESSES)
+                                                     : option_span(inst, ACC_NUM_MACHINES);
+        diagnostic *dg = diag_error(d, at, "E0307", "`num_processes = %lld` is not a multiple of `num_machines = %lld`",
+                                    (long long)np, (long long)nm);
+        diag_label(d, dg, "must divide evenly across machines");
+        diag_help(d, dg, "num_processes counts processes on all machines together; use %lld or %lld",
+                  (long long)(np / nm > 0 ? np / nm * nm : nm), (long long)((np / nm + 1) * nm));
+    }
+    if (multi_gpu && np < 2) {
+        diagnostic *dg = diag_error(d, option_span(inst, ACC_MULTI_GPU), "E0309",
+                                    "`multi_gpu = true` with %lld process", (long long)np);
+        diag_label(d, dg, "needs at least 2 processes");
+        diag_help(d, dg, "set `num_processes = 2` or more, or remove `multi_gpu = true` for a single-GPU run");
+    }
+    if (port == 0 && nm > 1) {
+        diagnostic *dg = diag_error(d, option_span(inst, ACC_MAIN_PROCESS_PORT), "E0310",
+                                    "`main_process_port = 0` with %lld machines", (long long)nm);
+        diag_label(d, dg, "other machines cannot find a port picked at random");
+        diag_help(d, dg, "give a fixed port, e.g. `main_process_port = 29500`");
+    }
+}
+
+static span value_span(const opt_value *v) { return v->expr ? v->expr->sp : v->name_sp; }
+
+static void check_gpu_count(sema *s, step_info *st, const effective_options *eff, int64_t gpu)
+{
+    diag_engine *d = s->pg->diag;
+    const decorator_inst *inst = st->decorators.by_id[DEC_ACCELERATE];
+    if (!inst)
+        return;
+    int64_t np = acc(inst, ACC_NUM_PROCESSES).i, nm = acc(inst, ACC_NUM_MACHINES).i;
+    bool multi_gpu = acc(inst, ACC_MULTI_GPU).b, cpu = acc(inst, ACC_CPU).b;
+    if (!multi_gpu || cpu || np < 2 || np % nm != 0)
+        return; /* other rules (E0304, E0307, E0309) say what is wrong */
+    int64_t per_machine = np / nm;
+    if (gpu >= per_machine)
+        return;
+    span at = inst->opts[ACC_NUM_PROCESSES].set ? option_span(inst, ACC_NUM_PROCESSES)
+                                                 : option_span(inst, ACC_MULTI_GPU);
+    opt_value g = effective_opt(eff, DEC_RESOURCES, RES_GPU);
+    diagnostic *dg;
+    if (gpu == 0)
+        dg = diag_error(d, at, "E0305", "`multi_gpu = true` but step `%s` has no GPU", st->name);
+    else
+        dg = diag_error(d, at, "E0305", "%lld process%s per machine need %lld GPUs, but step `%s` has %lld",
+                        (long long)per_machine, per_machine == 1 ? "" : "es", (long long)per_machine, st->name,
+                        (long long)gpu);
+    diag_label(d, dg, "one GPU per process");
+    if (g.set)
+        diag_note(d, dg, g.arg_sp, "the GPU count comes from here");
+    if (nm > 1)
+        diag_help(d, dg, "set `@resources(gpu = %lld)` (GPUs per machine), or lower `num_processes`",
+                  (long long)per_machine);
+    else
+        diag_help(d, dg, "set `@resources(gpu = %lld)`, or lower `num_processes`", (long long)per_machine);
+}
+
+static void check_skypilot(sema *s, const effective_options *eff, int64_t gpu)
+{
+    diag_engine *d = s->pg->diag;
+    opt_value accel = effective_opt(eff, DEC_SKYPILOT, SKY_ACCELERATORS);
+    opt_value g = effective_opt(eff, DEC_RESOURCES, RES_GPU);
+    if (!accel.set || !g.set || (int64_t)accel.u == gpu)
+        return;
+    diagnostic *dg = diag_error(d, value_span(&accel), "E0401",
+                                "@skypilot asks for %llu GPU%s per machine but @resources says `gpu = %lld`",
+                                (unsigned long long)accel.u, accel.u == 1 ? "" : "s", (long long)gpu);
+    diag_label(d, dg, "%llu GPU%s", (unsigned long long)accel.u, accel.u == 1 ? "" : "s");
+    diag_note(d, dg, g.arg_sp, "`gpu = %lld` is set here", (long long)gpu);
+    diag_help(d, dg, "make them agree, e.g. `accelerators = \"%s:%lld\"`", accel.s ? accel.s : "H100",
+              (long long)gpu);
+}
+
+static void check_images(sema *s, step_info *st, const effective_options *eff, bool needs_gpu)
+{
+    diag_engine *d = s->pg->diag;
+    opt_value parent = effective_opt(eff, DEC_DOCKER, DOCKER_PARENT_IMAGE);
+    opt_value build = effective_opt(eff, DEC_DOCKER, DOCKER_BUILD_IMAGE);
+    if (needs_gpu && parent.set && !image_is_cuda(parent.s)) {
+        diagnostic *dg = diag_warning(d, value_span(&parent), "W0401",
+                                      "step `%s` needs a GPU but image \"%s\" is not CUDA-enabled", st->name,
+                                      parent.s);
+        diag_label(d, dg, "no CUDA in this image");
+        diag_help(d, dg, "use a CUDA image, e.g. `parent_image = \"nvidia/cuda:12.4.1-runtime-ubuntu22.04\"`");
+    } else if (needs_gpu && !parent.set && s->opts->container_targets) {
+        diagnostic *dg = diag_warning(d, st->decl->name.sp, "W0401",
+                                      "step `%s` needs a GPU but has no image for the container targets", st->name);
+        diag_label(d, dg, "no @docker(parent_image = ...)");
+        diag_help(d, dg, "add `@docker(parent_image = \"nvidia/cuda:12.4.1-runtime-ubuntu22.04\")` to the step or "
+                         "the pipeline");
+        diag_note_plain(d, dg, "pipec uses a default CUDA image matching the local toolkit");
+    }
+    int pma, pmi, bma, bmi;
+    if (parent.set && build.set && image_cuda_version(parent.s, &pma, &pmi) &&
+        image_cuda_version(build.s, &bma, &bmi) && (pma != bma || pmi != bmi)) {
+        diagnostic *dg = diag_warning(d, value_span(&build), "W0402",
+                                      "build image has CUDA %d.%d but the parent image has CUDA %d.%d", bma, bmi,
+                                      pma, pmi);
+        diag_label(d, dg, "CUDA %d.%d", bma, bmi);
+        diag_note(d, dg, value_span(&parent), "the parent image is set here");
+        diag_help(d, dg, "code built against a newer CUDA may not load in the runtime image: use the same "
+                         "version in both");
+    }
+}
+
+static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu)
+{
+    if (needs_gpu)
+        return;
+    static const decorator_id gpu_only[] = {DEC_CLEANUP_MEMORY, DEC_GPU_PROFILE};
+    for (size_t i = 0; i < sizeof gpu_only / sizeof gpu_only[0]; i++) {
+        const decorator_inst *inst = st->decorators.by_id[gpu_only[i]];
+        if (!inst)
+            continue;
+        diagnostic *dg = diag_warning(s->pg->diag, inst->decl->name.sp, "W0403",
+                                      "@%s on step `%s`, which uses no GPU", inst->schema->name, st->name);
+        diag_label(s->pg->diag, dg, "has no effect without a GPU");
+        diag_help(s->pg->diag, dg, "give the step a GPU with `@resources(gpu = 1)`, or remove @%s",
+                  inst->schema->name);
+    }
+}
+
+void sema_check_effective(sema *s, step_info *st, const effective_options *eff)
+{
+    int64_t gpu = effective_opt(eff, DEC_RESOURCES, RES_GPU).i;
+    const decorator_inst *accel = st->decorators.by_id[DEC_ACCELERATE];
+    bool needs_gpu = gpu > 0 || (accel && acc(accel, ACC_MULTI_GPU).b);
+    check_gpu_count(s, st, eff, gpu);
+    check_skypilot(s, eff, gpu);
+    check_images(s, st, eff, needs_gpu);
+    check_gpu_decorators(s, st, needs_gpu);
+}

@@ -1,0 +1,101 @@
+#include "write_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+
+int make_dirs(const char *path, char *err, size_t errsize)
+{
+    char *p = xstrdup(path);
+    for (char *c = p + 1; ; c++) {
+        if (*c == '/' || *c == '\0') {
+            char saved = *c;
+            *c = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                snprintf(err, errsize, "cannot create directory %s: %s", p, strerror(errno));
+                free(p);
+                return -1;
+            }
+            *c = saved;
+            if (saved == '\0')
+                break;
+        }
+    }
+    free(p);
+    return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = xmalloc(n);
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(err, errsize, "%s", strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            snprintf(err, errsize, "%s", strerror(errno));
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            return -1;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        snprintf(err, errsize, "%s", strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    /* Keep the mode of a file being replaced (fmt rewrites user files). */
+    struct stat st;
+    if (stat(path, &st) == 0)
+        chmod(tmp, st.st_mode & 07777);
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errsize, "%s", strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+int write_file_if_changed(const char *path, const void *data, size_t len, bool *changed, char *err,
+                          size_t errsize)
+{
+    *changed = false;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        bool same = true;
+        char buf[65536];
+        size_t off = 0, r;
+        while (same && (r = fread(buf, 1, sizeof buf, f)) > 0) {
+            if (off + r > len || memcmp(buf, (const char *)data + off, r) != 0)
+                same = false;
+            off += r;
+        }
+        fclose(f);
+        if (same && off == len)
+            return 0;
+    }
+    *changed = true;
+    return write_file_atomic(path, data, len, err, errsize);
+}

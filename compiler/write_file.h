@@ -1,0 +1,18 @@
+/* Writing outputs: atomically (temp file, fsync, rename) and only when the
+   bytes change, so Make and Ninja see unchanged outputs as up to date. */
+#ifndef PIPEC_WRITE_FILE_H
+#define PIPEC_WRITE_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Returns 0, or -1 with a message in err. */
+int write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize);
+/* Like write_file_atomic, but leaves the file alone when it already holds
+   exactly these bytes; *changed says whether it wrote. */
+int write_file_if_changed(const char *path, const void *data, size_t len, bool *changed, char *err,
+                          size_t errsize);
+/* mkdir -p. Returns 0 or -1 with a message. */
+int make_dirs(const char *path, char *err, size_t errsize);
+
+#endif

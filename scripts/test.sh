@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Build pipec and run every test.
+#
+#   bash scripts/test.sh
+#
+# Phases: install missing dependencies; lint the scripts; configure, build and
+# ctest in build/. With CI=true or PIPEC_SANITIZE=1 also: the same suite in
+# build-asan/ (-DPIPEC_SANITIZE=ON: ASan+UBSan; clang when present, with
+# -DPIPEC_FUZZ=ON) and, when that build has a fuzz_frontend target, a fuzz
+# smoke test of FUZZ_SECONDS (default 60) seconds: the ctest test fuzz.smoke
+# when there is one, else a direct libFuzzer run.
+# Exits non-zero, naming the phase, as soon as anything fails.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+phase="start"
+header() {
+    phase=$1
+    printf '\n==> %s\n' "$1"
+}
+on_exit() {
+    local rc=$?
+    if [ "$rc" -ne 0 ]; then
+        printf '\ntest.sh: FAILED (exit %s) in phase: %s\n' "$rc" "$phase" >&2
+    fi
+}
+trap on_exit EXIT
+
+jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+
+# configure DIR [CMAKE_ARGS...]: Ninja when present. The generator and the
+# first-time-only arguments in FRESH_ARGS are passed only to a new build tree,
+# so that an existing one keeps the choices it was made with.
+FRESH_ARGS=()
+configure() {
+    local dir=$1
+    shift
+    local -a args=("$@")
+    if [ ! -f "$dir/CMakeCache.txt" ]; then
+        command -v ninja >/dev/null 2>&1 && args+=(-G Ninja)
+        args+=(${FRESH_ARGS[@]+"${FRESH_ARGS[@]}"})
+    fi
+    cmake -S . -B "$dir" ${args[@]+"${args[@]}"}
+}
+
+# run_ctest DIR [CTEST_ARGS...]: adds the number of tests run to tests_run.
+tests_run=0
+run_ctest() {
+    local dir=$1 n
+    shift
+    # --no-tests=error: a suite that registered no test is a broken suite.
+    ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$jobs" "$@" |
+        tee "$dir/ctest-output.log"
+    n=$(sed -n 's/.*tests failed out of \([0-9][0-9]*\)$/\1/p' "$dir/ctest-output.log" | tail -n 1)
+    tests_run=$((tests_run + ${n:-0}))
+}
+
+header "install dependencies (scripts/install-deps.sh)"
+bash scripts/install-deps.sh
+
+header "lint shell scripts (shellcheck)"
+shellcheck scripts/*.sh .ci/run
+echo "shellcheck: ok"
+
+header "configure build/"
+FRESH_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+configure build
+
+header "build build/"
+cmake --build build -j "$jobs"
+
+header "test build/ (ctest)"
+run_ctest build
+
+if [ "${CI:-}" != "true" ] && [ "${PIPEC_SANITIZE:-0}" != "1" ]; then
+    printf '\n(PIPEC_SANITIZE=1 adds the ASan+UBSan build and fuzzing)\n'
+    printf 'test.sh: %d passed, 0 failed\n' "$tests_run"
+    exit 0
+fi
+
+header "configure build-asan/ (ASan+UBSan)"
+FRESH_ARGS=(-DCMAKE_BUILD_TYPE=Debug)
+if command -v clang >/dev/null 2>&1; then
+    FRESH_ARGS+=(-DCMAKE_C_COMPILER=clang -DPIPEC_FUZZ=ON)
+fi
+# Ask CMake's file API for the list of targets (read below, generator-agnostic).
+mkdir -p build-asan/.cmake/api/v1/query
+touch build-asan/.cmake/api/v1/query/codemodel-v2
+configure build-asan -DPIPEC_SANITIZE=ON
+
+header "build build-asan/"
+cmake --build build-asan -j "$jobs"
+
+# Any sanitizer report fails the test that triggered it.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+header "test build-asan/ (ctest under ASan+UBSan)"
+run_ctest build-asan -E '^fuzz\.smoke$' # run on its own below
+
+reply=build-asan/.cmake/api/v1/reply
+index=$(find "$reply" -name 'index-*.json' 2>/dev/null | sort | tail -n 1)
+targets=""
+if [ -n "$index" ]; then
+    codemodel=$(jq -r '.reply["codemodel-v2"].jsonFile // empty' "$index")
+    [ -n "$codemodel" ] && targets=$(jq -r '.configurations[].targets[].name' "$reply/$codemodel")
+fi
+smoke_listed=$(ctest --test-dir build-asan -N -R '^fuzz\.smoke$' 2>/dev/null || true)
+export FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+if grep -qx fuzz_frontend <<<"$targets" && grep -q 'Total Tests: 1' <<<"$smoke_listed"; then
+    header "fuzz smoke test (ctest fuzz.smoke, ${FUZZ_SECONDS}s)"
+    run_ctest build-asan -R '^fuzz\.smoke$'
+elif grep -qx fuzz_frontend <<<"$targets"; then
+    header "fuzz smoke test (fuzz_frontend, ${FUZZ_SECONDS}s)"
+    cmake --build build-asan --target fuzz_frontend
+    fuzzer=$(find build-asan -type f -name fuzz_frontend -perm -u+x -print -quit)
+    [ -n "$fuzzer" ] || { echo "fuzz_frontend was built but not found under build-asan/" >&2; exit 1; }
+
+    # Seed a scratch corpus with every .pipe file of the repository (and
+    # tests/fuzz/corpus/ if present); libFuzzer adds what it finds there.
+    corpus=build-asan/fuzz-corpus
+    artifacts=build-asan/fuzz-artifacts
+    rm -rf "$corpus"
+    mkdir -p "$corpus" "$artifacts"
+    n=0
+    while IFS= read -r -d '' f; do
+        cp -- "$f" "$corpus/seed-$n"
+        n=$((n + 1))
+    done < <(find examples tests -type f \( -name '*.pipe' -o -path 'tests/fuzz/corpus/*' \) \
+        -size -64k -print0 2>/dev/null)
+    echo "seeded $n inputs"
+
+    fuzz_args=(-max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=4096
+        -print_final_stats=1 -artifact_prefix="$artifacts/")
+    [ -f tests/fuzz/pipe.dict ] && fuzz_args+=(-dict=tests/fuzz/pipe.dict)
+    if ! "$fuzzer" "${fuzz_args[@]}" "$corpus"; then
+        echo "fuzz_frontend found a crash; reproduce with: $fuzzer $artifacts/<crash-file>" >&2
+        exit 1
+    fi
+    tests_run=$((tests_run + 1))
+fi
+
+printf '\ntest.sh: %d passed, 0 failed\n' "$tests_run"
