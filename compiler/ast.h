@@ -61,6 +61,9 @@ struct ast_expr {
         ast_name ident;  /* EXPR_IDENT */
         ast_call *call;  /* EXPR_CALL */
     } u;
+    /* A lexical error was reported for this literal (a malformed number, a
+       `$VAR`): the checks that would report it again stay silent. */
+    bool poisoned;
 };
 
 typedef struct ast_decorator {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle.h"
 #include "diag.h"
 #include "explain.h"
 #include "fmt.h"
@@ -25,6 +26,10 @@ static const char usage_text[] =
     "commands:\n"
     "  check FILE.pipe [-Werror] [--diagnostics-format=text|json|sarif]\n"
     "                       check a pipeline file and report every mistake\n"
+    "  build FILE.pipe [-o DIR] [--pipeline NAME] [--target LIST] [-MD -MF DEPFILE [-MT TARGET]]\n"
+    "                       check, then write the deployable bundle (default DIR: PIPELINE-bundle);\n"
+    "                       LIST is a comma list of local,docker,slurm,kubernetes,skypilot or all;\n"
+    "                       --list-sources prints what a build system compiles and writes nothing\n"
     "  graph FILE.pipe [--pipeline NAME] [--format text|dot|mermaid]\n"
     "                       print a pipeline's invocations and data flow\n"
     "  fmt FILE.pipe [--check]\n"
@@ -56,6 +61,12 @@ typedef struct common_opts {
     bool werror;
     bool check_only;
     graph_format graph_format;
+    const char *out_dir;
+    unsigned targets;
+    bool make_deps;
+    const char *depfile;
+    const char *dep_target;
+    bool list_sources;
 } common_opts;
 
 static bool take_value(int argc, char **argv, int *i, const char *name, const char **value)
@@ -77,7 +88,8 @@ static bool take_value(int argc, char **argv, int *i, const char *name, const ch
 }
 
 /* Parses the options a command accepts (allowed: a string of letters, one
-   per option kind: d=diagnostics-format W=-Werror p=--pipeline f=--format c=--check). */
+   per option kind: d=diagnostics-format W=-Werror p=--pipeline f=--format
+   c=--check b=build's -o/--target/-MD/-MF/-MT). */
 static int parse_common(int argc, char **argv, const char *allowed, common_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -111,6 +123,29 @@ static int parse_common(int argc, char **argv, const char *allowed, common_opts 
                 o->graph_format = GRAPH_MERMAID;
             else
                 return usage_error("unknown graph format `%s` (use text, dot or mermaid)", v);
+        } else if (strchr(allowed, 'b') && (take_value(argc, argv, &i, "-o", &v) ||
+                                            take_value(argc, argv, &i, "--output", &v))) {
+            if (!v)
+                return usage_error("%s needs a directory", a);
+            o->out_dir = v;
+        } else if (strchr(allowed, 'b') && take_value(argc, argv, &i, "--target", &v)) {
+            const char *bad = NULL;
+            if (!v)
+                return usage_error("%s needs a list: local,docker,slurm,kubernetes,skypilot or all", a);
+            if (!parse_targets(v, &o->targets, &bad))
+                return usage_error("unknown target in `%s` (use local, docker, slurm, kubernetes, skypilot or all)", v);
+        } else if (strchr(allowed, 'b') && strcmp(a, "-MD") == 0) {
+            o->make_deps = true;
+        } else if (strchr(allowed, 'b') && take_value(argc, argv, &i, "-MF", &v)) {
+            if (!v)
+                return usage_error("%s needs a file name", a);
+            o->depfile = v;
+        } else if (strchr(allowed, 'b') && take_value(argc, argv, &i, "-MT", &v)) {
+            if (!v)
+                return usage_error("%s needs a target name", a);
+            o->dep_target = v;
+        } else if (strchr(allowed, 'b') && strcmp(a, "--list-sources") == 0) {
+            o->list_sources = true;
         } else if (strchr(allowed, 'c') && strcmp(a, "--check") == 0) {
             o->check_only = true;
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -173,6 +208,84 @@ static int cmd_check(int argc, char **argv)
     }
     flush_diags(&s, o.diag_format);
     rc = diag_error_count(&s.diag) ? EXIT_ERRORS : EXIT_OK;
+    session_free(&s);
+    return rc;
+}
+
+static bool listed(const ptr_vec *seen, const char *path)
+{
+    for (size_t i = 0; i < seen->len; i++)
+        if (strcmp(seen->items[i], path) == 0)
+            return true;
+    return false;
+}
+
+/* `build --list-sources`: what a build system needs at configure time, one
+   "KIND PATH" per line (paths as pipec resolved them, generated ones
+   relative to the bundle root). See docs/build-integration.md. */
+static void list_sources(session *s, const pipeline_info *pl)
+{
+    ptr_vec seen = {0};
+    bool gpu = false;
+    printf("pipeline %s\n", pl->name);
+    for (size_t i = 0; i < s->pg.files.len; i++) {
+        const ast_file *f = s->pg.files.items[i];
+        printf("pipe %s\n", s->pg.sources->files[f->file]->path);
+    }
+    for (size_t i = 0; i < pl->invocations.len; i++) {
+        const invocation *inv = pl->invocations.items[i];
+        gpu = gpu || invocation_needs_gpu(inv);
+        for (size_t k = 0; k < inv->step->nsources; k++) {
+            const source_ref *ref = &inv->step->sources[k];
+            if (listed(&seen, ref->resolved))
+                continue;
+            vec_push(&s->arena, &seen, (void *)ref->resolved);
+            printf("%s %s\n", ref->is_cuda ? "cu" : "c", ref->resolved);
+        }
+    }
+    printf("generated-h src/%s.h\n", pl->name);
+    printf("generated-c src/%s_main.c\n", pl->name);
+    if (gpu)
+        printf("generated-cu src/%s_cuda.cu\n", pl->name);
+}
+
+static int cmd_build(int argc, char **argv)
+{
+    common_opts o;
+    int rc = parse_common(argc, argv, "dWpb", &o);
+    if (rc >= 0)
+        return rc;
+    if (!o.targets)
+        o.targets = TARGET_ALL;
+    if (o.depfile && !o.make_deps)
+        return usage_error("%s: -MF needs -MD", "build");
+    if (o.make_deps && !o.depfile)
+        return usage_error("%s: -MD needs -MF DEPFILE", "build");
+    check_options copts = {.container_targets = (o.targets & (TARGET_DOCKER | TARGET_KUBERNETES | TARGET_SKYPILOT)) != 0};
+    session s;
+    if (!session_load(&s, &o, &copts)) {
+        session_free(&s);
+        return EXIT_USAGE;
+    }
+    pipeline_info *pl = NULL;
+    if (!diag_error_count(&s.diag))
+        pl = program_select_pipeline(&s.pg, o.pipeline);
+    flush_diags(&s, o.diag_format);
+    rc = EXIT_ERRORS;
+    if (pl && !diag_error_count(&s.diag) && o.list_sources) {
+        list_sources(&s, pl);
+        rc = EXIT_OK;
+    } else if (pl && !diag_error_count(&s.diag)) {
+        build_options bo = {o.out_dir ? o.out_dir : arena_printf(&s.arena, "%s-bundle", pl->name), o.pipeline,
+                            o.targets, o.depfile, o.dep_target};
+        char err[1024];
+        if (bundle_build(&s.pg, pl, &bo, err, sizeof err) != 0) {
+            fprintf(stderr, "pipec: error: %s\n", err);
+            rc = EXIT_USAGE;
+        } else {
+            rc = EXIT_OK;
+        }
+    }
     session_free(&s);
     return rc;
 }
@@ -286,6 +399,8 @@ int pipec_main(int argc, char **argv)
     }
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc, argv);
+    if (strcmp(cmd, "build") == 0)
+        return cmd_build(argc, argv);
     if (strcmp(cmd, "graph") == 0)
         return cmd_graph(argc, argv);
     if (strcmp(cmd, "fmt") == 0)

@@ -1,6 +1,7 @@
 #include "decorators.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,31 @@ int option_index(const decorator_schema *s, const char *name)
     return -1;
 }
 
+/* suggest_closest, else the one candidate that the name starts with or that
+   starts with the name ("gpu_count" -> "gpu", "cleanup" -> "cleanup_memory"). */
+static const char *closest_name(const char *name, const char *const *candidates, size_t n)
+{
+    const char *close = suggest_closest(name, candidates, n);
+    if (close)
+        return close;
+    size_t len = strlen(name);
+    if (len < 3)
+        return NULL;
+    const char *found = NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t clen = strlen(candidates[i]);
+        if (clen < 3)
+            continue;
+        bool prefix = clen < len ? strncmp(name, candidates[i], clen) == 0 : strncmp(candidates[i], name, len) == 0;
+        if (!prefix)
+            continue;
+        if (found)
+            return NULL;
+        found = candidates[i];
+    }
+    return found;
+}
+
 static void list_names(strbuf *sb, const char *const *names, size_t n)
 {
     char buf[1024];
@@ -134,19 +160,164 @@ static const char *kind_expectation(const option_schema *o)
     return "a value";
 }
 
+/* "\"no\", \"fp16\", \"bf16\" or \"fp8\"" */
+static void list_values(strbuf *sb, const char *const *values)
+{
+    size_t n = 0;
+    while (values[n])
+        n++;
+    for (size_t i = 0; i < n; i++)
+        sb_printf(sb, "%s\"%s\"", i == 0 ? "" : i == n - 1 ? " or " : ", ", values[i]);
+}
+
 static void wrong_type(diag_engine *d, const decorator_schema *s, const option_schema *o, ast_expr *v)
 {
-    diagnostic *dg = diag_error(d, v->sp, "E0201", "option `%s` of @%s expects %s, found %s", o->name, s->name,
-                                kind_expectation(o), expr_kind_name(v->kind));
-    diag_label(d, dg, "expected %s", kind_expectation(o));
-    if (o->kind == OPT_SIZE && (v->kind == EXPR_INT || v->kind == EXPR_FLOAT))
+    if (v->poisoned)
+        return; /* a lexical error, already reported */
+    strbuf expected = STRBUF_INIT;
+    if (o->kind == OPT_ENUM) {
+        sb_puts(&expected, "one of ");
+        list_values(&expected, o->enum_values);
+    } else {
+        sb_puts(&expected, kind_expectation(o));
+    }
+    diagnostic *dg;
+    if (v->kind == EXPR_IDENT)
+        dg = diag_error(d, v->sp, "E0201", "option `%s` of @%s expects %s, found the name `%s`", o->name, s->name,
+                        sb_cstr(&expected), v->u.ident.text);
+    else
+        dg = diag_error(d, v->sp, "E0201", "option `%s` of @%s expects %s, found %s", o->name, s->name,
+                        sb_cstr(&expected), expr_kind_name(v->kind));
+    diag_label(d, dg, "expected %s", sb_cstr(&expected));
+    sb_free(&expected);
+    bool wants_string = o->kind == OPT_STRING || o->kind == OPT_ENUM || o->kind == OPT_GPU_IDS ||
+                        o->kind == OPT_ACCELERATORS || o->kind == OPT_SIZE || o->kind == OPT_DURATION;
+    if (v->kind == EXPR_IDENT && wants_string)
+        diag_help(d, dg, "write it in quotes: `%s = \"%s\"`", o->name, v->u.ident.text);
+    else if (v->kind == EXPR_IDENT)
+        diag_help(d, dg, "decorator options take literal values, not names");
+    else if (o->kind == OPT_SIZE && (v->kind == EXPR_INT || v->kind == EXPR_FLOAT))
         diag_help(d, dg, "sizes are strings with a unit: `%s = \"16GB\"` or `\"512MiB\"`", o->name);
     else if (o->kind == OPT_DURATION && (v->kind == EXPR_INT || v->kind == EXPR_FLOAT))
         diag_help(d, dg, "durations are strings with a unit: `\"500ms\"`, `\"30s\"`, `\"2h\"`");
     else if (o->kind == OPT_BOOL && v->kind == EXPR_STRING)
-        diag_help(d, dg, "write `%s = true` without quotes", o->name);
-    else if ((o->kind == OPT_INT_MIN0 || o->kind == OPT_INT_MIN1 || o->kind == OPT_PORT) && v->kind == EXPR_STRING)
+        diag_help(d, dg, "write `%s = true` or `%s = false`, without quotes", o->name, o->name);
+    else if ((o->kind == OPT_INT_MIN0 || o->kind == OPT_INT_MIN1 || o->kind == OPT_PORT ||
+              o->kind == OPT_NUMBER_POSITIVE) && v->kind == EXPR_STRING)
         diag_help(d, dg, "write the number without quotes");
+    else if (o->kind == OPT_ACCELERATORS && v->kind == EXPR_INT)
+        diag_help(d, dg, "name the accelerator and its count: `accelerators = \"H100:%lld\"`", (long long)v->u.i);
+    else if ((o->kind == OPT_STRING_LIST || o->kind == OPT_PACKAGE_LIST || o->kind == OPT_SBATCH_FLAGS) &&
+             v->kind == EXPR_STRING)
+        diag_help(d, dg, "write a list, even of one item: `%s = [\"%s\"]`", o->name, v->u.s.text);
+}
+
+/* ---- "did you mean" for sizes and durations ---- */
+
+/* Reads a number (digits, optional fraction) then a unit word; spaces between
+   are skipped. Returns the rest of the text after the unit. */
+static const char *read_amount(const char *p, double *value, char *unit, size_t unit_size)
+{
+    while (*p == ' ')
+        p++;
+    if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
+        return NULL;
+    char *end;
+    *value = strtod(p, &end);
+    if (end == p || *end == 'e' || *end == 'E')
+        return NULL;
+    p = end;
+    while (*p == ' ')
+        p++;
+    size_t n = 0;
+    while (isalpha((unsigned char)*p)) {
+        if (n + 1 < unit_size)
+            unit[n++] = (char)tolower((unsigned char)*p);
+        p++;
+    }
+    unit[n] = '\0';
+    return p;
+}
+
+static bool exact(double v, uint64_t *out)
+{
+    if (!(v >= 0) || v > 1.8e19 || floor(v) != v)
+        return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+/* "16G" -> "16GB", "16 gb" -> "16GB", "1.5TB" -> "1500GB"; false when unsure. */
+static bool suggest_size(const char *text, char *buf, size_t size)
+{
+    static const struct { const char *word; double factor; const char *unit; } units[] = {
+        {"k", 1e3, "KB"}, {"kb", 1e3, "KB"}, {"m", 1e6, "MB"}, {"mb", 1e6, "MB"}, {"g", 1e9, "GB"},
+        {"gb", 1e9, "GB"}, {"t", 1e12, "TB"}, {"tb", 1e12, "TB"}, {"p", 1e15, "PB"}, {"pb", 1e15, "PB"},
+        {"ki", 1024.0, "KiB"}, {"kib", 1024.0, "KiB"}, {"mi", 1048576.0, "MiB"}, {"mib", 1048576.0, "MiB"},
+        {"gi", 1073741824.0, "GiB"}, {"gib", 1073741824.0, "GiB"}, {"ti", 1099511627776.0, "TiB"},
+        {"tib", 1099511627776.0, "TiB"}, {"pi", 1125899906842624.0, "PiB"}, {"pib", 1125899906842624.0, "PiB"},
+    };
+    double value;
+    char unit[16];
+    const char *rest = read_amount(text, &value, unit, sizeof unit);
+    if (!rest)
+        return false;
+    while (*rest == ' ')
+        rest++;
+    if (*rest)
+        return false;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(units[i].word, unit) != 0)
+            continue;
+        uint64_t whole, bytes;
+        if (exact(value, &whole))
+            snprintf(buf, size, "%llu%s", (unsigned long long)whole, units[i].unit);
+        else if (exact(value * units[i].factor, &bytes) && (bytes % 1000 == 0 || bytes % 1024 == 0))
+            format_size(bytes, buf, size);
+        else
+            return false;
+        return strcmp(buf, text) != 0;
+    }
+    return false;
+}
+
+/* "2 hours" -> "2h", "1h30m" -> "90m", "0.5s" -> "500ms", "300" -> "300s". */
+static bool suggest_duration(const char *text, char *buf, size_t size)
+{
+    static const struct { const char *word; double ms; } units[] = {
+        {"ms", 1}, {"msec", 1}, {"msecs", 1}, {"millisecond", 1}, {"milliseconds", 1},
+        {"s", 1e3}, {"sec", 1e3}, {"secs", 1e3}, {"second", 1e3}, {"seconds", 1e3},
+        {"m", 6e4}, {"min", 6e4}, {"mins", 6e4}, {"minute", 6e4}, {"minutes", 6e4},
+        {"h", 3.6e6}, {"hr", 3.6e6}, {"hrs", 3.6e6}, {"hour", 3.6e6}, {"hours", 3.6e6},
+        {"d", 8.64e7}, {"day", 8.64e7}, {"days", 8.64e7},
+    };
+    double total = 0;
+    const char *p = text;
+    int parts = 0;
+    while (*p) {
+        double value;
+        char unit[16];
+        p = read_amount(p, &value, unit, sizeof unit);
+        if (!p)
+            return false;
+        double factor = 0;
+        if (unit[0] == '\0' && parts == 0 && *p == '\0')
+            factor = 1e3; /* a bare number: seconds, as most schedulers read it */
+        for (size_t i = 0; i < sizeof units / sizeof units[0] && !factor; i++)
+            if (strcmp(units[i].word, unit) == 0)
+                factor = units[i].ms;
+        if (!factor)
+            return false;
+        total += value * factor;
+        parts++;
+        while (*p == ' ')
+            p++;
+    }
+    uint64_t ms;
+    if (!parts || !exact(total, &ms))
+        return false;
+    format_duration(ms, buf, size);
+    return strcmp(buf, text) != 0;
 }
 
 static bool is_string_list(diag_engine *d, const decorator_schema *s, const option_schema *o, ast_expr *v)
@@ -158,10 +329,14 @@ static bool is_string_list(diag_engine *d, const decorator_schema *s, const opti
     bool ok = true;
     for (size_t i = 0; i < v->u.items.len; i++) {
         ast_expr *item = v->u.items.items[i];
-        if (item->kind != EXPR_STRING) {
+        if (item->poisoned) {
+            ok = false;
+        } else if (item->kind != EXPR_STRING) {
             diagnostic *dg = diag_error(d, item->sp, "E0201", "option `%s` of @%s expects a list of strings, found %s",
                                         o->name, s->name, expr_kind_name(item->kind));
             diag_label(d, dg, "expected a string");
+            if (item->kind == EXPR_IDENT)
+                diag_help(d, dg, "write it in quotes: \"%s\"", item->u.ident.text);
             ok = false;
         }
     }
@@ -255,6 +430,8 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
 {
     out->expr = v;
     out->valid = false;
+    if (v->poisoned)
+        return; /* a lexical error, already reported */
     switch (o->kind) {
     case OPT_NUMBER_POSITIVE:
         if (v->kind != EXPR_INT && v->kind != EXPR_FLOAT)
@@ -287,8 +464,14 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
             diagnostic *dg = diag_error(d, v->sp, "E0205", "malformed size \"%s\" for option `%s` of @%s",
                                         v->u.s.text, o->name, s->name);
             diag_label(d, dg, "not a size");
-            diag_help(d, dg, "write an integer followed at once by one of KB MB GB TB PB (powers of 1000) or "
-                             "KiB MiB GiB TiB PiB (powers of 1024), e.g. \"16GB\" or \"512MiB\"");
+            char better[64];
+            if (suggest_size(v->u.s.text, better, sizeof better))
+                diag_help(d, dg, "did you mean \"%s\"? a size is an integer followed at once by one of KB MB GB TB "
+                                 "PB (powers of 1000) or KiB MiB GiB TiB PiB (powers of 1024)",
+                          better);
+            else
+                diag_help(d, dg, "write an integer followed at once by one of KB MB GB TB PB (powers of 1000) or "
+                                 "KiB MiB GiB TiB PiB (powers of 1024), e.g. \"16GB\" or \"512MiB\"");
             return;
         }
         break;
@@ -303,7 +486,14 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
             diagnostic *dg = diag_error(d, v->sp, "E0206", "malformed duration \"%s\" for option `%s` of @%s",
                                         v->u.s.text, o->name, s->name);
             diag_label(d, dg, "not a duration");
-            diag_help(d, dg, "write an integer followed at once by one of ms s m h d, e.g. \"500ms\" or \"2h\"");
+            char better[64];
+            if (suggest_duration(v->u.s.text, better, sizeof better))
+                diag_help(d, dg, "did you mean \"%s\"? a duration is an integer followed at once by one of ms s m "
+                                 "h d",
+                          better);
+            else
+                diag_help(d, dg, "write an integer followed at once by one of ms s m h d, e.g. \"500ms\" or "
+                                 "\"2h\"");
             return;
         }
         break;
@@ -424,6 +614,8 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
             return wrong_type(d, s, o, v);
         for (size_t i = 0; i < v->u.items.len; i++) {
             ast_map_entry *e = v->u.items.items[i];
+            if (e->value->poisoned)
+                return;
             if (e->value->kind != EXPR_STRING) {
                 diagnostic *dg = diag_error(d, e->value->sp, "E0201", "values of `%s` must be strings, found %s",
                                             o->name, expr_kind_name(e->value->kind));
@@ -443,6 +635,7 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
                     diagnostic *dg = diag_error(d, e->key.sp, "E0105", "key \"%s\" given twice", e->key.text);
                     diag_label(d, dg, "second occurrence");
                     diag_note(d, dg, prev->key.sp, "first given here");
+                    diag_help(d, dg, "remove one of them");
                     return;
                 }
             }
@@ -453,6 +646,8 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
             return wrong_type(d, s, o, v);
         for (size_t i = 0; i < v->u.items.len; i++) {
             ast_expr *item = v->u.items.items[i];
+            if (item->poisoned)
+                return;
             if (item->kind != EXPR_MAP) {
                 diagnostic *dg = diag_error(d, item->sp, "E0201", "option `%s` of @%s expects a list of maps, found %s",
                                             o->name, s->name, expr_kind_name(item->kind));
@@ -472,7 +667,7 @@ static void unknown_option(diag_engine *d, const decorator_schema *s, ast_arg *a
     const char *names[DECORATOR_MAX_OPTIONS];
     for (int i = 0; i < s->noptions; i++)
         names[i] = s->options[i].name;
-    const char *close = suggest_closest(arg->name.text, names, (size_t)s->noptions);
+    const char *close = closest_name(arg->name.text, names, (size_t)s->noptions);
     strbuf sb = STRBUF_INIT;
     list_names(&sb, names, (size_t)s->noptions);
     if (s->noptions == 0)
@@ -493,11 +688,17 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
         span name_sp;
         if (!arg->name.text) {
             if (!s->positional) {
+                inst->uncertain = true;
                 if (!reported_positional) {
                     diagnostic *dg = diag_error(d, arg->value->sp, "E0117", "@%s takes no positional arguments",
                                                 s->name);
                     diag_label(d, dg, "positional argument");
-                    if (s->noptions > 0)
+                    const source_file *f = d->sources->files[arg->value->sp.file];
+                    uint32_t len = arg->value->sp.end - arg->value->sp.start;
+                    if (s->noptions > 0 && len <= 40)
+                        diag_help(d, dg, "name the option, e.g. `@%s(%s = %.*s)`", s->name, s->options[0].name,
+                                  (int)len, f->text + arg->value->sp.start);
+                    else if (s->noptions > 0)
                         diag_help(d, dg, "name the option, e.g. `@%s(%s = ...)`", s->name, s->options[0].name);
                     else
                         diag_help(d, dg, "@%s takes no options: write `@%s`", s->name, s->name);
@@ -518,6 +719,7 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
             idx = option_index(s, arg->name.text);
             if (idx < 0) {
                 unknown_option(d, s, arg);
+                inst->uncertain = true;
                 continue;
             }
             name_sp = arg->name.sp;
@@ -528,6 +730,7 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
                                         s->name);
             diag_label(d, dg, "second occurrence");
             diag_note(d, dg, ov->name_sp, "first given here");
+            diag_help(d, dg, "remove one of them");
             continue;
         }
         ov->set = true;
@@ -550,18 +753,25 @@ void decorators_check(arena *a, diag_engine *d, const ptr_vec *decorators, bool 
         const decorator_schema *s = decorator_lookup(dec->name.text);
         if (!s) {
             const char *names[DEC_COUNT];
-            for (int k = 0; k < DEC_COUNT; k++)
+            char at_names[DEC_COUNT][32];
+            for (int k = 0; k < DEC_COUNT; k++) {
                 names[k] = schemas[k].name;
+                snprintf(at_names[k], sizeof at_names[k], "@%s", schemas[k].name);
+            }
             diagnostic *dg = diag_error(d, dec->name.sp, "E0108", "unknown decorator `@%s`", dec->name.text);
             diag_label(d, dg, "not a decorator");
-            const char *close = suggest_closest(dec->name.text, names, DEC_COUNT);
-            strbuf sb = STRBUF_INIT;
-            list_names(&sb, names, DEC_COUNT);
-            if (close)
+            const char *close = closest_name(dec->name.text, names, DEC_COUNT);
+            if (close) {
                 diag_help(d, dg, "did you mean `@%s`?", close);
-            else
+            } else {
+                const char *list[DEC_COUNT];
+                for (int k = 0; k < DEC_COUNT; k++)
+                    list[k] = at_names[k];
+                strbuf sb = STRBUF_INIT;
+                list_names(&sb, list, DEC_COUNT);
                 diag_help(d, dg, "the decorators are %s", sb_cstr(&sb));
-            sb_free(&sb);
+                sb_free(&sb);
+            }
             continue;
         }
         if (on_pipeline ? !s->on_pipeline : !s->on_step) {
@@ -630,6 +840,29 @@ static const opt_value *explicit_value(const decorator_set *set, decorator_id de
         return NULL;
     const opt_value *v = &set->by_id[dec]->opts[opt];
     return v->set && v->valid ? v : NULL;
+}
+
+bool option_uncertain(const decorator_inst *inst, int opt)
+{
+    if (!inst)
+        return false;
+    const opt_value *v = &inst->opts[opt];
+    return v->set ? !v->valid : inst->uncertain;
+}
+
+bool effective_uncertain(const effective_options *e, decorator_id dec, int opt)
+{
+    const decorator_set *sets[2] = {e->step, e->pipeline};
+    for (int i = 0; i < 2; i++) {
+        const decorator_inst *inst = sets[i] ? sets[i]->by_id[dec] : NULL;
+        if (!inst)
+            continue;
+        if (option_uncertain(inst, opt))
+            return true;
+        if (inst->opts[opt].set)
+            return false; /* this one is in force */
+    }
+    return false;
 }
 
 opt_value effective_opt(const effective_options *e, decorator_id dec, int opt)

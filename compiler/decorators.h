@@ -101,6 +101,10 @@ typedef struct decorator_inst {
     ast_decorator *decl;
     bool on_pipeline; /* declared on a pipeline (a default), not on the step */
     opt_value opts[DECORATOR_MAX_OPTIONS];
+    /* An unknown option or a positional argument was reported: any option
+       left at its default may have been meant to be set, so the checks that
+       combine options stay silent about those. */
+    bool uncertain;
 } decorator_inst;
 
 /* The decorators on one step or pipeline, by id (NULL when absent). */
@@ -127,5 +131,11 @@ opt_value effective_opt(const effective_options *e, decorator_id dec, int opt);
 const decorator_inst *effective_decorator(const effective_options *e, decorator_id dec);
 /* The default of an option as a parsed value (set = false). */
 opt_value option_default(decorator_id dec, int opt);
+/* True when the value of an option in force is not known for sure: it was
+   given but invalid (reported), or it is a default where the decorator that
+   would set it had an unknown option (reported). Rules that combine options
+   stay silent about uncertain ones. */
+bool effective_uncertain(const effective_options *e, decorator_id dec, int opt);
+bool option_uncertain(const decorator_inst *inst, int opt);
 
 #endif

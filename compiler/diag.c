@@ -365,12 +365,19 @@ static void render_sarif(const diag_engine *d, diagnostic **items, size_t n, str
         sb_puts(sb, ",\"shortDescription\":{\"text\":");
         sb_json_string(sb, e ? e->title : codes[k]);
         sb_puts(sb, "},\"helpUri\":");
+        /* Markdown heading anchors are lower case: "## E0303" is #e0303. */
+        char anchor[8];
+        size_t len = strlen(codes[k]);
+        for (size_t c = 0; c < len && c + 1 < sizeof anchor; c++)
+            anchor[c] = (char)(codes[k][c] >= 'A' && codes[k][c] <= 'Z' ? codes[k][c] - 'A' + 'a' : codes[k][c]);
+        anchor[len < sizeof anchor ? len : sizeof anchor - 1] = '\0';
         char uri[128];
-        snprintf(uri, sizeof uri, "https://github.com/pipec/pipec/blob/main/docs/diagnostics.md#%s", codes[k]);
+        snprintf(uri, sizeof uri, "https://github.com/pipec/pipec/blob/main/docs/diagnostics.md#%s", anchor);
         sb_json_string(sb, uri);
         sb_putc(sb, '}');
     }
-    sb_puts(sb, "]}},\"results\":[");
+    /* Columns count Unicode code points, as in the text and JSON formats. */
+    sb_puts(sb, "]}},\"columnKind\":\"unicodeCodePoints\",\"results\":[");
     for (size_t i = 0; i < n; i++) {
         const diagnostic *dg = items[i];
         size_t rule = 0;

@@ -18,6 +18,17 @@ typedef struct parse_ctx {
     int prev_token;    /* for telling a chained call from a new statement */
     bool newline_seen; /* a newline since prev_token */
     void *scanner;
+    /* Error recovery: one mistake, one diagnostic. */
+    size_t ntokens;          /* tokens returned so far */
+    bool lex_error_seen;
+    size_t quiet_through;    /* no syntax error is reported while ntokens <= this,
+                                right after a lexical error */
+    bool syntax_error_seen;
+    uint32_t syntax_error_at; /* lexical errors later on its line are not reported */
+    /* Open brackets, innermost last, for "opened here" notes. */
+    uint32_t open_at[64];
+    char open_char[64];
+    size_t depth;
 } parse_ctx;
 
 /* Parses one loaded file. Always returns a tree, possibly partial; syntax

@@ -57,6 +57,7 @@ void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bo
                                             p->name.text);
                 diag_label(pg->diag, dg, "second declaration");
                 diag_note(pg->diag, dg, infos[k].decl->name.sp, "first declared here");
+                diag_help(pg->diag, dg, "rename or remove one of them");
                 dup = true;
             }
         }
@@ -86,6 +87,10 @@ void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bo
             pi->default_value = NULL;
             continue;
         }
+        if (p->default_value && p->default_value->poisoned) {
+            pi->default_value = NULL; /* already reported; not required either (see match_args) */
+            continue;
+        }
         if (p->default_value && !sema_value_matches(pi->type, p->default_value)) {
             diagnostic *dg = diag_error(pg->diag, p->default_value->sp, "E0201",
                                         "default of `%s` must be %s `%s`, found %s", p->name.text,
@@ -99,6 +104,51 @@ void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bo
     *n = count;
 }
 
+const char *sema_suggest(const char *name, const char *const *candidates, size_t n)
+{
+    const char *close = suggest_closest(name, candidates, n);
+    if (close)
+        return close;
+    size_t len = strlen(name);
+    if (len < 3)
+        return NULL;
+    const char *found = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *c = candidates[i];
+        size_t clen = c ? strlen(c) : 0;
+        if (clen < 3)
+            continue;
+        bool prefix = clen < len ? strncmp(name, c, clen) == 0 : strncmp(c, name, len) == 0;
+        if (!prefix)
+            continue;
+        if (found)
+            return NULL; /* ambiguous */
+        found = c;
+    }
+    return found;
+}
+
+bool sema_damaged(const sema *s, span sp)
+{
+    const diag_engine *d = s->pg->diag;
+    for (size_t i = 0; i < d->diags.len; i++) {
+        const diagnostic *dg = d->diags.items[i];
+        if (dg->sp.file != sp.file || dg->sp.start < sp.start || dg->sp.start >= sp.end)
+            continue;
+        if (strncmp(dg->code, "E000", 4) == 0 || strcmp(dg->code, "E0010") == 0)
+            return true;
+    }
+    return false;
+}
+
+const char *sema_text(const sema *s, span sp)
+{
+    const source_file *f = s->pg->sources->files[sp.file];
+    uint32_t end = sp.end > f->len ? (uint32_t)f->len : sp.end;
+    uint32_t start = sp.start > end ? end : sp.start;
+    return arena_strndup(s->pg->arena, f->text + start, end - start);
+}
+
 step_info *program_find_step(const program *pg, const char *name) { return symtab_get(&pg->step_index, name); }
 
 void program_free(program *pg) { symtab_free(&pg->step_index); }
@@ -106,7 +156,9 @@ void program_free(program *pg) { symtab_free(&pg->step_index); }
 static void run_passes(program *pg, uint32_t root, const check_options *opts)
 {
     static const check_options no_opts = {0};
-    sema s = {pg, opts ? opts : &no_opts, false};
+    sema s = {0};
+    s.pg = pg;
+    s.opts = opts ? opts : &no_opts;
     sema_load_imports(&s, root);
     sema_declare_steps(&s);
     sema_check_pipelines(&s);

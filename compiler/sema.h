@@ -10,7 +10,16 @@ typedef struct sema {
     /* Files with syntax errors: names may have been lost in recovery, so
        "unknown name" errors and unused warnings are not reported. */
     bool lost_names;
+    /* An import could not be loaded: unknown steps may be declared there (no E0102). */
+    bool import_failed;
+    /* import -> the file it loaded, for declaring steps in reading order. */
+    ptr_vec import_links; /* import_link* */
 } sema;
+
+typedef struct import_link {
+    const ast_import *import;
+    uint32_t file;
+} import_link;
 
 /* sema_load.c: parses the root file and its imports (E0111, E0112). */
 void sema_load_imports(sema *s, uint32_t root);
@@ -29,5 +38,12 @@ value_type sema_type_of(const char *name);
 void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bool pipeline);
 const char *sema_dirname(arena *a, const char *path);
 const char *sema_join_path(arena *a, const char *dir, const char *rel);
+/* suggest_closest, else the one candidate that the name starts with or that
+   starts with the name ("entrypoint" -> "entry", "cleanup" -> "cleanup_memory"). */
+const char *sema_suggest(const char *name, const char *const *candidates, size_t n);
+/* A lexical or syntax error was reported inside sp: parts of it may be lost. */
+bool sema_damaged(const sema *s, span sp);
+/* The source text of a span (for help lines that quote what was written). */
+const char *sema_text(const sema *s, span sp);
 
 #endif

@@ -111,6 +111,27 @@ static void report_cycle(loader *l, ast_import *im, loaded_file *target)
 
 static void visit(loader *l, loaded_file *lf);
 
+static void link_import(loader *l, const ast_import *im, uint32_t file)
+{
+    program *pg = l->s->pg;
+    import_link *link = arena_alloc(pg->arena, sizeof *link);
+    link->import = im;
+    link->file = file;
+    vec_push(pg->arena, &l->s->import_links, link);
+}
+
+/* "no such file", not "No such file or directory" in the middle of a sentence. */
+static const char *reason(int err)
+{
+    switch (err) {
+    case ENOENT: return "no such file";
+    case EACCES: return "permission denied";
+    case ENOTDIR: return "a folder on the path is a file";
+    case ELOOP: return "too many symbolic links";
+    default: return strerror(err);
+    }
+}
+
 static void load_import(loader *l, loaded_file *from, ast_import *im)
 {
     program *pg = l->s->pg;
@@ -118,20 +139,36 @@ static void load_import(loader *l, loaded_file *from, ast_import *im)
     const char *dir = sema_dirname(pg->arena, from_path);
     const char *path = sema_join_path(pg->arena, dir, im->path.text);
     char real[PATH_MAX];
-    if (!realpath(path, real)) {
-        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": %s", im->path.text,
-                                    strerror(errno));
+    if (im->path.text[0] == '\0') {
+        l->s->import_failed = true;
+        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"\": the path is empty");
         diag_label(pg->diag, dg, "imported here");
-        diag_help(pg->diag, dg, "import paths are relative to the importing file; this one resolves to %s", path);
+        diag_help(pg->diag, dg, "name a .pipe file, relative to this one: `import \"steps/data.pipe\"`");
+        return;
+    }
+    if (!realpath(path, real)) {
+        int err = errno;
+        l->s->import_failed = true;
+        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": %s", im->path.text,
+                                    reason(err));
+        diag_label(pg->diag, dg, "imported here");
+        if (strcmp(path, im->path.text) != 0)
+            diag_help(pg->diag, dg, "import paths are relative to the importing file; this one resolves to %s",
+                      path);
+        else
+            diag_help(pg->diag, dg, "import paths are relative to the importing file");
         return;
     }
     loaded_file *known = find_loaded(l, real);
     if (known) {
         if (known->visiting)
             report_cycle(l, im, known);
+        else
+            link_import(l, im, known->file);
         return;
     }
     if (l->chain.len >= MAX_IMPORT_DEPTH) {
+        l->s->import_failed = true;
         diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": imports nested more than "
                                     "%d deep", im->path.text, MAX_IMPORT_DEPTH);
         diag_label(pg->diag, dg, "imported here");
@@ -140,6 +177,7 @@ static void load_import(loader *l, loaded_file *from, ast_import *im)
     char err[256];
     int idx = source_load(pg->sources, path, err, sizeof err);
     if (idx < 0) {
+        l->s->import_failed = true;
         diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": %s", im->path.text, err);
         diag_label(pg->diag, dg, "imported here");
         return;
@@ -148,6 +186,7 @@ static void load_import(loader *l, loaded_file *from, ast_import *im)
     nf->real = arena_strdup(pg->arena, real);
     nf->file = (uint32_t)idx;
     vec_push(pg->arena, &l->loaded, nf);
+    link_import(l, im, nf->file);
     visit(l, nf);
 }
 

@@ -30,9 +30,22 @@ typedef struct scope {
     symtab later;        /* names bound by later statements: name -> ast_name* */
     symtab ids;          /* invocation ids taken */
     symtab step_counts;  /* step name -> (void*)count */
+    symtab used_early;   /* names used (and reported) before the statement that binds them */
 } scope;
 
 static const char *a_or_an(const char *word) { return strchr("aeiou", word[0]) ? "an" : "a"; }
+
+static binding *new_binding(scope *sc, binding_kind kind, const char *name, span sp)
+{
+    program *pg = sc->s->pg;
+    binding *b = arena_alloc(pg->arena, sizeof *b);
+    b->kind = kind;
+    b->name = name;
+    b->sp = sp;
+    symtab_put(&sc->names, b->name, b);
+    vec_push(pg->arena, &sc->bindings, b);
+    return b;
+}
 
 static void bind(scope *sc, binding_kind kind, ast_name *name, invocation *inv, size_t output)
 {
@@ -45,16 +58,20 @@ static void bind(scope *sc, binding_kind kind, ast_name *name, invocation *inv, 
         diag_note(pg->diag, dg, prev->sp, prev->kind == BIND_PARAM ? "`%s` is a parameter of the pipeline"
                                                                    : "`%s` is first bound here", name->text);
         diag_help(pg->diag, dg, "give this output another name");
+        /* Later uses may mean either binding: accept them silently, and do not
+           call the first one unused. */
+        prev->used = true;
+        if (prev->kind != BIND_POISON) {
+            binding *b = new_binding(sc, BIND_POISON, name->text, name->sp);
+            b->used = true;
+        }
         return;
     }
-    binding *b = arena_alloc(pg->arena, sizeof *b);
-    b->kind = kind;
-    b->name = name->text;
-    b->sp = name->sp;
+    binding *b = new_binding(sc, kind, name->text, name->sp);
     b->producer = inv;
     b->output = output;
-    symtab_put(&sc->names, b->name, b);
-    vec_push(pg->arena, &sc->bindings, b);
+    /* A use before this statement was reported (E0106) and counts as a use. */
+    b->used = symtab_get(&sc->used_early, name->text) != NULL;
 }
 
 static void poison_targets(scope *sc, ast_statement *stmt)
@@ -63,29 +80,98 @@ static void poison_targets(scope *sc, ast_statement *stmt)
         bind(sc, BIND_POISON, stmt->targets.items[i], NULL, 0);
 }
 
-static void report_unknown_name(scope *sc, ast_name *name)
+/* p: the parameter the name was passed to, when known. */
+static void report_unknown_name(scope *sc, ast_name *name, const param_info *p)
 {
     program *pg = sc->s->pg;
     if (sc->s->lost_names)
         return;
+    if (name->text[0] == '$')
+        return; /* `$VAR`, reported by the lexer */
     diagnostic *dg = diag_error(pg->diag, name->sp, "E0106", "no artifact or pipeline parameter named `%s`",
                                 name->text);
     diag_label(pg->diag, dg, "not bound");
     ast_name *later = symtab_get(&sc->later, name->text);
     if (later) {
+        symtab_put(&sc->used_early, name->text, (void *)1);
         diag_note(pg->diag, dg, later->sp, "`%s` is bound later, here", name->text);
         diag_help(pg->diag, dg, "move the statement that produces `%s` above this one", name->text);
         return;
     }
     const char **names = arena_alloc(pg->arena, (sc->bindings.len + 1) * sizeof *names);
-    for (size_t i = 0; i < sc->bindings.len; i++)
-        names[i] = ((binding *)sc->bindings.items[i])->name;
-    const char *close = suggest_closest(name->text, names, sc->bindings.len);
-    if (close)
+    size_t n = 0;
+    for (size_t i = 0; i < sc->bindings.len; i++) {
+        binding *b = sc->bindings.items[i];
+        if (symtab_get(&sc->names, b->name) == b) /* the binding in force, once per name */
+            names[n++] = b->name;
+    }
+    const char *close = sema_suggest(name->text, names, n);
+    if (close) {
+        binding *meant = symtab_get(&sc->names, close);
+        meant->used = true; /* it was meant to be used: no W0404 for it */
         diag_help(pg->diag, dg, "did you mean `%s`?", close);
-    else if (sc->bindings.len == 0)
+    } else if (p && p->type == TYPE_STRING) {
+        diag_help(pg->diag, dg, "to pass the text, write it in quotes: `%s = \"%s\"`", p->name, name->text);
+    } else if (n == 0) {
         diag_help(pg->diag, dg, "bind it first (`%s = step(...)`) or declare it as a pipeline parameter",
                   name->text);
+    } else {
+        char list[1024];
+        format_name_list(list, sizeof list, names, n);
+        diag_help(pg->diag, dg, "the names bound here are %s", list);
+    }
+}
+
+static void check_orphan_args(scope *sc, ptr_vec *args);
+
+/* The source text of `name = value` arguments, "a = 1, b = 2". */
+static const char *args_text(scope *sc, ptr_vec *args, size_t from)
+{
+    strbuf sb = STRBUF_INIT;
+    for (size_t i = from; i < args->len; i++) {
+        ast_arg *a = args->items[i];
+        if (!a->name.text)
+            continue;
+        sb_printf(&sb, "%s%s", sb.len ? ", " : "", sema_text(sc->s, a->sp));
+    }
+    const char *text = arena_strdup(sc->s->pg->arena, sb.len ? sb_cstr(&sb) : "");
+    sb_free(&sb);
+    return text;
+}
+
+/* E0301 for `run_with_accelerate(step, options...)(args...)`, anywhere. */
+static void accelerate_as_function(scope *sc, ast_call *call)
+{
+    program *pg = sc->s->pg;
+    diagnostic *dg = diag_error(pg->diag, call->callee.sp, "E0301",
+                                "`run_with_accelerate` is a decorator, not a function");
+    diag_label(pg->diag, dg, "used as a function");
+    ptr_vec *first = call->groups.items[0];
+    ast_arg *a0 = first->len ? first->items[0] : NULL;
+    step_info *wrapped = NULL;
+    if (a0 && !a0->name.text && a0->value->kind == EXPR_IDENT)
+        wrapped = program_find_step(pg, a0->value->u.ident.text);
+    if (wrapped && wrapped->accelerated) {
+        diag_help(pg->diag, dg, "`%s` is already accelerated: call it directly, `%s(...)`, with keyword arguments",
+                  wrapped->name, wrapped->name);
+        diag_note(pg->diag, dg, wrapped->decorators.by_id[DEC_ACCELERATE]->decl->name.sp,
+                  "`%s` is accelerated here", wrapped->name);
+    } else if (wrapped) {
+        const char *opts = args_text(sc, first, 1);
+        diag_help(pg->diag, dg, "write `@run_with_accelerate(%s)` above `step %s`, then call `%s(...)` with keyword "
+                                "arguments",
+                  *opts ? opts : "...", wrapped->name, wrapped->name);
+        diag_note(pg->diag, dg, wrapped->decl->name.sp, "`%s` is declared here", wrapped->name);
+    } else {
+        diag_help(pg->diag, dg, "write `@run_with_accelerate(...)` above the step's declaration, then call the "
+                                "step with keyword arguments");
+    }
+    /* The step is meant to be invoked (no W0405); the later groups hold its
+       arguments, which may name artifacts. */
+    if (wrapped)
+        wrapped->invoked = true;
+    for (size_t g = 1; g < call->groups.len; g++)
+        check_orphan_args(sc, call->groups.items[g]);
 }
 
 /* Checks a nested call used as a value; returns true if the value was a call. */
@@ -96,16 +182,22 @@ static bool reject_call_value(scope *sc, ast_expr *v)
         return false;
     ast_call *c = v->u.call;
     if (strcmp(c->callee.text, "run_with_accelerate") == 0) {
-        diagnostic *dg = diag_error(pg->diag, c->callee.sp, "E0301",
-                                    "`run_with_accelerate` is a decorator, not a function");
-        diag_label(pg->diag, dg, "used as a function");
-        diag_help(pg->diag, dg, "put `@run_with_accelerate(...)` above the step's declaration and call the step "
-                                "itself with keyword arguments");
+        accelerate_as_function(sc, c);
         return true;
     }
+    step_info *st = program_find_step(pg, c->callee.text);
     diagnostic *dg = diag_error(pg->diag, v->sp, "E0308", "step call `%s(...)` inside an argument", c->callee.text);
     diag_label(pg->diag, dg, "nested call");
-    diag_help(pg->diag, dg, "bind its output first, `x = %s(...)`, then pass `x`", c->callee.text);
+    if (st && st->noutputs == 1)
+        diag_help(pg->diag, dg, "bind its output first, `%s = %s(...)` on a line of its own, then pass `%s`",
+                  st->outputs[0].name, st->name, st->outputs[0].name);
+    else
+        diag_help(pg->diag, dg, "bind its output first, `x = %s(...)` on a line of its own, then pass `x`",
+                  c->callee.text);
+    if (st)
+        st->invoked = true; /* meant to be invoked: no W0405 */
+    for (size_t g = 0; g < c->groups.len; g++)
+        check_orphan_args(sc, c->groups.items[g]);
     return true;
 }
 
@@ -119,7 +211,7 @@ static void check_arg_value(scope *sc, step_info *st, param_info *p, ast_expr *v
     if (v->kind == EXPR_IDENT) {
         binding *b = symtab_get(&sc->names, v->u.ident.text);
         if (!b) {
-            report_unknown_name(sc, &v->u.ident);
+            report_unknown_name(sc, &v->u.ident, p);
             return;
         }
         b->used = true;
@@ -150,6 +242,7 @@ static void check_arg_value(scope *sc, step_info *st, param_info *p, ast_expr *v
                                         "parameter `%s` of `%s` expects %s `%s`, found artifact `%s` of type `%s`",
                                         p->name, st->name, a_or_an(p->type_name), p->type_name, b->name, have);
             diag_label(pg->diag, dg, "expected `%s`", p->type_name);
+            diag_note(pg->diag, dg, b->sp, "`%s` is bound here", b->name);
         } else if (strcmp(have, p->type_name) != 0) {
             diagnostic *dg = diag_error(pg->diag, v->sp, "E0202",
                                         "parameter `%s` of `%s` expects an artifact of type `%s`, found `%s` of "
@@ -162,6 +255,8 @@ static void check_arg_value(scope *sc, step_info *st, param_info *p, ast_expr *v
     }
     out->kind = ARG_LITERAL;
     out->value = v;
+    if (v->poisoned)
+        return; /* a lexical error, already reported */
     if (p->type == TYPE_ARTIFACT) {
         diagnostic *dg = diag_error(pg->diag, v->sp, "E0201",
                                     "parameter `%s` of `%s` expects an artifact of type `%s`, found %s", p->name,
@@ -192,7 +287,7 @@ static void check_orphan_args(scope *sc, ptr_vec *args)
             if (b)
                 b->used = true;
             else
-                report_unknown_name(sc, &a->value->u.ident);
+                report_unknown_name(sc, &a->value->u.ident, NULL);
         }
     }
 }
@@ -208,7 +303,7 @@ static void unknown_parameter(scope *sc, step_info *st, ast_arg *a)
     diagnostic *dg = diag_error(pg->diag, a->name.sp, "E0103", "step `%s` has no parameter `%s`", st->name,
                                 a->name.text);
     diag_label(pg->diag, dg, "unknown parameter");
-    const char *close = suggest_closest(a->name.text, names, st->nparams);
+    const char *close = sema_suggest(a->name.text, names, st->nparams);
     if (close)
         diag_help(pg->diag, dg, "did you mean `%s`? the parameters of `%s` are %s", close, st->name, list);
     else if (st->nparams)
@@ -218,6 +313,15 @@ static void unknown_parameter(scope *sc, step_info *st, ast_arg *a)
     diag_note(pg->diag, dg, st->decl->name.sp, "`%s` is declared here", st->name);
 }
 
+/* The index of parameter `name` of st, or st->nparams. */
+static size_t param_index(const step_info *st, const char *name)
+{
+    for (size_t k = 0; k < st->nparams; k++)
+        if (strcmp(st->params[k].name, name) == 0)
+            return k;
+    return st->nparams;
+}
+
 /* Matches the arguments of a call to the step's parameters. */
 static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
 {
@@ -225,7 +329,17 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
     ptr_vec *args = call->groups.items[0];
     arg_binding *bound = arena_alloc(pg->arena, (st->nparams ? st->nparams : 1) * sizeof *bound);
     ast_arg **given = arena_alloc(pg->arena, (st->nparams ? st->nparams : 1) * sizeof *given);
+    /* Parameters named anywhere in the call, for guessing what a misplaced
+       positional argument was meant to be. */
+    bool *named = arena_alloc(pg->arena, (st->nparams ? st->nparams : 1) * sizeof *named);
+    for (size_t i = 0; i < args->len; i++) {
+        ast_arg *a = args->items[i];
+        size_t k = a->name.text ? param_index(st, a->name.text) : st->nparams;
+        if (k < st->nparams)
+            named[k] = true;
+    }
     bool seen_keyword = false, reported_positional = false;
+    const ast_arg *reported_at = NULL; /* the argument E0303 was reported at */
     size_t next_positional = 0;
     for (size_t i = 0; i < args->len; i++) {
         ast_arg *a = args->items[i];
@@ -235,7 +349,17 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
                 diagnostic *dg = diag_error(pg->diag, a->value->sp, "E0118",
                                             "positional argument after a keyword argument");
                 diag_label(pg->diag, dg, "positional argument");
-                diag_help(pg->diag, dg, "name it: `parameter = value`");
+                size_t guess = st->nparams;
+                for (size_t k = 0; k < st->nparams && guess == st->nparams; k++)
+                    if (!given[k] && !named[k])
+                        guess = k;
+                if (guess < st->nparams) {
+                    diag_help(pg->diag, dg, "name it: `%s = %s`", st->params[guess].name,
+                              sema_text(sc->s, a->value->sp));
+                    named[guess] = true;
+                } else {
+                    diag_help(pg->diag, dg, "name it, `parameter = value`, or put the positional arguments first");
+                }
                 reject_call_value(sc, a->value);
                 continue;
             }
@@ -244,18 +368,41 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
                                             "positional argument in a call to accelerated step `%s`", st->name);
                 diag_label(pg->diag, dg, "positional argument");
                 if (next_positional < st->nparams)
-                    diag_help(pg->diag, dg, "pass arguments by keyword: `%s = ...`; the launcher hands them to "
+                    diag_help(pg->diag, dg, "pass arguments by keyword: `%s = %s`; the launcher hands them to "
                                             "every rank by name",
-                              st->params[next_positional].name);
+                              st->params[next_positional].name, sema_text(sc->s, a->value->sp));
+                else if (st->nparams == 0)
+                    diag_help(pg->diag, dg, "`%s` takes no parameters: call it as `%s()`", st->name, st->name);
+                else
+                    diag_help(pg->diag, dg, "pass arguments by keyword; the launcher hands them to every rank by "
+                                            "name");
                 diag_note(pg->diag, dg, st->decorators.by_id[DEC_ACCELERATE]->decl->name.sp,
                           "`%s` is accelerated here", st->name);
                 reported_positional = true;
+                reported_at = a;
+            }
+            if (next_positional >= st->nparams && a == reported_at) {
+                /* One mistake, reported as E0303; the extra ones are the same. */
+                for (; i < args->len; i++)
+                    reject_call_value(sc, ((ast_arg *)args->items[i])->value);
+                break;
             }
             if (next_positional >= st->nparams) {
                 diagnostic *dg = diag_error(pg->diag, a->value->sp, "E0103",
                                             "too many arguments: step `%s` takes %zu parameter%s", st->name,
                                             st->nparams, st->nparams == 1 ? "" : "s");
                 diag_label(pg->diag, dg, "unexpected argument");
+                if (st->nparams) {
+                    const char **names = arena_alloc(pg->arena, st->nparams * sizeof *names);
+                    for (size_t k = 0; k < st->nparams; k++)
+                        names[k] = st->params[k].name;
+                    char list[1024];
+                    format_name_list(list, sizeof list, names, st->nparams);
+                    diag_help(pg->diag, dg, "the parameters of `%s` are %s; remove the extra argument%s", st->name,
+                              list, i + 1 < args->len ? "s" : "");
+                } else {
+                    diag_help(pg->diag, dg, "`%s` takes no parameters: call it as `%s()`", st->name, st->name);
+                }
                 diag_note(pg->diag, dg, st->decl->name.sp, "`%s` is declared here", st->name);
                 /* Later extra arguments are the same mistake. */
                 for (; i < args->len; i++)
@@ -265,10 +412,7 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
             idx = next_positional++;
         } else {
             seen_keyword = true;
-            idx = st->nparams;
-            for (size_t k = 0; k < st->nparams; k++)
-                if (strcmp(st->params[k].name, a->name.text) == 0)
-                    idx = k;
+            idx = param_index(st, a->name.text);
             if (idx == st->nparams) {
                 unknown_parameter(sc, st, a);
                 check_orphan_args(sc, &(ptr_vec){(void **)&a, 1, 1});
@@ -280,12 +424,14 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
             diagnostic *dg = diag_error(pg->diag, at, "E0105", "argument `%s` given twice", st->params[idx].name);
             diag_label(pg->diag, dg, "second occurrence");
             diag_note(pg->diag, dg, given[idx]->sp, "first given here");
+            diag_help(pg->diag, dg, "remove one of them");
+            check_orphan_args(sc, &(ptr_vec){(void **)&a, 1, 1});
             continue;
         }
         given[idx] = a;
         check_arg_value(sc, st, &st->params[idx], a->value, &bound[idx]);
     }
-    strbuf missing = STRBUF_INIT;
+    const char **missing = arena_alloc(pg->arena, (st->nparams ? st->nparams : 1) * sizeof *missing);
     size_t nmissing = 0;
     for (size_t k = 0; k < st->nparams; k++) {
         if (given[k])
@@ -297,18 +443,23 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
         }
         if (st->params[k].decl->default_value)
             continue; /* its default was wrong and already reported */
-        sb_printf(&missing, "%s`%s`", nmissing ? ", " : "", st->params[k].name);
-        nmissing++;
+        missing[nmissing++] = st->params[k].name;
     }
-    if (nmissing) {
+    /* A call that lost arguments to a syntax error is not short of them. */
+    if (nmissing && !sema_damaged(sc->s, call->sp)) {
+        char list[1024];
+        format_name_list(list, sizeof list, missing, nmissing);
         diagnostic *dg = diag_error(pg->diag, call->callee.sp, "E0104", "missing required parameter%s %s in call to `%s`",
-                                    nmissing == 1 ? "" : "s", sb_cstr(&missing), st->name);
-        diag_label(pg->diag, dg, "missing %s", sb_cstr(&missing));
-        diag_help(pg->diag, dg, "pass %s by keyword, e.g. `%s(name = value)`", nmissing == 1 ? "it" : "them",
-                  st->name);
+                                    nmissing == 1 ? "" : "s", list, st->name);
+        diag_label(pg->diag, dg, "missing %s", list);
+        const char **examples = arena_alloc(pg->arena, nmissing * sizeof *examples);
+        for (size_t k = 0; k < nmissing; k++)
+            examples[k] = arena_printf(pg->arena, "%s = ...", missing[k]);
+        char example[1024];
+        format_name_list(example, sizeof example, examples, nmissing);
+        diag_help(pg->diag, dg, "add %s to the call", example);
         diag_note(pg->diag, dg, st->decl->name.sp, "`%s` is declared here", st->name);
     }
-    sb_free(&missing);
     return bound;
 }
 
@@ -338,30 +489,51 @@ static void add_dep(program *pg, invocation *inv, invocation *dep)
     vec_push(pg->arena, &inv->deps, dep);
 }
 
+static void unknown_step(scope *sc, ast_call *call)
+{
+    program *pg = sc->s->pg;
+    /* Lost to a syntax error, or declared in an import that failed to load. */
+    if (sc->s->lost_names || sc->s->import_failed)
+        return;
+    diagnostic *dg = diag_error(pg->diag, call->callee.sp, "E0102", "no step named `%s`", call->callee.text);
+    diag_label(pg->diag, dg, "unknown step");
+    const char **names = arena_alloc(pg->arena, (pg->steps.len + 1) * sizeof *names);
+    for (size_t i = 0; i < pg->steps.len; i++)
+        names[i] = ((step_info *)pg->steps.items[i])->name;
+    const char *close = sema_suggest(call->callee.text, names, pg->steps.len);
+    for (size_t i = 0; i < pg->pipelines.len; i++) {
+        pipeline_info *pl = pg->pipelines.items[i];
+        if (strcmp(pl->name, call->callee.text) == 0) {
+            diag_help(pg->diag, dg, "`%s` is a pipeline; a pipeline cannot invoke another one: invoke its steps "
+                                    "here instead",
+                      pl->name);
+            diag_note(pg->diag, dg, pl->decl->name.sp, "pipeline `%s` is declared here", pl->name);
+            return;
+        }
+    }
+    if (decorator_lookup(call->callee.text)) {
+        diag_help(pg->diag, dg, "`%s` is a decorator: write `@%s(...)` above a step", call->callee.text,
+                  call->callee.text);
+        return;
+    }
+    if (close) {
+        step_info *meant = program_find_step(pg, close);
+        meant->invoked = true; /* it was meant to be invoked: no W0405 for it */
+        diag_help(pg->diag, dg, "did you mean `%s`?", close);
+        diag_note(pg->diag, dg, meant->decl->name.sp, "`%s` is declared here", close);
+    } else {
+        diag_help(pg->diag, dg, "declare it with `step %s(...) { source = \"...\" }` or import the file that "
+                                "declares it",
+                  call->callee.text);
+    }
+}
+
 static void check_statement(scope *sc, ast_statement *stmt)
 {
     program *pg = sc->s->pg;
     ast_call *call = stmt->call;
     if (strcmp(call->callee.text, "run_with_accelerate") == 0) {
-        diagnostic *dg = diag_error(pg->diag, call->callee.sp, "E0301",
-                                    "`run_with_accelerate` is a decorator, not a function");
-        diag_label(pg->diag, dg, "used as a function");
-        ptr_vec *first = call->groups.items[0];
-        ast_arg *a0 = first->len ? first->items[0] : NULL;
-        if (a0 && a0->value->kind == EXPR_IDENT)
-            diag_help(pg->diag, dg, "write `@run_with_accelerate(...)` above `step %s`, then call `%s(...)` with "
-                                    "keyword arguments", a0->value->u.ident.text, a0->value->u.ident.text);
-        else
-            diag_help(pg->diag, dg, "write `@run_with_accelerate(...)` above the step's declaration, then call the "
-                                    "step with keyword arguments");
-        /* The first group names the step being wrapped, not an artifact. */
-        for (size_t g = 1; g < call->groups.len; g++)
-            check_orphan_args(sc, call->groups.items[g]);
-        if (a0 && a0->value->kind == EXPR_IDENT) {
-            step_info *wrapped = program_find_step(pg, a0->value->u.ident.text);
-            if (wrapped)
-                wrapped->invoked = true;
-        }
+        accelerate_as_function(sc, call);
         poison_targets(sc, stmt);
         return;
     }
@@ -369,28 +541,14 @@ static void check_statement(scope *sc, ast_statement *stmt)
         diagnostic *dg = diag_error(pg->diag, call->sp, "E0010", "the result of `%s(...)` cannot be called",
                                     call->callee.text);
         diag_label(pg->diag, dg, "chained call");
-        diag_help(pg->diag, dg, "call the step once: `%s(name = value, ...)`", call->callee.text);
+        diag_help(pg->diag, dg, "call the step once, with all its arguments: `%s(name = value, ...)`",
+                  call->callee.text);
         for (size_t g = 1; g < call->groups.len; g++)
             check_orphan_args(sc, call->groups.items[g]);
     }
     step_info *st = program_find_step(pg, call->callee.text);
     if (!st) {
-        if (!sc->s->lost_names) {
-            diagnostic *dg = diag_error(pg->diag, call->callee.sp, "E0102", "no step named `%s`", call->callee.text);
-            diag_label(pg->diag, dg, "unknown step");
-            const char **names = arena_alloc(pg->arena, (pg->steps.len + 1) * sizeof *names);
-            for (size_t i = 0; i < pg->steps.len; i++)
-                names[i] = ((step_info *)pg->steps.items[i])->name;
-            const char *close = suggest_closest(call->callee.text, names, pg->steps.len);
-            if (close) {
-                diag_help(pg->diag, dg, "did you mean `%s`?", close);
-                /* It was meant to be invoked: no W0405 for it. */
-                program_find_step(pg, close)->invoked = true;
-            }
-            else
-                diag_help(pg->diag, dg, "declare it with `step %s(...) { source = \"...\" }` or import the file "
-                                        "that declares it", call->callee.text);
-        }
+        unknown_step(sc, call);
         check_orphan_args(sc, call->groups.items[0]);
         poison_targets(sc, stmt);
         return;
@@ -437,7 +595,9 @@ static void check_statement(scope *sc, ast_statement *stmt)
     for (size_t i = 0; i < stmt->targets.len; i++) {
         ast_name *t = stmt->targets.items[i];
         inv->targets[i] = t->text;
-        bind(sc, BIND_ARTIFACT, t, inv, i);
+        /* An output of a value type was reported (E0208); its uses are not. */
+        bool value_typed = sema_type_of(st->outputs[i].type_name) != TYPE_ARTIFACT;
+        bind(sc, value_typed ? BIND_POISON : BIND_ARTIFACT, t, inv, i);
     }
 }
 
@@ -465,14 +625,11 @@ static void check_pipeline(sema *s, ast_pipeline *decl)
     sc.s = s;
     sc.pl = pl;
     for (size_t i = 0; i < pl->nparams; i++) {
-        binding *b = arena_alloc(pg->arena, sizeof *b);
-        b->kind = BIND_PARAM;
-        b->name = pl->params[i].name;
-        b->sp = pl->params[i].decl->name.sp;
+        /* An artifact-typed parameter was reported (E0208); its uses are not. */
+        binding_kind kind = pl->params[i].type == TYPE_ARTIFACT ? BIND_POISON : BIND_PARAM;
+        binding *b = new_binding(&sc, kind, pl->params[i].name, pl->params[i].decl->name.sp);
         b->param = &pl->params[i];
         b->used = true; /* unused parameters are harmless */
-        symtab_put(&sc.names, b->name, b);
-        vec_push(pg->arena, &sc.bindings, b);
     }
     for (size_t i = decl->statements.len; i-- > 0;) {
         ast_statement *stmt = decl->statements.items[i];
@@ -508,6 +665,7 @@ static void check_pipeline(sema *s, ast_pipeline *decl)
     symtab_free(&sc.later);
     symtab_free(&sc.ids);
     symtab_free(&sc.step_counts);
+    symtab_free(&sc.used_early);
 }
 
 void sema_check_pipelines(sema *s)

@@ -30,21 +30,26 @@ void sema_check_accelerate(sema *s, step_info *st)
     bool multi_gpu = acc(inst, ACC_MULTI_GPU).b, cpu = acc(inst, ACC_CPU).b;
     const char *mp = acc(inst, ACC_MIXED_PRECISION).s;
     int64_t port = acc(inst, ACC_MAIN_PROCESS_PORT).i;
+    /* A rule that reads an option whose value is unsure (reported already)
+       says nothing. */
+    bool u_np = option_uncertain(inst, ACC_NUM_PROCESSES), u_nm = option_uncertain(inst, ACC_NUM_MACHINES);
+    bool u_multi = option_uncertain(inst, ACC_MULTI_GPU), u_cpu = option_uncertain(inst, ACC_CPU);
+    bool u_mp = option_uncertain(inst, ACC_MIXED_PRECISION), u_port = option_uncertain(inst, ACC_MAIN_PROCESS_PORT);
 
-    if (cpu && multi_gpu) {
+    if (cpu && multi_gpu && !u_cpu && !u_multi) {
         diagnostic *dg = diag_error(d, option_span(inst, ACC_CPU), "E0304", "`cpu = true` together with `multi_gpu = true`");
         diag_label(d, dg, "runs on CPUs only");
         diag_note(d, dg, option_span(inst, ACC_MULTI_GPU), "`multi_gpu = true` is set here");
         diag_help(d, dg, "choose one: remove `cpu = true` to train on GPUs, or `multi_gpu = true` to train on CPUs");
     }
-    if (cpu && mp && (strcmp(mp, "fp16") == 0 || strcmp(mp, "fp8") == 0)) {
+    if (cpu && mp && (strcmp(mp, "fp16") == 0 || strcmp(mp, "fp8") == 0) && !u_cpu && !u_mp) {
         diagnostic *dg = diag_error(d, option_span(inst, ACC_MIXED_PRECISION), "E0306",
                                     "`mixed_precision = \"%s\"` needs a GPU, but the step runs with `cpu = true`", mp);
         diag_label(d, dg, "%s is a GPU precision", mp);
         diag_note(d, dg, option_span(inst, ACC_CPU), "`cpu = true` is set here");
         diag_help(d, dg, "use `mixed_precision = \"bf16\"` or `\"no\"` on CPUs");
     }
-    if (np % nm != 0) {
+    if (np % nm != 0 && !u_np && !u_nm) {
         span at = inst->opts[ACC_NUM_PROCESSES].set ? option_span(inst, ACC_NUM_PROCESSES)
                                                      : option_span(inst, ACC_NUM_MACHINES);
         diagnostic *dg = diag_error(d, at, "E0307", "`num_processes = %lld` is not a multiple of `num_machines = %lld`",
@@ -53,13 +58,13 @@ void sema_check_accelerate(sema *s, step_info *st)
         diag_help(d, dg, "num_processes counts processes on all machines together; use %lld or %lld",
                   (long long)(np / nm > 0 ? np / nm * nm : nm), (long long)((np / nm + 1) * nm));
     }
-    if (multi_gpu && np < 2) {
+    if (multi_gpu && np < 2 && !u_multi && !u_np) {
         diagnostic *dg = diag_error(d, option_span(inst, ACC_MULTI_GPU), "E0309",
                                     "`multi_gpu = true` with %lld process", (long long)np);
         diag_label(d, dg, "needs at least 2 processes");
         diag_help(d, dg, "set `num_processes = 2` or more, or remove `multi_gpu = true` for a single-GPU run");
     }
-    if (port == 0 && nm > 1) {
+    if (port == 0 && nm > 1 && !u_port && !u_nm) {
         diagnostic *dg = diag_error(d, option_span(inst, ACC_MAIN_PROCESS_PORT), "E0310",
                                     "`main_process_port = 0` with %lld machines", (long long)nm);
         diag_label(d, dg, "other machines cannot find a port picked at random");
@@ -77,10 +82,17 @@ static void check_gpu_count(sema *s, step_info *st, const effective_options *eff
         return;
     int64_t np = acc(inst, ACC_NUM_PROCESSES).i, nm = acc(inst, ACC_NUM_MACHINES).i;
     bool multi_gpu = acc(inst, ACC_MULTI_GPU).b, cpu = acc(inst, ACC_CPU).b;
-    if (!multi_gpu || cpu || np < 2 || np % nm != 0)
-        return; /* other rules (E0304, E0307, E0309) say what is wrong */
-    int64_t per_machine = np / nm;
-    if (gpu >= per_machine)
+    if (!multi_gpu || cpu)
+        return; /* E0304 says what is wrong with cpu = true */
+    if (option_uncertain(inst, ACC_NUM_PROCESSES) || option_uncertain(inst, ACC_NUM_MACHINES) ||
+        option_uncertain(inst, ACC_MULTI_GPU) || option_uncertain(inst, ACC_CPU) ||
+        effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
+        return;
+    /* With a process count that E0307 or E0309 rejects, only "no GPU at all"
+       is certain. */
+    bool counts_ok = np >= 2 && np % nm == 0;
+    int64_t per_machine = counts_ok ? np / nm : 0;
+    if (gpu > 0 && (!counts_ok || gpu >= per_machine))
         return;
     span at = inst->opts[ACC_NUM_PROCESSES].set ? option_span(inst, ACC_NUM_PROCESSES)
                                                  : option_span(inst, ACC_MULTI_GPU);
@@ -92,6 +104,13 @@ static void check_gpu_count(sema *s, step_info *st, const effective_options *eff
         dg = diag_error(d, at, "E0305", "%lld process%s per machine need %lld GPUs, but step `%s` has %lld",
                         (long long)per_machine, per_machine == 1 ? "" : "es", (long long)per_machine, st->name,
                         (long long)gpu);
+    if (!counts_ok) {
+        diag_label(d, dg, "one GPU per process");
+        if (g.set)
+            diag_note(d, dg, g.arg_sp, "the GPU count comes from here");
+        diag_help(d, dg, "give the step one GPU per process on each machine, e.g. `@resources(gpu = 2)`");
+        return;
+    }
     diag_label(d, dg, "one GPU per process");
     if (g.set)
         diag_note(d, dg, g.arg_sp, "the GPU count comes from here");
@@ -109,6 +128,8 @@ static void check_skypilot(sema *s, const effective_options *eff, int64_t gpu)
     opt_value g = effective_opt(eff, DEC_RESOURCES, RES_GPU);
     if (!accel.set || !g.set || (int64_t)accel.u == gpu)
         return;
+    if (effective_uncertain(eff, DEC_SKYPILOT, SKY_ACCELERATORS) || effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
+        return;
     diagnostic *dg = diag_error(d, value_span(&accel), "E0401",
                                 "@skypilot asks for %llu GPU%s per machine but @resources says `gpu = %lld`",
                                 (unsigned long long)accel.u, accel.u == 1 ? "" : "s", (long long)gpu);
@@ -118,12 +139,14 @@ static void check_skypilot(sema *s, const effective_options *eff, int64_t gpu)
               (long long)gpu);
 }
 
-static void check_images(sema *s, step_info *st, const effective_options *eff, bool needs_gpu)
+static void check_images(sema *s, step_info *st, const effective_options *eff, bool needs_gpu, bool gpu_unsure)
 {
     diag_engine *d = s->pg->diag;
     opt_value parent = effective_opt(eff, DEC_DOCKER, DOCKER_PARENT_IMAGE);
     opt_value build = effective_opt(eff, DEC_DOCKER, DOCKER_BUILD_IMAGE);
-    if (needs_gpu && parent.set && !image_is_cuda(parent.s)) {
+    if (gpu_unsure) {
+        /* no W0401 */
+    } else if (needs_gpu && parent.set && !image_is_cuda(parent.s)) {
         diagnostic *dg = diag_warning(d, value_span(&parent), "W0401",
                                       "step `%s` needs a GPU but image \"%s\" is not CUDA-enabled", st->name,
                                       parent.s);
@@ -172,8 +195,12 @@ void sema_check_effective(sema *s, step_info *st, const effective_options *eff)
     int64_t gpu = effective_opt(eff, DEC_RESOURCES, RES_GPU).i;
     const decorator_inst *accel = st->decorators.by_id[DEC_ACCELERATE];
     bool needs_gpu = gpu > 0 || (accel && acc(accel, ACC_MULTI_GPU).b);
+    /* Whether it uses a GPU is not known when the values that say so were
+       given wrong (reported): the warnings about GPUs wait for a fix. */
+    bool gpu_unsure = effective_uncertain(eff, DEC_RESOURCES, RES_GPU) || option_uncertain(accel, ACC_MULTI_GPU);
     check_gpu_count(s, st, eff, gpu);
     check_skypilot(s, eff, gpu);
-    check_images(s, st, eff, needs_gpu);
-    check_gpu_decorators(s, st, needs_gpu);
+    check_images(s, st, eff, needs_gpu, gpu_unsure);
+    if (!gpu_unsure)
+        check_gpu_decorators(s, st, needs_gpu);
 }

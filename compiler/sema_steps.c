@@ -39,6 +39,8 @@ static bool is_c_identifier(const char *s)
 
 static void field_type_error(sema *s, ast_field *f, const char *expected)
 {
+    if (f->value->poisoned)
+        return;
     diagnostic *dg = diag_error(s->pg->diag, f->value->sp, "E0201", "field `%s` expects %s, found %s", f->name.text,
                                 expected, expr_kind_name(f->value->kind));
     diag_label(s->pg->diag, dg, "expected %s", expected);
@@ -53,6 +55,8 @@ static bool file_exists(const char *path)
 static void add_source(sema *s, step_info *st, ptr_vec *out, ast_expr *e)
 {
     program *pg = s->pg;
+    if (e->poisoned)
+        return; /* not the path that was meant; already reported */
     const char *path = e->u.s.text;
     size_t n = strlen(path);
     bool is_c = n > 2 && strcmp(path + n - 2, ".c") == 0;
@@ -79,8 +83,11 @@ static void add_source(sema *s, step_info *st, ptr_vec *out, ast_expr *e)
     if (!file_exists(ref->resolved)) {
         diagnostic *dg = diag_error(pg->diag, e->sp, "E0116", "source file \"%s\" does not exist", path);
         diag_label(pg->diag, dg, "no such file");
-        diag_help(pg->diag, dg, "source paths are relative to the .pipe file; this one resolves to %s",
-                  ref->resolved);
+        if (strcmp(ref->resolved, path) != 0)
+            diag_help(pg->diag, dg, "source paths are relative to the .pipe file; this one resolves to %s",
+                      ref->resolved);
+        else
+            diag_help(pg->diag, dg, "source paths are relative to the .pipe file");
     }
     for (size_t i = 0; i < out->len; i++) {
         source_ref *prev = out->items[i];
@@ -88,6 +95,7 @@ static void add_source(sema *s, step_info *st, ptr_vec *out, ast_expr *e)
             diagnostic *dg = diag_error(pg->diag, e->sp, "E0105", "source \"%s\" listed twice", path);
             diag_label(pg->diag, dg, "second occurrence");
             diag_note(pg->diag, dg, prev->sp, "first listed here");
+            diag_help(pg->diag, dg, "remove one of them");
             return;
         }
     }
@@ -103,6 +111,8 @@ static void check_sources(sema *s, step_info *st, ast_field *f)
     } else if (v->kind == EXPR_LIST) {
         for (size_t i = 0; i < v->u.items.len; i++) {
             ast_expr *item = v->u.items.items[i];
+            if (item->poisoned)
+                continue;
             if (item->kind != EXPR_STRING) {
                 diagnostic *dg = diag_error(s->pg->diag, item->sp, "E0201", "`source` entries must be strings, found %s",
                                             expr_kind_name(item->kind));
@@ -142,7 +152,7 @@ static void check_environment(sema *s, ast_field *f)
             diag_label(pg->diag, dg, "not a variable name");
             diag_help(pg->diag, dg, "names use letters, digits and `_` and do not start with a digit");
         }
-        if (e->value->kind != EXPR_STRING) {
+        if (e->value->kind != EXPR_STRING && !e->value->poisoned) {
             diagnostic *dg = diag_error(pg->diag, e->value->sp, "E0201", "environment values must be strings, found %s",
                                         expr_kind_name(e->value->kind));
             diag_label(pg->diag, dg, "expected a string");
@@ -153,9 +163,52 @@ static void check_environment(sema *s, ast_field *f)
                 diagnostic *dg = diag_error(pg->diag, e->key.sp, "E0105", "key \"%s\" given twice", e->key.text);
                 diag_label(pg->diag, dg, "second occurrence");
                 diag_note(pg->diag, dg, prev->key.sp, "first given here");
+                diag_help(pg->diag, dg, "remove one of them");
             }
         }
     }
+}
+
+/* Names people write for a field, from other tools. */
+static const char *field_alias(const char *name)
+{
+    static const char *const aliases[][2] = {
+        {"sources", "source"}, {"src", "source"}, {"srcs", "source"}, {"files", "source"},
+        {"entrypoint", "entry"}, {"entry_point", "entry"}, {"function", "entry"}, {"main", "entry"},
+        {"desc", "description"}, {"doc", "description"}, {"env", "environment"}, {"envs", "environment"},
+        {"environ", "environment"}, {"caching", "cache"}, {"enable_cache", "cache"},
+    };
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (strcmp(aliases[i][0], name) == 0)
+            return aliases[i][1];
+    return NULL;
+}
+
+static void unknown_field(sema *s, ast_field *f)
+{
+    program *pg = s->pg;
+    diagnostic *dg = diag_error(pg->diag, f->name.sp, "E0110", "steps have no field `%s`", f->name.text);
+    diag_label(pg->diag, dg, "unknown field");
+    char list[256];
+    format_name_list(list, sizeof list, field_names, FIELD_COUNT);
+    const char *close = field_alias(f->name.text);
+    if (!close)
+        close = sema_suggest(f->name.text, field_names, FIELD_COUNT);
+    if (close) {
+        diag_help(pg->diag, dg, "did you mean `%s`? the fields are %s", close, list);
+        return;
+    }
+    /* An option of a decorator written as a field: say which decorator. */
+    for (int d = 0; d < DEC_COUNT; d++) {
+        const decorator_schema *ds = decorator_by_id((decorator_id)d);
+        if (option_index(ds, f->name.text) >= 0) {
+            diag_help(pg->diag, dg, "`%s` is an option of @%s: write `@%s(%s = ...)` above the step", f->name.text,
+                      ds->name, ds->name, f->name.text);
+            return;
+        }
+    }
+    diag_help(pg->diag, dg, "the fields are %s; options such as resources go in decorators (`@resources(...)`)",
+              list);
 }
 
 static void check_fields(sema *s, step_info *st)
@@ -169,22 +222,14 @@ static void check_fields(sema *s, step_info *st)
             if (strcmp(field_names[k], f->name.text) == 0)
                 idx = k;
         if (idx < 0) {
-            diagnostic *dg = diag_error(pg->diag, f->name.sp, "E0110", "steps have no field `%s`", f->name.text);
-            diag_label(pg->diag, dg, "unknown field");
-            const char *close = suggest_closest(f->name.text, field_names, FIELD_COUNT);
-            char list[256];
-            format_name_list(list, sizeof list, field_names, FIELD_COUNT);
-            if (close)
-                diag_help(pg->diag, dg, "did you mean `%s`? the fields are %s", close, list);
-            else
-                diag_help(pg->diag, dg, "the fields are %s; options such as resources go in decorators "
-                                        "(`@resources(...)`)", list);
+            unknown_field(s, f);
             continue;
         }
         if (seen[idx]) {
             diagnostic *dg = diag_error(pg->diag, f->name.sp, "E0105", "field `%s` given twice", f->name.text);
             diag_label(pg->diag, dg, "second occurrence");
             diag_note(pg->diag, dg, seen[idx]->name.sp, "first given here");
+            diag_help(pg->diag, dg, "remove one of them");
             continue;
         }
         seen[idx] = f;
@@ -226,19 +271,34 @@ static void check_fields(sema *s, step_info *st)
         }
     }
     if (!seen[FIELD_SOURCE]) {
-        diagnostic *dg = diag_error(pg->diag, st->decl->keyword, "E0113", "step `%s` has no `source`", st->name);
-        diag_label(pg->diag, dg, "this step");
-        diag_help(pg->diag, dg, "add `source = \"src/%s.c\"` (a .c or .cu file, relative to this .pipe file)",
-                  st->name);
+        /* A field lost to a syntax error in the body may have been the source. */
+        if (!sema_damaged(s, st->decl->sp)) {
+            diagnostic *dg = diag_error(pg->diag, st->decl->keyword, "E0113", "step `%s` has no `source`", st->name);
+            diag_label(pg->diag, dg, "this step");
+            diag_help(pg->diag, dg, "add `source = \"src/%s.c\"` (a .c or .cu file, relative to this .pipe file)",
+                      st->name);
+        }
     } else if (st->nsources == 0 && seen[FIELD_SOURCE]->value->kind == EXPR_LIST &&
                seen[FIELD_SOURCE]->value->u.items.len == 0) {
         diagnostic *dg = diag_error(pg->diag, st->decl->keyword, "E0113", "step `%s` has an empty `source` list",
                                     st->name);
         diag_label(pg->diag, dg, "this step");
+        diag_help(pg->diag, dg, "list at least one .c or .cu file: `source = [\"src/%s.c\"]`", st->name);
         diag_note(pg->diag, dg, seen[FIELD_SOURCE]->value->sp, "the list is here");
     }
-    if (!st->entry)
+    if (!st->entry) {
         st->entry = st->name;
+        /* The default entry is the step's name: it must be usable in C too. */
+        if (!seen[FIELD_ENTRY] && !is_c_identifier(st->name)) {
+            diagnostic *dg = diag_error(pg->diag, st->decl->name.sp, "E0201",
+                                        "step `%s` needs an `entry`: its name is not a usable C function name",
+                                        st->name);
+            diag_label(pg->diag, dg, "the default entry function");
+            diag_help(pg->diag, dg, "add `entry = \"%s_step\"` to the step, or rename it; the entry cannot be a C "
+                                    "keyword, `main` or a `pipe_` name",
+                      st->name);
+        }
+    }
 }
 
 static void check_outputs(sema *s, step_info *st)
@@ -254,11 +314,20 @@ static void check_outputs(sema *s, step_info *st)
                 diagnostic *dg = diag_error(pg->diag, o->name.sp, "E0105", "output `%s` declared twice", o->name.text);
                 diag_label(pg->diag, dg, "second declaration");
                 diag_note(pg->diag, dg, st->outputs[k].decl->name.sp, "first declared here");
+                diag_help(pg->diag, dg, "outputs are bound in order by name: give each its own name");
                 dup = true;
             }
         }
         if (dup)
             continue;
+        if (sema_type_of(o->type.text) != TYPE_ARTIFACT) {
+            diagnostic *dg = diag_error(pg->diag, o->name.sp, "E0208", "output `%s` has value type `%s`",
+                                        o->name.text, o->type.text);
+            diag_label(pg->diag, dg, "outputs are artifacts");
+            diag_help(pg->diag, dg, "give it an artifact type, e.g. `%s: metrics`; a step hands results to later "
+                                    "steps as files",
+                      o->name.text);
+        }
         output_info *oi = &st->outputs[st->noutputs++];
         oi->name = o->name.text;
         oi->type_name = o->type.text;
@@ -294,15 +363,44 @@ static void declare_step(sema *s, ast_step *decl)
     sema_check_accelerate(s, st);
 }
 
+/* Declares the steps of a file in reading order, an import standing for the
+   steps of the file it brings in (so "declared twice" points at the later
+   one as a reader meets them). */
+static void declare_file(sema *s, ast_file *file, ptr_vec *done)
+{
+    program *pg = s->pg;
+    for (size_t i = 0; i < done->len; i++)
+        if (done->items[i] == file)
+            return;
+    vec_push(pg->arena, done, file);
+    for (size_t i = 0; i < file->items.len; i++) {
+        ast_item *it = file->items.items[i];
+        if (it->kind == ITEM_STEP) {
+            declare_step(s, it->u.step);
+            continue;
+        }
+        if (it->kind != ITEM_IMPORT)
+            continue;
+        for (size_t k = 0; k < s->import_links.len; k++) {
+            import_link *link = s->import_links.items[k];
+            if (link->import != it->u.import)
+                continue;
+            for (size_t f = 0; f < pg->files.len; f++) {
+                ast_file *imported = pg->files.items[f];
+                if (imported->file == link->file)
+                    declare_file(s, imported, done);
+            }
+        }
+    }
+}
+
 void sema_declare_steps(sema *s)
 {
     program *pg = s->pg;
-    for (size_t f = 0; f < pg->files.len; f++) {
-        ast_file *file = pg->files.items[f];
-        for (size_t i = 0; i < file->items.len; i++) {
-            ast_item *it = file->items.items[i];
-            if (it->kind == ITEM_STEP)
-                declare_step(s, it->u.step);
-        }
-    }
+    ptr_vec done = {0};
+    if (pg->root)
+        declare_file(s, pg->root, &done);
+    /* Files reached only through an import cycle (reported) are declared too. */
+    for (size_t f = 0; f < pg->files.len; f++)
+        declare_file(s, pg->files.items[f], &done);
 }

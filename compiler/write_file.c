@@ -99,3 +99,11 @@ int write_file_if_changed(const char *path, const void *data, size_t len, bool *
     *changed = true;
     return write_file_atomic(path, data, len, err, errsize);
 }
+
+int chmod_executable(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    return chmod(path, (st.st_mode & 07777) | 0111);
+}

@@ -12,6 +12,8 @@ int write_file_atomic(const char *path, const void *data, size_t len, char *err,
    exactly these bytes; *changed says whether it wrote. */
 int write_file_if_changed(const char *path, const void *data, size_t len, bool *changed, char *err,
                           size_t errsize);
+/* Adds the execute bits (for generated scripts). */
+int chmod_executable(const char *path);
 /* mkdir -p. Returns 0 or -1 with a message. */
 int make_dirs(const char *path, char *err, size_t errsize);
 

@@ -193,6 +193,137 @@ static void test_recovery(void)
     done(&c);
 }
 
+static bool has_diag_in(checked *c, const char *code, const char *file_suffix)
+{
+    for (size_t i = 0; i < c->d.diags.len; i++) {
+        diagnostic *dg = c->d.diags.items[i];
+        const char *path = c->src.files[dg->sp.file]->path;
+        size_t n = strlen(path), m = strlen(file_suffix);
+        if (strcmp(dg->code, code) == 0 && n >= m && strcmp(path + n - m, file_suffix) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void test_declaration_order(void)
+{
+    /* Steps are declared in reading order, an import standing for its
+       file's steps: the root's own copy is the second declaration. */
+    write_text("lib/one.pipe", "step shared() { source = \"../s.c\" }\n");
+    checked c;
+    check_text(&c, "import \"lib/one.pipe\"\nstep shared() { source = \"s.c\" }\npipeline p() { shared() }\n");
+    CHECK_EQ_U64(count_code(&c, "E0101"), 1);
+    CHECK(has_diag_in(&c, "E0101", "/main.pipe"));
+    step_info *st = program_find_step(&c.pg, "shared");
+    CHECK(st && strcmp(c.src.files[st->file]->path + strlen(c.src.files[st->file]->path) - 8, "one.pipe") == 0);
+    done(&c);
+
+    /* A step declared before the import in the root keeps its name. */
+    check_text(&c, "step shared() { source = \"s.c\" }\nimport \"lib/one.pipe\"\npipeline p() { shared() }\n");
+    CHECK_EQ_U64(count_code(&c, "E0101"), 1);
+    CHECK(has_diag_in(&c, "E0101", "/one.pipe"));
+    done(&c);
+}
+
+static void test_no_cascade(void)
+{
+    checked c;
+    /* E0107 on a pipeline parameter: later uses are not type-checked against
+       either meaning. */
+    check_text(&c, "step load(path: string) -> d: dataset { source = \"s.c\" }\n"
+                   "step use(d: dataset) { source = \"s.c\" }\n"
+                   "pipeline p(data: string = \"x\") { data = load(path = data)\n use(d = data) }\n");
+    CHECK_EQ_U64(count_code(&c, "E0107"), 1);
+    CHECK_EQ_U64(c.d.diags.len, 1);
+    done(&c);
+
+    /* Artifact-typed pipeline parameters and value-typed outputs: E0208
+       once, uses silent. */
+    check_text(&c, "step count(d: dataset) -> n: int { source = \"s.c\" }\n"
+                   "step use(d: dataset, n: int) { source = \"s.c\" }\n"
+                   "pipeline p(d: dataset) { n = count(d = d)\n use(d = d, n = n) }\n");
+    CHECK_EQ_U64(count_code(&c, "E0208"), 2);
+    CHECK_EQ_U64(c.d.diags.len, 2);
+    done(&c);
+
+    /* A typo that suggests a binding or a step marks it used: no W0404/W0405. */
+    check_text(&c, "step load() -> d: dataset { source = \"s.c\" }\n"
+                   "step use(d: dataset) { source = \"s.c\" }\n"
+                   "pipeline p() { dataset = load()\n uses(d = dataset)\n use(d = datset) }\n");
+    CHECK_EQ_U64(count_code(&c, "E0102"), 1);
+    CHECK_EQ_U64(count_code(&c, "E0106"), 1);
+    CHECK_EQ_U64(c.d.diags.len, 2);
+    done(&c);
+
+    /* A name used before it is bound is reported once; its binding is used. */
+    check_text(&c, "step load() -> d: dataset { source = \"s.c\" }\n"
+                   "step use(d: dataset) { source = \"s.c\" }\n"
+                   "pipeline p() { use(d = d)\n d = load() }\n");
+    CHECK_EQ_U64(count_code(&c, "E0106"), 1);
+    CHECK_EQ_U64(c.d.diags.len, 1);
+    done(&c);
+
+    /* A nested call is E0308 only: its step counts as invoked. */
+    check_text(&c, "step load() -> d: dataset { source = \"s.c\" }\n"
+                   "step use(d: dataset) { source = \"s.c\" }\n"
+                   "pipeline p() { use(d = load()) }\n");
+    CHECK_EQ_U64(count_code(&c, "E0308"), 1);
+    CHECK_EQ_U64(c.d.diags.len, 1);
+    done(&c);
+
+    /* A step whose body lost its source to a syntax error: no E0113. */
+    check_text(&c, "step s() { source = [\"s.c\", x] }\n");
+    CHECK_EQ_U64(count_code(&c, "E0010"), 1);
+    CHECK_EQ_U64(c.d.diags.len, 1);
+    done(&c);
+
+    /* Steps of an import that failed to load are not reported unknown. */
+    check_text(&c, "import \"lib/none.pipe\"\npipeline p() { x = gone() }\n");
+    CHECK_EQ_U64(count_code(&c, "E0111"), 1);
+    CHECK_EQ_U64(c.d.diags.len, 1);
+    done(&c);
+
+    /* A malformed number is E0004 only; a `$VAR` is E0001 only. */
+    check_text(&c, "@resources(memory = 16GB)\nstep s(n: string = 12x) { source = \"s.c\" }\n"
+                   "pipeline p() { s(n = $HOME) }\n");
+    CHECK_EQ_U64(count_code(&c, "E0004"), 2);
+    CHECK_EQ_U64(count_code(&c, "E0001"), 1);
+    CHECK_EQ_U64(c.d.diags.len, 3);
+    done(&c);
+
+    /* `:` for `=` is one E0010 and the call is checked as written with `=`. */
+    check_text(&c, "step s(n: int) { source = \"s.c\" }\npipeline p() { s(n: \"x\")\n t() }\n");
+    CHECK_EQ_U64(count_code(&c, "E0010"), 1);
+    CHECK_EQ_U64(count_code(&c, "E0201"), 1);
+    CHECK_EQ_U64(count_code(&c, "E0102"), 1);
+    done(&c);
+}
+
+static void test_uncertain_options(void)
+{
+    checked c;
+    /* An unknown option or an invalid value: the rules that combine options
+       do not guess (no E0305, E0309, E0307, E0401, W0401, W0403). */
+    check_text(&c, "@run_with_accelerate(num_process = 4, multi_gpu = true, num_machines = 3)\n@resources(gpu = 4)\n"
+                   "step a() { source = \"s.c\" }\n"
+                   "@run_with_accelerate(num_processes = 4, multi_gpu = true)\n@resources(gpus = 4)\n"
+                   "step b() { source = \"s.c\" }\n"
+                   "@resources(gpu = \"2\")\n@skypilot(accelerators = \"H100:2\")\n"
+                   "@docker(parent_image = \"ubuntu:22.04\")\n@cleanup_memory\n"
+                   "step c() { source = \"s.c\" }\n"
+                   "pipeline p() { a()\n b()\n c() }\n");
+    CHECK_EQ_U64(count_code(&c, "E0109"), 2);
+    CHECK_EQ_U64(count_code(&c, "E0201"), 1);
+    CHECK_EQ_U64(c.d.diags.len, 3);
+    done(&c);
+
+    /* The same rules still fire on known values. */
+    check_text(&c, "@run_with_accelerate(num_processes = 4, multi_gpu = true)\n@resources(cpu = 2)\n"
+                   "step b() { source = \"s.c\" }\npipeline p() { b() }\n");
+    CHECK_EQ_U64(count_code(&c, "E0305"), 1);
+    done(&c);
+}
+
 static void test_select_pipeline(void)
 {
     checked c;
@@ -217,6 +348,9 @@ int main(void)
     test_effective_options();
     test_imports();
     test_recovery();
+    test_declaration_order();
+    test_no_cascade();
+    test_uncertain_options();
     test_select_pipeline();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

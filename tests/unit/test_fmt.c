@@ -946,7 +946,8 @@ static void gen_item(gen *g)
 static void test_random_programs(void)
 {
     size_t refused = 0;
-    for (int i = 0; i < 400; i++) {
+    int count = getenv("FMT_RANDOM_COUNT") ? atoi(getenv("FMT_RANDOM_COUNT")) : 400;
+    for (int i = 0; i < count; i++) {
         gen g = {STRBUF_INIT, 0x9E3779B97F4A7C15ULL ^ (uint64_t)(i + 1) * 0x100000001B3ULL, 0};
         for (int w = 0; w < 8; w++)
             rnd(&g, 2);

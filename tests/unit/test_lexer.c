@@ -205,16 +205,49 @@ static void test_bad_characters(void)
     CHECK_STREQ(code_at(&l, 0, &at), "E0001");
     CHECK_EQ_U64(at, 2);
     done(&l);
-    lex(&l, "'single'");
+    /* 'single quotes': one E0001 at the quote, then read as the string meant. */
+    lex(&l, "'single' x");
     CHECK_STREQ(code_at(&l, 0, &at), "E0001");
     CHECK_EQ_U64(at, 0);
+    CHECK_EQ_U64(l.d.diags.len, 1);
+    CHECK_EQ_INT(l.n, 2);
+    CHECK_EQ_INT(l.kinds[0], STRING);
+    CHECK_STREQ(l.values[0].expr->u.s.text, "single");
+    CHECK(!l.values[0].expr->poisoned);
+    done(&l);
+    /* A lone quote is still one bad character. */
+    lex(&l, "a ' b");
+    CHECK_STREQ(code_at(&l, 0, &at), "E0001");
+    CHECK_EQ_U64(at, 2);
+    CHECK_EQ_INT(l.n, 2);
+    done(&l);
+    /* $VAR and ${VAR}: one E0001 each, read as a poisoned string. */
+    lex(&l, "$HOME ${DATA_DIR} x");
+    CHECK_EQ_U64(l.d.diags.len, 2);
+    CHECK_STREQ(code_at(&l, 1, &at), "E0001");
+    CHECK_EQ_U64(at, 6);
+    CHECK_EQ_INT(l.n, 3);
+    CHECK_EQ_INT(l.kinds[0], STRING);
+    CHECK(l.values[0].expr->poisoned);
+    CHECK_EQ_INT(l.kinds[1], STRING);
+    CHECK_EQ_INT(l.kinds[2], IDENT);
+    done(&l);
+    /* C and C++ comments: one E0001 each, skipped to their end. */
+    lex(&l, "a // not a comment, (really\nb /* one\ntwo */ c");
+    CHECK_EQ_U64(l.d.diags.len, 2);
+    CHECK_STREQ(code_at(&l, 0, &at), "E0001");
+    CHECK_EQ_U64(at, 2);
+    CHECK_EQ_INT(l.n, 3);
+    CHECK_EQ_INT(l.kinds[1], IDENT);
+    CHECK_STREQ(l.values[1].name.text, "b");
+    CHECK_STREQ(l.values[2].name.text, "c");
     done(&l);
     lex(&l, "x\xff\xfey");
     CHECK_STREQ(code_at(&l, 0, &at), "E0001");
     CHECK_EQ_U64(at, 1);
     done(&l);
     /* A NUL byte in the middle of the file. */
-    static const char with_nul[] = {'a', ' ', '\0', ' ', 'b'};
+    static const char with_nul[] = {'\0', ' ', 'b'};
     arena a;
     arena_init(&a);
     source_set src;
@@ -228,8 +261,72 @@ static void test_bad_characters(void)
     for (size_t i = 0; i < d.diags.len; i++)
         found = found || strcmp(((diagnostic *)d.diags.items[i])->code, "E0001") == 0;
     CHECK(found);
+    /* ...and the syntax error it causes at the next token is not reported. */
+    CHECK_EQ_U64(d.diags.len, 1);
     source_set_free(&src);
     arena_free(&a);
+}
+
+/* Parses text and returns the codes of its diagnostics, in report order,
+   joined by spaces. */
+static const char *parse_codes(const char *text, char *buf, size_t size)
+{
+    arena a;
+    arena_init(&a);
+    source_set src;
+    source_set_init(&src);
+    diag_engine d;
+    diag_init(&d, &a, &src);
+    int idx = source_add(&src, "t.pipe", text, strlen(text));
+    parse_file(&a, &d, &src, (uint32_t)idx);
+    buf[0] = '\0';
+    for (size_t i = 0; i < d.diags.len; i++) {
+        diagnostic *dg = d.diags.items[i];
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, "%s%s", i ? " " : "", dg->code);
+    }
+    source_set_free(&src);
+    arena_free(&a);
+    return buf;
+}
+
+static void test_recovery(void)
+{
+    char buf[256];
+    /* A lexical error hides the syntax error it causes at the next token. */
+    CHECK_STREQ(parse_codes("step s(x: int = $) { source = \"a.c\" }", buf, sizeof buf), "E0001");
+    CHECK_STREQ(parse_codes("pipeline p() { s(x = \"a)\n}\n", buf, sizeof buf), "E0002");
+    /* A syntax error hides the lexical errors later on its line only. */
+    CHECK_STREQ(parse_codes("import lib/data.pipe\nstep s() { source = \"a.c\" }", buf, sizeof buf), "E0010");
+    CHECK_STREQ(parse_codes("import lib\nstep s() { source = \"a\\q.c\" }", buf, sizeof buf), "E0010 E0003");
+    /* A malformed number is one error, and its value is poisoned. */
+    CHECK_STREQ(parse_codes("step s(m: string = 16GB) { source = \"a.c\" }", buf, sizeof buf), "E0004");
+    /* Mistakes the grammar reads on from: `:` for `=`, unparenthesized
+       targets, unquoted map keys. One E0010 each, and nothing lost. */
+    CHECK_STREQ(parse_codes("step s() { source: \"a.c\" }\n"
+                            "pipeline p() { a, b = s(x: 1)\n t(env = {KEY: \"v\"}) }",
+                            buf, sizeof buf),
+                "E0010 E0010 E0010 E0010");
+    /* An unclosed bracket at the end of the file gets a note. */
+    {
+        const char *text = "pipeline p() {\n  s(x = 1)\n";
+        arena a;
+        arena_init(&a);
+        source_set src;
+        source_set_init(&src);
+        diag_engine d;
+        diag_init(&d, &a, &src);
+        int idx = source_add(&src, "t.pipe", text, strlen(text));
+        ast_file *f = parse_file(&a, &d, &src, (uint32_t)idx);
+        CHECK_EQ_U64(f->syntax_errors, 1);
+        CHECK_EQ_U64(d.diags.len, 1);
+        diagnostic *dg = d.diags.len ? d.diags.items[0] : NULL;
+        CHECK(dg && dg->notes.len == 1);
+        if (dg && dg->notes.len == 1)
+            CHECK_EQ_U64(((note_entry *)dg->notes.items[0])->sp.start, 13);
+        source_set_free(&src);
+        arena_free(&a);
+    }
 }
 
 static void test_comments(void)
@@ -250,5 +347,6 @@ int main(void)
     test_strings();
     test_bad_characters();
     test_comments();
+    test_recovery();
     return check_summary();
 }

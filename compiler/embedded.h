@@ -1,0 +1,20 @@
+/* Files compiled into pipec (cmake/embed.cmake): the templates and the
+   runtime sources that every bundle carries. */
+#ifndef PIPEC_EMBEDDED_H
+#define PIPEC_EMBEDDED_H
+
+#include <stddef.h>
+
+typedef struct embedded_file {
+    const char *path; /* relative: "main.c.tmpl", "src/api.c" */
+    const char *data; /* NUL-terminated */
+    size_t len;
+} embedded_file;
+
+/* Both tables end with an entry whose path is NULL. */
+extern const embedded_file embedded_templates[];
+extern const embedded_file embedded_runtime[];
+
+const embedded_file *embedded_find(const embedded_file *table, const char *path);
+
+#endif

@@ -1,0 +1,189 @@
+/* src/<pipeline>.h (argument structs and entry prototypes) and
+   src/<pipeline>_main.c (static tables, the embedded manifest, main). */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "escape.h"
+#include "template.h"
+
+#define ABI_VERSION "1" /* must equal PIPE_ABI_VERSION in runtime/include/pipe/driver.h */
+
+static const char *c_type(const param_info *p)
+{
+    switch (p->type) {
+    case TYPE_INT: return "int64_t";
+    case TYPE_FLOAT: return "double";
+    case TYPE_BOOL: return "bool";
+    case TYPE_STRING:
+    case TYPE_ARTIFACT: return "const char *";
+    }
+    return "void *";
+}
+
+static const char *pipe_type_name(const param_info *p)
+{
+    switch (p->type) {
+    case TYPE_INT: return "PIPE_TYPE_INT";
+    case TYPE_FLOAT: return "PIPE_TYPE_FLOAT";
+    case TYPE_BOOL: return "PIPE_TYPE_BOOL";
+    case TYPE_STRING: return "PIPE_TYPE_STRING";
+    case TYPE_ARTIFACT: return "PIPE_TYPE_ARTIFACT";
+    }
+    return "PIPE_TYPE_STRING";
+}
+
+static const char *args_type(bundle *b, const step_info *st)
+{
+    return arena_printf(b->arena, "%s_%s_args", b->pl->name, st->name);
+}
+
+static int render(const char *tmpl, const tmpl_var *vars, size_t n, strbuf *out, char *err, size_t errsize)
+{
+    const char *missing = NULL;
+    if (tmpl_render(tmpl, vars, n, out, &missing) != 0) {
+        snprintf(err, errsize, "internal error: template %s needs a value for `%.40s`", tmpl, missing);
+        return -1;
+    }
+    return 0;
+}
+
+static void step_declaration(bundle *b, const step_info *st, strbuf *sb)
+{
+    strbuf member = STRBUF_INIT;
+    sb_printf(sb, "\n/* Step `%s`", st->name);
+    if (st->description) {
+        sb_puts(sb, ": ");
+        esc_c_comment(sb, st->description);
+    }
+    sb_puts(sb, " */\n");
+    sb_printf(sb, "typedef struct %s {\n", args_type(b, st));
+    for (size_t i = 0; i < st->nparams; i++) {
+        const param_info *p = &st->params[i];
+        const char *type = c_type(p);
+        sb_printf(sb, "    %s%s%s;", type, type[strlen(type) - 1] == '*' ? "" : " ", esc_c_member(p->name, &member));
+        if (p->type == TYPE_ARTIFACT)
+            sb_printf(sb, " /* path of the input artifact (%s) */", p->type_name);
+        sb_putc(sb, '\n');
+    }
+    if (st->nparams == 0)
+        sb_puts(sb, "    char pipe_unused; /* the step takes no parameters */\n");
+    sb_printf(sb, "} %s;\n", args_type(b, st));
+    sb_printf(sb, "int %s(pipe_ctx *ctx, const %s *args);\n", st->entry, args_type(b, st));
+    sb_free(&member);
+}
+
+static int gen_header(bundle *b, char *err, size_t errsize)
+{
+    strbuf decls = STRBUF_INIT, guard = STRBUF_INIT;
+    for (size_t i = 0; i < b->steps.len; i++)
+        step_declaration(b, ((bundle_step *)b->steps.items[i])->step, &decls);
+    sb_puts(&guard, "PIPELINE_");
+    for (const char *p = b->pl->name; *p; p++)
+        sb_putc(&guard, (char)toupper((unsigned char)*p));
+    sb_puts(&guard, "_H");
+    tmpl_var vars[] = {{"source", b->source_name}, {"pipeline", b->pl->name}, {"guard", sb_cstr(&guard)},
+                       {"abi_version", ABI_VERSION}, {"steps", sb_cstr(&decls)}};
+    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s.h", b->pl->name), false);
+    int rc = render("pipeline.h.tmpl", vars, sizeof vars / sizeof vars[0], out, err, errsize);
+    sb_free(&decls);
+    sb_free(&guard);
+    return rc;
+}
+
+static void step_wrapper(bundle *b, const bundle_step *bs, strbuf *sb)
+{
+    const step_info *st = bs->step;
+    strbuf member = STRBUF_INIT;
+    sb_putc(sb, '\n');
+    if (bs->has_cuda_sources) {
+        /* Without CUDA the .cu files are not compiled: a weak reference lets
+           the bundle link, and the step fails with a message if it runs. */
+        sb_printf(sb, "#if !PIPE_BUILT_WITH_CUDA\n#pragma weak %s\n#endif\n", st->entry);
+    }
+    sb_printf(sb, "static int call_%s(pipe_ctx *ctx, const void *args)\n{\n", st->name);
+    if (bs->has_cuda_sources) {
+        sb_printf(sb, "#if !PIPE_BUILT_WITH_CUDA\n    if (!%s)\n        return pipe_fail(ctx, \"step `%s` "
+                      "needs its CUDA sources, and this bundle was built without a CUDA compiler\");\n#endif\n",
+                  st->entry, st->name);
+    }
+    sb_printf(sb, "    return %s(ctx, (const %s *)args);\n}\n", st->entry, args_type(b, st));
+    if (st->nparams > 0) {
+        sb_printf(sb, "static const pipe_field %s_fields[] = {\n", st->name);
+        for (size_t i = 0; i < st->nparams; i++) {
+            const param_info *p = &st->params[i];
+            sb_printf(sb, "    {\"%s\", %s, offsetof(%s, %s)},\n", p->name, pipe_type_name(p), args_type(b, st),
+                      esc_c_member(p->name, &member));
+        }
+        sb_puts(sb, "};\n");
+    }
+    sb_free(&member);
+}
+
+static void manifest_literal(const bundle *b, strbuf *sb)
+{
+    const bundle_file *manifest = NULL;
+    for (size_t i = 0; i < b->files.len && !manifest; i++)
+        if (strcmp(((bundle_file *)b->files.items[i])->path, "bundle.yaml") == 0)
+            manifest = b->files.items[i];
+    const char *text = manifest ? manifest->text.data : "";
+    strbuf line = STRBUF_INIT;
+    bool first = true;
+    while (*text) {
+        const char *nl = strchr(text, '\n');
+        size_t n = nl ? (size_t)(nl - text + 1) : strlen(text);
+        sb_reset(&line);
+        sb_putn(&line, text, n);
+        if (!first)
+            sb_putc(sb, '\n');
+        sb_puts(sb, "    ");
+        esc_c_string(sb, sb_cstr(&line));
+        first = false;
+        text += n;
+    }
+    if (first)
+        sb_puts(sb, "    \"\"");
+    sb_free(&line);
+}
+
+static int gen_main(bundle *b, char *err, size_t errsize)
+{
+    strbuf wrappers = STRBUF_INIT, table = STRBUF_INIT, manifest = STRBUF_INIT, hooks = STRBUF_INIT;
+    for (size_t i = 0; i < b->steps.len; i++) {
+        const bundle_step *bs = b->steps.items[i];
+        const step_info *st = bs->step;
+        step_wrapper(b, bs, &wrappers);
+        if (st->nparams > 0)
+            sb_printf(&table, "    {\"%s\", call_%s, sizeof(%s), %s_fields, %zu},\n", st->name, st->name,
+                      args_type(b, st), st->name, st->nparams);
+        else
+            sb_printf(&table, "    {\"%s\", call_%s, sizeof(%s), NULL, 0},\n", st->name, st->name, args_type(b, st));
+    }
+    manifest_literal(b, &manifest);
+    if (b->needs_cuda)
+        sb_printf(&hooks, "\n#if PIPE_BUILT_WITH_CUDA\nextern const pipe_cuda_hooks %s_cuda_hooks;\n"
+                          "#define CUDA_HOOKS (&%s_cuda_hooks)\n#else\n#define CUDA_HOOKS NULL\n#endif\n",
+                  b->pl->name, b->pl->name);
+    else
+        sb_puts(&hooks, "\n#define CUDA_HOOKS NULL /* no step of this pipeline uses a GPU */\n");
+    const char *header = arena_printf(b->arena, "%s.h", b->pl->name);
+    tmpl_var vars[] = {{"source", b->source_name},         {"pipeline", b->pl->name},
+                       {"header", header},                 {"wrappers", sb_cstr(&wrappers)},
+                       {"step_table", sb_cstr(&table)},    {"manifest", sb_cstr(&manifest)},
+                       {"cuda_hooks", sb_cstr(&hooks)}};
+    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s_main.c", b->pl->name), false);
+    int rc = render("main.c.tmpl", vars, sizeof vars / sizeof vars[0], out, err, errsize);
+    sb_free(&wrappers);
+    sb_free(&table);
+    sb_free(&manifest);
+    sb_free(&hooks);
+    return rc;
+}
+
+int gen_c(bundle *b, char *err, size_t errsize)
+{
+    if (gen_header(b, err, errsize) != 0)
+        return -1;
+    return gen_main(b, err, errsize);
+}

@@ -1,0 +1,199 @@
+#include "yaml_emit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bundle.h"
+
+static int write_handler(void *data, unsigned char *buffer, size_t size)
+{
+    sb_putn(data, (const char *)buffer, size);
+    return 1;
+}
+
+static void ye_emit(yaml_out *em, yaml_event_t *ev)
+{
+    if (!em->failed && !yaml_emitter_emit(&em->e, ev))
+        em->failed = true;
+}
+
+/* Plain style where YAML allows it; libyaml quotes anything ambiguous. */
+void ye_scalar(yaml_out *em, const char *text)
+{
+    yaml_event_t ev;
+    yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text), 1, 1,
+                                 YAML_ANY_SCALAR_STYLE);
+    ye_emit(em, &ev);
+}
+
+/* A string from the .pipe file: quoted when it would read as another type. */
+void ye_string_scalar(yaml_out *em, const char *text)
+{
+    bool looks_typed = strcmp(text, "true") == 0 || strcmp(text, "false") == 0 || strcmp(text, "null") == 0 ||
+                       strcmp(text, "~") == 0 || text[0] == '\0' || strspn(text, "0123456789.-+eE") == strlen(text);
+    yaml_event_t ev;
+    yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text), 1, 1,
+                                 looks_typed ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE);
+    ye_emit(em, &ev);
+}
+
+void ye_map_start(yaml_out *em, bool flow)
+{
+    yaml_event_t ev;
+    yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
+    ye_emit(em, &ev);
+}
+
+void ye_map_end(yaml_out *em)
+{
+    yaml_event_t ev;
+    yaml_mapping_end_event_initialize(&ev);
+    ye_emit(em, &ev);
+}
+
+void ye_seq_start(yaml_out *em, bool flow)
+{
+    yaml_event_t ev;
+    yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
+    ye_emit(em, &ev);
+}
+
+void ye_seq_end(yaml_out *em)
+{
+    yaml_event_t ev;
+    yaml_sequence_end_event_initialize(&ev);
+    ye_emit(em, &ev);
+}
+
+void ye_kv(yaml_out *em, const char *key, const char *value)
+{
+    ye_scalar(em, key);
+    ye_scalar(em, value);
+}
+
+void ye_kv_string(yaml_out *em, const char *key, const char *value)
+{
+    ye_scalar(em, key);
+    ye_string_scalar(em, value);
+}
+
+void ye_kv_int(yaml_out *em, const char *key, long long value)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", value);
+    ye_kv(em, key, buf);
+}
+
+void ye_kv_uint(yaml_out *em, const char *key, unsigned long long value)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", value);
+    ye_kv(em, key, buf);
+}
+
+void ye_kv_bool(yaml_out *em, const char *key, bool value) { ye_kv(em, key, value ? "true" : "false"); }
+
+void ye_kv_value(yaml_out *em, const char *key, const ast_expr *v)
+{
+    strbuf sb = STRBUF_INIT;
+    canonical_value(&sb, v);
+    ye_kv_string(em, key, sb_cstr(&sb));
+    sb_free(&sb);
+}
+
+/* A map literal of strings (environment, node_selector). */
+void ye_string_map(yaml_out *em, const ast_expr *map)
+{
+    ye_map_start(em, true);
+    for (size_t i = 0; map && i < map->u.items.len; i++) {
+        const ast_map_entry *e = map->u.items.items[i];
+        ye_string_scalar(em, e->key.text);
+        if (e->value->kind == EXPR_STRING)
+            ye_string_scalar(em, e->value->u.s.text);
+        else
+            ye_string_scalar(em, "");
+    }
+    ye_map_end(em);
+}
+
+void ye_string_list(yaml_out *em, const ast_expr *list)
+{
+    ye_seq_start(em, true);
+    for (size_t i = 0; list && i < list->u.items.len; i++) {
+        const ast_expr *e = list->u.items.items[i];
+        if (e->kind == EXPR_STRING)
+            ye_string_scalar(em, e->u.s.text);
+    }
+    ye_seq_end(em);
+}
+
+/* Any literal value (tolerations are lists of maps of anything). */
+void ye_any_value(yaml_out *em, const ast_expr *v)
+{
+    if (v->kind == EXPR_LIST) {
+        ye_seq_start(em, true);
+        for (size_t i = 0; i < v->u.items.len; i++)
+            ye_any_value(em, v->u.items.items[i]);
+        ye_seq_end(em);
+    } else if (v->kind == EXPR_MAP) {
+        ye_map_start(em, true);
+        for (size_t i = 0; i < v->u.items.len; i++) {
+            const ast_map_entry *e = v->u.items.items[i];
+            ye_string_scalar(em, e->key.text);
+            ye_any_value(em, e->value);
+        }
+        ye_map_end(em);
+    } else if (v->kind == EXPR_STRING) {
+        ye_string_scalar(em, v->u.s.text);
+    } else {
+        strbuf sb = STRBUF_INIT;
+        canonical_value(&sb, v);
+        ye_scalar(em, sb_cstr(&sb));
+        sb_free(&sb);
+    }
+}
+
+
+bool ye_open(yaml_out *em, strbuf *out)
+{
+    memset(em, 0, sizeof *em);
+    em->out = out;
+    if (!yaml_emitter_initialize(&em->e)) {
+        em->failed = true;
+        return false;
+    }
+    yaml_emitter_set_output(&em->e, write_handler, out);
+    yaml_emitter_set_unicode(&em->e, 1);
+    yaml_emitter_set_width(&em->e, -1);
+    yaml_emitter_set_indent(&em->e, 2);
+    yaml_event_t ev;
+    yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+    ye_emit(em, &ev);
+    return !em->failed;
+}
+
+void ye_doc_start(yaml_out *em, bool explicit_start)
+{
+    yaml_event_t ev;
+    yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, explicit_start ? 0 : 1);
+    ye_emit(em, &ev);
+}
+
+void ye_doc_end(yaml_out *em)
+{
+    yaml_event_t ev;
+    yaml_document_end_event_initialize(&ev, 1);
+    ye_emit(em, &ev);
+}
+
+int ye_close(yaml_out *em, const char *what, char *err, size_t errsize)
+{
+    yaml_event_t ev;
+    yaml_stream_end_event_initialize(&ev);
+    ye_emit(em, &ev);
+    bool failed = em->failed;
+    if (failed)
+        snprintf(err, errsize, "cannot write %s: %s", what, em->e.problem ? em->e.problem : "YAML emitter error");
+    yaml_emitter_delete(&em->e);
+    return failed ? -1 : 0;
+}

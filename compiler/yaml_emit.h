@@ -1,0 +1,48 @@
+/* YAML output through libyaml's emitter, shared by every generator that
+   writes YAML (bundle.yaml, Kubernetes, SkyPilot): values from a .pipe file
+   are quoted by the emitter, never by hand. */
+#ifndef PIPEC_YAML_EMIT_H
+#define PIPEC_YAML_EMIT_H
+
+#include <stdbool.h>
+#include <yaml.h>
+
+#include "ast.h"
+#include "strbuf.h"
+
+typedef struct yaml_out {
+    yaml_emitter_t e;
+    strbuf *out;
+    bool failed;
+} yaml_out;
+
+/* Starts a stream appending to out (block style, indent 2, no line folding). */
+bool ye_open(yaml_out *em, strbuf *out);
+/* Documents: `explicit_start` writes `---` (needed between documents). */
+void ye_doc_start(yaml_out *em, bool explicit_start);
+void ye_doc_end(yaml_out *em);
+/* Ends the stream and frees the emitter; -1 with a message if anything failed. */
+int ye_close(yaml_out *em, const char *what, char *err, size_t errsize);
+
+/* A scalar in plain style where YAML allows it. */
+void ye_scalar(yaml_out *em, const char *text);
+/* A string from the .pipe file: quoted when it would read as a bool, null or number. */
+void ye_string_scalar(yaml_out *em, const char *text);
+void ye_map_start(yaml_out *em, bool flow);
+void ye_map_end(yaml_out *em);
+void ye_seq_start(yaml_out *em, bool flow);
+void ye_seq_end(yaml_out *em);
+void ye_kv(yaml_out *em, const char *key, const char *value);
+void ye_kv_string(yaml_out *em, const char *key, const char *value);
+void ye_kv_int(yaml_out *em, const char *key, long long value);
+void ye_kv_uint(yaml_out *em, const char *key, unsigned long long value);
+void ye_kv_bool(yaml_out *em, const char *key, bool value);
+/* A literal's canonical text as a string scalar. */
+void ye_kv_value(yaml_out *em, const char *key, const ast_expr *v);
+/* Map and list literals of strings (NULL: empty). */
+void ye_string_map(yaml_out *em, const ast_expr *map);
+void ye_string_list(yaml_out *em, const ast_expr *list);
+/* Any literal: lists and maps recursively, typed scalars plain. */
+void ye_any_value(yaml_out *em, const ast_expr *v);
+
+#endif

@@ -1,0 +1,61 @@
+/* The interface between a generated driver (<pipeline>_main.c) and the
+   runtime: static tables of the steps, the embedded manifest, and main. */
+#ifndef PIPE_DRIVER_H
+#define PIPE_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pipe/pipe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever these tables change shape; generated code checks it. */
+#define PIPE_ABI_VERSION 1
+
+typedef enum { PIPE_TYPE_INT, PIPE_TYPE_FLOAT, PIPE_TYPE_BOOL, PIPE_TYPE_STRING, PIPE_TYPE_ARTIFACT } pipe_type;
+
+/* One member of a step's argument struct: int64_t, double, bool or const char *. */
+typedef struct pipe_field {
+    const char *name;
+    pipe_type type;
+    size_t offset;
+} pipe_field;
+
+typedef int (*pipe_step_fn)(pipe_ctx *ctx, const void *args);
+
+typedef struct pipe_step_impl {
+    const char *name;
+    pipe_step_fn fn; /* a typed wrapper around the step's entry function */
+    size_t args_size;
+    const pipe_field *fields;
+    size_t nfields;
+} pipe_step_impl;
+
+/* Device glue from <pipeline>_cuda.cu; NULL members when not built with CUDA. */
+typedef struct pipe_cuda_hooks {
+    /* Makes the rank's GPU current (the only visible one after CUDA_VISIBLE_DEVICES). */
+    int (*select_device)(int local_rank, char *err, size_t errsize);
+    /* Synchronizes and trims the default memory pool; *freed gets the bytes released. */
+    int (*release_caches)(size_t *freed, char *err, size_t errsize);
+} pipe_cuda_hooks;
+
+typedef struct pipe_program {
+    int abi_version;
+    const char *manifest; /* bundle.yaml, embedded */
+    size_t manifest_len;
+    const pipe_step_impl *steps;
+    size_t nsteps;
+    const pipe_cuda_hooks *cuda; /* NULL without CUDA */
+} pipe_program;
+
+/* The bundle executable's main: run, step, describe, runs, show. */
+int pipe_main(const pipe_program *program, int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

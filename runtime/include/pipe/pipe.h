@@ -1,0 +1,87 @@
+/* The step API: what a step's C or CUDA code calls (BUNDLE.md §3).
+ *
+ *   int train_main(pipe_ctx *ctx, const training_train_args *args)
+ *   {
+ *       const char *in = pipe_input_path(ctx, "data");
+ *       FILE *out = pipe_output_open(ctx, "model");   // the runtime closes it
+ *       pipe_log(ctx, "epoch %d loss %.4f", e, loss);
+ *       pipe_metric(ctx, "loss", loss);
+ *       return 0;                                     // non-zero fails the step
+ *   }
+ */
+#ifndef PIPE_PIPE_H
+#define PIPE_PIPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pipe/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PIPE_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PIPE_PRINTF(f, a)
+#endif
+
+/* Everything a running step can ask the runtime; owned by the runtime. */
+typedef struct pipe_ctx pipe_ctx;
+
+typedef enum { PIPE_F32, PIPE_F64, PIPE_I32, PIPE_I64, PIPE_U8, PIPE_F16, PIPE_BF16 } pipe_dtype;
+typedef enum { PIPE_SUM, PIPE_PROD, PIPE_MAX, PIPE_MIN, PIPE_AVG } pipe_op;
+
+/* Inputs and outputs. pipe_input_path returns the path of an artifact input
+   (the same string as the argument struct's field) or NULL for an unknown
+   name. pipe_output_open returns a stream for an output declared by the
+   step; the runtime owns it: when the step returns 0 it is flushed, fsynced
+   and renamed into place; otherwise it is discarded. Only rank 0 writes
+   outputs: other ranks get a stream to /dev/null. NULL on error (see
+   pipe_last_error). */
+const char *pipe_input_path(pipe_ctx *ctx, const char *name);
+FILE *pipe_output_open(pipe_ctx *ctx, const char *name);
+/* For outputs written by other means (a library that wants a file name):
+   the temporary path to write; it is renamed into place on success. */
+const char *pipe_output_path(pipe_ctx *ctx, const char *name);
+
+/* Where this process stands. */
+int pipe_rank(const pipe_ctx *ctx);
+int pipe_world_size(const pipe_ctx *ctx);
+int pipe_local_rank(const pipe_ctx *ctx);
+int pipe_local_world_size(const pipe_ctx *ctx);
+const char *pipe_invocation_id(const pipe_ctx *ctx);
+const char *pipe_run_id(const pipe_ctx *ctx);
+/* "no", "fp16", "bf16" or "fp8" (PIPE_MIXED_PRECISION). */
+const char *pipe_mixed_precision(const pipe_ctx *ctx);
+/* A scratch directory private to this invocation and rank. */
+const char *pipe_scratch_dir(const pipe_ctx *ctx);
+
+/* Logging and metrics: lines go to the invocation's log and the console;
+   metrics to metrics.csv and the step record (last value per name). */
+void pipe_log(pipe_ctx *ctx, const char *fmt, ...) PIPE_PRINTF(2, 3);
+int pipe_metric(pipe_ctx *ctx, const char *name, double value);
+/* Records why the step failed (shown in the summary); returns 1 so that a
+   step can `return pipe_fail(ctx, "...")`. */
+int pipe_fail(pipe_ctx *ctx, const char *fmt, ...) PIPE_PRINTF(2, 3);
+/* The last error message of a runtime call in this process. */
+const char *pipe_last_error(const pipe_ctx *ctx);
+
+/* Collectives across the ranks of an accelerated step (identity when the
+   world has one rank). NCCL on GPU steps, a CPU backend otherwise. */
+int pipe_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op);
+int pipe_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root);
+int pipe_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype);
+int pipe_barrier(pipe_ctx *ctx);
+size_t pipe_dtype_size(pipe_dtype dtype);
+/* The NCCL communicator (an ncclComm_t) of a GPU step's ranks, for calling
+   NCCL directly; NULL on CPU steps and in runtimes built without NCCL. */
+void *pipe_nccl_comm(pipe_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,57 @@
+/* The step cache (docs/runtime.md, "Caching"). STORE/cache/KEY holds the text
+   "RUN_ID/INVOCATION" of a successful invocation whose code, parameters and
+   inputs hash to KEY. Private to the runtime. */
+#ifndef PIPE_CACHE_H
+#define PIPE_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pipe/manifest.h"
+#include "sha256.h"
+#include "stepfile.h"
+
+/* What goes into a key: the step's identity, its non-artifact arguments in
+   parameter order, and the digests of its artifact inputs in parameter
+   order. */
+typedef struct pipe_cache_key_input {
+    const char *code_digest;
+    const char *step;
+    const char *entry;
+    const pipe_kv *params; /* name -> canonical value */
+    size_t nparams;
+    const pipe_step_artifact *inputs; /* name, sha256 used */
+    size_t ninputs;
+} pipe_cache_key_input;
+
+/* The key as 64 hex digits: SHA-256 over NUL-terminated fields
+   "pipe-cache-1", code_digest, step, entry, then "param:NAME=VALUE" per
+   parameter, then "input:NAME=SHA256" per input. */
+void pipe_cache_key(const pipe_cache_key_input *in, char key[PIPE_SHA256_HEX_SIZE]);
+
+/* A verified earlier result. */
+typedef struct pipe_cache_hit {
+    char *from;               /* "RUN_ID/INVOCATION" */
+    pipe_step_record *record; /* its step.yaml */
+} pipe_cache_hit;
+
+/* Looks KEY up. *hit is NULL on a miss: no entry, an entry whose step.yaml is
+   gone or not `done`, or an output that is missing or whose SHA-256 no longer
+   matches the record (why goes into why, when given, for the log). Each
+   output named in outputs[] must be in the record. Errors only for I/O
+   failures. */
+int pipe_cache_lookup(const char *store, const char *key, const char *const *outputs, size_t noutputs,
+                      pipe_cache_hit **hit, char *why, size_t whysize, char *err, size_t errsize);
+void pipe_cache_hit_free(pipe_cache_hit *hit);
+
+/* Puts src at dst: a hard link when the file system allows it, else a copy;
+   either way through a temporary name in dst's directory, fsynced and
+   renamed, so dst is always complete. Replaces an existing dst. */
+int pipe_link_or_copy(const char *src, const char *dst, char *err, size_t errsize);
+
+/* Records STORE/cache/KEY -> "RUN_ID/INVOCATION" (atomically; replaces an
+   older entry). */
+int pipe_cache_record(const char *store, const char *key, const char *run_id, const char *invocation, char *err,
+                      size_t errsize);
+
+#endif

@@ -1,0 +1,22 @@
+/* Command-line helpers shared by the commands of runner.c, describe.c and
+   history.c. Private to the runtime. */
+#ifndef PIPE_CLIOPT_H
+#define PIPE_CLIOPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Matches argv[*i] against the option `name` ("--store"), given as
+   "--store DIR" or "--store=DIR". Returns 1 with *value set (and *i moved
+   past a separate value), 0 when argv[*i] is not this option, -1 when the
+   value is missing (the message is printed). */
+int pipe_opt_value(int argc, char **argv, int *i, const char *name, const char **value);
+/* "--jobs 4": a decimal integer in [min, max]; -1 with a message printed. */
+int pipe_opt_parse_int(const char *option, const char *text, long min, long max, long *out);
+/* "error: ..." and "warning: ..." on stderr. */
+void pipe_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pipe_cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "--help" or "-h". */
+bool pipe_opt_is_help(const char *arg);
+
+#endif

@@ -1,0 +1,168 @@
+/* pipe_allreduce & co.: argument checks, then the context's backend
+   (collectives.h). Backends: `single` for a world of one rank, `none` for
+   larger worlds until a transport (CPU over TCP, NCCL) is plugged in. */
+#include <stdint.h>
+#include <string.h>
+
+#include "collectives.h"
+#include "ctx.h"
+
+size_t pipe_dtype_size(pipe_dtype dtype)
+{
+    switch (dtype) {
+    case PIPE_F32: return 4;
+    case PIPE_F64: return 8;
+    case PIPE_I32: return 4;
+    case PIPE_I64: return 8;
+    case PIPE_U8: return 1;
+    case PIPE_F16: return 2;
+    case PIPE_BF16: return 2;
+    }
+    return 0;
+}
+
+static bool valid_op(pipe_op op) { return op == PIPE_SUM || op == PIPE_PROD || op == PIPE_MAX || op == PIPE_MIN || op == PIPE_AVG; }
+
+/* The byte size of count elements of dtype; 0 and ctx's error when the
+   arguments are bad. */
+static int check_buffer(pipe_ctx *ctx, const char *fn, const char *what, const void *buf, size_t count,
+                        pipe_dtype dtype, size_t *bytes)
+{
+    size_t size = pipe_dtype_size(dtype);
+    if (size == 0)
+        return pipe_ctx_error(ctx, PIPE_EINVAL, "%s: unknown dtype %d", fn, (int)dtype);
+    if (count > SIZE_MAX / size)
+        return pipe_ctx_error(ctx, PIPE_EINVAL, "%s: %zu elements of %zu bytes overflow", fn, count, size);
+    if (!buf && count > 0)
+        return pipe_ctx_error(ctx, PIPE_EINVAL, "%s: %s is NULL but count is %zu", fn, what, count);
+    *bytes = count * size;
+    return 0;
+}
+
+int pipe_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
+{
+    size_t bytes;
+    int rc;
+    if (!ctx)
+        return PIPE_EINVAL;
+    if ((rc = check_buffer(ctx, "pipe_allreduce", "buf", buf, count, dtype, &bytes)) != 0)
+        return rc;
+    if (!valid_op(op))
+        return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_allreduce: unknown op %d", (int)op);
+    return ctx->coll->allreduce(ctx, buf, count, dtype, op);
+}
+
+int pipe_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root)
+{
+    size_t bytes;
+    int rc;
+    if (!ctx)
+        return PIPE_EINVAL;
+    if ((rc = check_buffer(ctx, "pipe_broadcast", "buf", buf, count, dtype, &bytes)) != 0)
+        return rc;
+    if (root < 0 || root >= ctx->world_size)
+        return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_broadcast: root %d is not a rank (world size %d)", root,
+                              ctx->world_size);
+    return ctx->coll->broadcast(ctx, buf, count, dtype, root);
+}
+
+int pipe_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype)
+{
+    size_t bytes;
+    int rc;
+    if (!ctx)
+        return PIPE_EINVAL;
+    if ((rc = check_buffer(ctx, "pipe_allgather", "send", send, count, dtype, &bytes)) != 0 ||
+        (rc = check_buffer(ctx, "pipe_allgather", "recv", recv, count, dtype, &bytes)) != 0)
+        return rc;
+    if (bytes > SIZE_MAX / (size_t)ctx->world_size)
+        return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_allgather: %zu bytes times %d ranks overflow", bytes,
+                              ctx->world_size);
+    return ctx->coll->allgather(ctx, send, recv, count, dtype);
+}
+
+int pipe_barrier(pipe_ctx *ctx)
+{
+    if (!ctx)
+        return PIPE_EINVAL;
+    return ctx->coll->barrier(ctx);
+}
+
+/* single: one rank, every collective is the identity. */
+
+static int single_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
+{
+    (void)ctx, (void)buf, (void)count, (void)dtype, (void)op;
+    return 0;
+}
+
+static int single_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root)
+{
+    (void)ctx, (void)buf, (void)count, (void)dtype, (void)root;
+    return 0;
+}
+
+static int single_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype)
+{
+    (void)ctx;
+    if (count > 0 && send != recv)
+        memmove(recv, send, count * pipe_dtype_size(dtype));
+    return 0;
+}
+
+static int single_barrier(pipe_ctx *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+static const pipe_coll_backend single_backend = {
+    .name = "single",
+    .allreduce = single_allreduce,
+    .broadcast = single_broadcast,
+    .allgather = single_allgather,
+    .barrier = single_barrier,
+};
+
+/* none: several ranks and no transport yet. */
+
+static int unsupported(pipe_ctx *ctx, const char *fn)
+{
+    return pipe_ctx_error(ctx, PIPE_ENOTSUP,
+                          "%s: collectives across %d ranks need a communication backend (CPU or NCCL), and this "
+                          "runtime has none yet; a step with more than one rank can only run without collectives",
+                          fn, ctx->world_size);
+}
+
+static int none_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
+{
+    (void)buf, (void)count, (void)dtype, (void)op;
+    return unsupported(ctx, "pipe_allreduce");
+}
+
+static int none_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root)
+{
+    (void)buf, (void)count, (void)dtype, (void)root;
+    return unsupported(ctx, "pipe_broadcast");
+}
+
+static int none_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype)
+{
+    (void)send, (void)recv, (void)count, (void)dtype;
+    return unsupported(ctx, "pipe_allgather");
+}
+
+static int none_barrier(pipe_ctx *ctx) { return unsupported(ctx, "pipe_barrier"); }
+
+static const pipe_coll_backend none_backend = {
+    .name = "none",
+    .allreduce = none_allreduce,
+    .broadcast = none_broadcast,
+    .allgather = none_allgather,
+    .barrier = none_barrier,
+};
+
+const pipe_coll_backend *pipe_coll_select(const pipe_ctx *ctx)
+{
+    return ctx->world_size <= 1 ? &single_backend : &none_backend;
+}

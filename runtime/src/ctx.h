@@ -1,0 +1,80 @@
+/* struct pipe_ctx: what the step API (pipe.h) sees of the running worker.
+   Private to the runtime. The worker (worker.c) creates one per rank before
+   calling the step, and finishes it after: outputs are committed (flushed,
+   fsynced, renamed into place) only when the step returned 0, so a file
+   named outputs/NAME is always complete. */
+#ifndef PIPE_CTX_H
+#define PIPE_CTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "collectives.h"
+#include "pipe/pipe.h"
+
+typedef struct pipe_ctx_input {
+    char *name;
+    char *path;
+} pipe_ctx_input;
+
+typedef struct pipe_ctx_output {
+    char *name;
+    char *final_path; /* DIR/outputs/NAME */
+    char *tmp_path;   /* DIR/outputs/.NAME.tmp.PID (rank 0), a scratch file on other ranks */
+    FILE *stream;     /* from pipe_output_open; NULL until then */
+    bool path_given;  /* pipe_output_path handed tmp_path out */
+    bool committed;   /* renamed to final_path by pipe_ctx_finish */
+} pipe_ctx_output;
+
+struct pipe_ctx {
+    char *invocation;
+    char *run_id;
+    char *dir;         /* STORE/RUN/INVOCATION */
+    char *error_path;  /* DIR/error: pipe_fail's text, read by the supervisor */
+    char *metrics_path;
+    int rank, world_size, local_rank, local_world_size;
+    char *mixed_precision;
+    char *scratch_root; /* per attempt, removed by the supervisor */
+    char *scratch_dir;  /* SCRATCH_ROOT/rank-N, created on first use */
+    pipe_ctx_input *inputs;
+    size_t ninputs;
+    pipe_ctx_output *outputs;
+    size_t noutputs;
+    FILE *metrics;      /* opened on the first pipe_metric (rank 0 only) */
+    double started;     /* pipe_now() at creation: metrics' time_s */
+    const pipe_coll_backend *coll;
+    void *coll_state;
+    bool finished;
+    char last_error[1024];
+};
+
+typedef struct pipe_ctx_config {
+    const char *invocation;
+    const char *run_id;
+    const char *dir;                /* STORE/RUN/INVOCATION; DIR/outputs must exist */
+    const char *const *input_names; /* artifact inputs */
+    const char *const *input_paths;
+    size_t ninputs;
+    const char *const *output_names; /* declared outputs */
+    size_t noutputs;
+    const char *scratch_root;        /* NULL: $PIPE_SCRATCH_ROOT, else DIR/scratch */
+} pipe_ctx_config;
+
+/* Reads RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE (0/1 when unset) and
+   PIPE_MIXED_PRECISION ("no" when unset) from the environment. PIPE_EINVAL
+   for malformed values (RANK >= WORLD_SIZE, ...). */
+int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_t errsize);
+/* After the step returned rc. rc == 0: every stream from pipe_output_open is
+   flushed, fsynced and closed, and every output written (stream or
+   pipe_output_path) is renamed to DIR/outputs/NAME, fsyncing the directory.
+   rc != 0: temporary files are removed. A failed commit (full disk) is
+   PIPE_EIO naming the output. Idempotent. */
+int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize);
+/* Finishes with rc = 1 (discarding outputs) if not yet finished, then frees. */
+void pipe_ctx_destroy(pipe_ctx *ctx);
+
+/* Sets ctx's last error (pipe_last_error) and returns code. */
+int pipe_ctx_error(pipe_ctx *ctx, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

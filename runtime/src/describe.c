@@ -1,0 +1,202 @@
+/* `describe`: the pipeline as the embedded manifest has it — parameters
+   with their defaults, and per invocation its step, needs, arguments,
+   resources, accelerate options, image, timeout and retry. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cliopt.h"
+#include "commands.h"
+
+static const char *type_word(const pipe_mparam *p)
+{
+    return p->type == PIPE_TYPE_ARTIFACT ? p->type_name : p->type_name ? p->type_name : "?";
+}
+
+/* 16000000000 -> "16 GB", 536870912 -> "512 MiB", else "1234 bytes". */
+static void format_size(uint64_t v, char *buf, size_t size)
+{
+    static const struct {
+        const char *unit;
+        uint64_t factor;
+    } units[] = {
+        {"PiB", 1ull << 50}, {"PB", 1000000000000000ull}, {"TiB", 1ull << 40}, {"TB", 1000000000000ull},
+        {"GiB", 1ull << 30}, {"GB", 1000000000ull},       {"MiB", 1ull << 20}, {"MB", 1000000ull},
+        {"KiB", 1ull << 10}, {"KB", 1000ull},
+    };
+    for (size_t i = 0; v > 0 && i < sizeof units / sizeof units[0]; i++) {
+        if (v % units[i].factor == 0) {
+            snprintf(buf, size, "%" PRIu64 " %s", v / units[i].factor, units[i].unit);
+            return;
+        }
+    }
+    snprintf(buf, size, "%" PRIu64 " bytes", v);
+}
+
+/* Milliseconds as the language writes durations: "2h", "90s", "500ms". */
+static void format_ms(uint64_t ms, char *buf, size_t size)
+{
+    if (ms > 0 && ms % 86400000 == 0)
+        snprintf(buf, size, "%" PRIu64 "d", ms / 86400000);
+    else if (ms > 0 && ms % 3600000 == 0)
+        snprintf(buf, size, "%" PRIu64 "h", ms / 3600000);
+    else if (ms > 0 && ms % 60000 == 0)
+        snprintf(buf, size, "%" PRIu64 "m", ms / 60000);
+    else if (ms > 0 && ms % 1000 == 0)
+        snprintf(buf, size, "%" PRIu64 "s", ms / 1000);
+    else
+        snprintf(buf, size, "%" PRIu64 "ms", ms);
+}
+
+static void print_resources(const pipe_resources *r)
+{
+    char mem[48];
+    const char *sep = "";
+    printf("    resources    ");
+    if (r->cpu > 0) {
+        printf("%g CPU%s", r->cpu, r->cpu == 1 ? "" : "s");
+        sep = ", ";
+    }
+    if (r->gpu > 0) {
+        printf("%s%" PRId64 " GPU%s", sep, r->gpu, r->gpu == 1 ? "" : "s");
+        if (r->gpu_type)
+            printf(" (%s)", r->gpu_type);
+        sep = ", ";
+    }
+    if (r->memory > 0) {
+        format_size(r->memory, mem, sizeof mem);
+        printf("%s%s memory", sep, mem);
+        sep = ", ";
+    }
+    if (r->disk > 0) {
+        format_size(r->disk, mem, sizeof mem);
+        printf("%s%s disk", sep, mem);
+        sep = ", ";
+    }
+    if (r->shm > 0) {
+        format_size(r->shm, mem, sizeof mem);
+        printf("%s%s shm", sep, mem);
+        sep = ", ";
+    }
+    if (!*sep)
+        printf("none requested (counts as 1 CPU locally)");
+    putchar('\n');
+}
+
+static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv)
+{
+    const pipe_mstep *s = &m->steps[inv->step];
+    char buf[64];
+    printf("  %s\n", inv->id);
+    printf("    step         %s (entry %s)%s\n", s->name, s->entry, s->needs_cuda ? ", CUDA" : "");
+    if (s->description)
+        printf("    description  %s\n", s->description);
+    printf("    needs        ");
+    if (inv->nneeds == 0)
+        printf("nothing");
+    for (size_t k = 0; k < inv->nneeds; k++)
+        printf("%s%s", k ? ", " : "", m->invocations[inv->needs[k]].id);
+    putchar('\n');
+    if (inv->nargs > 0) {
+        printf("    args         ");
+        for (size_t k = 0; k < inv->nargs; k++) {
+            const pipe_marg *a = &inv->args[k];
+            printf("%s%s = ", k ? ", " : "", a->name);
+            switch (a->kind) {
+            case PIPE_ARG_ARTIFACT:
+                printf("%s.%s", m->invocations[a->producer].id,
+                       m->steps[m->invocations[a->producer].step].outputs[a->output].name);
+                break;
+            case PIPE_ARG_PARAM: printf("params.%s", a->value); break;
+            case PIPE_ARG_VALUE:
+                printf(s->params[k].type == PIPE_TYPE_STRING ? "\"%s\"" : "%s", a->value);
+                break;
+            case PIPE_ARG_DEFAULT:
+                printf(s->params[k].type == PIPE_TYPE_STRING ? "\"%s\" (default)" : "%s (default)", a->value);
+                break;
+            }
+        }
+        putchar('\n');
+    }
+    if (s->noutputs > 0) {
+        printf("    outputs      ");
+        for (size_t k = 0; k < s->noutputs; k++)
+            printf("%s%s: %s", k ? ", " : "", s->outputs[k].name, s->outputs[k].type_name);
+        putchar('\n');
+    }
+    print_resources(&inv->resources);
+    if (inv->accelerate.enabled) {
+        const pipe_accelerate *a = &inv->accelerate;
+        format_ms(a->rdzv_timeout_ms, buf, sizeof buf);
+        printf("    accelerate   %" PRId64 " process%s on %" PRId64 " machine%s, %s, mixed_precision %s, "
+               "main_process_port %" PRId64 ", gpu_ids %s, max_restarts %" PRId64 ", rdzv_timeout %s\n",
+               a->num_processes, a->num_processes == 1 ? "" : "es", a->num_machines, a->num_machines == 1 ? "" : "s",
+               a->cpu ? "cpu" : a->multi_gpu ? "multi_gpu" : "single device",
+               a->mixed_precision ? a->mixed_precision : "no", a->main_process_port, a->gpu_ids ? a->gpu_ids : "all",
+               a->max_restarts, buf);
+    }
+    printf("    image        %s\n", inv->image ? inv->image : "none");
+    if (inv->timeout_ms > 0) {
+        format_ms(inv->timeout_ms, buf, sizeof buf);
+        printf("    timeout      %s\n", buf);
+    } else {
+        printf("    timeout      none\n");
+    }
+    if (inv->retry_max > 0) {
+        format_ms(inv->retry_delay_ms, buf, sizeof buf);
+        printf("    retry        %" PRId64 " more attempt%s", inv->retry_max, inv->retry_max == 1 ? "" : "s");
+        if (inv->retry_delay_ms > 0)
+            printf(", %s apart", buf);
+        putchar('\n');
+    } else {
+        printf("    retry        none\n");
+    }
+    printf("    cache        %s\n", s->cache ? "on" : "off");
+    if (inv->cleanup_memory)
+        printf("    cleanup      release CUDA caches before the step\n");
+    if (inv->profile_interval_ms > 0) {
+        format_ms(inv->profile_interval_ms, buf, sizeof buf);
+        printf("    gpu_profile  every %s\n", buf);
+    }
+    if (s->nenvironment > 0) {
+        printf("    environment  ");
+        for (size_t k = 0; k < s->nenvironment; k++)
+            printf("%s%s=%s", k ? ", " : "", s->environment[k].key, s->environment[k].value);
+        putchar('\n');
+    }
+}
+
+int pipe_cmd_describe(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+{
+    (void)prog;
+    for (int i = 1; i < argc; i++) {
+        if (pipe_opt_is_help(argv[i])) {
+            puts("usage: EXE describe\n\nThe pipeline: parameters, invocations, resources, images.");
+            return PIPE_EXIT_OK;
+        }
+        pipe_cli_error("describe takes no %s `%s`", argv[i][0] == '-' ? "option" : "argument", argv[i]);
+        return PIPE_EXIT_USAGE;
+    }
+    printf("pipeline %s", m->pipeline);
+    if (m->source)
+        printf(" (from %s)", m->source);
+    printf("\n\nparameters:\n");
+    if (m->nparams == 0)
+        printf("  none\n");
+    int w = 0;
+    for (size_t i = 0; i < m->nparams; i++)
+        if ((int)strlen(m->params[i].name) > w)
+            w = (int)strlen(m->params[i].name);
+    for (size_t i = 0; i < m->nparams; i++) {
+        const pipe_mparam *p = &m->params[i];
+        printf("  %-*s  %-6s  ", w, p->name, type_word(p));
+        if (!p->default_value)
+            printf("required\n");
+        else
+            printf(p->type == PIPE_TYPE_STRING ? "default \"%s\"\n" : "default %s\n", p->default_value);
+    }
+    printf("\ninvocations (%zu, in run order):\n", m->ninvocations);
+    for (size_t i = 0; i < m->ninvocations; i++)
+        print_invocation(m, &m->invocations[i]);
+    return PIPE_EXIT_OK;
+}

@@ -1,0 +1,905 @@
+/* `run`: the local runner (docs/runtime.md, "Process model"). Resolves the
+   parameters (manifest defaults, --config, --param), creates the run, then
+   schedules one child per invocation — `EXE step ID --run-id RUN --store
+   STORE --echo` — in DAG order, as many at once as the machine's CPUs,
+   memory and GPUs and --jobs allow. Each child runs in its own process
+   group; SIGINT and SIGTERM to the runner are forwarded to every group.
+   The children's output comes through a pipe, line by line, so that it
+   never tears the progress lines. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "cliopt.h"
+#include "commands.h"
+#include "params.h"
+#include "progress.h"
+#include "resources.h"
+#include "stepfile.h"
+#include "store.h"
+#include "util.h"
+#include "yaml_tree.h"
+
+extern char **environ;
+
+/* The one mutable global: the last SIGINT/SIGTERM received, for the loop. */
+static volatile sig_atomic_t pipe_runner_signal;
+
+static void on_stop_signal(int sig) { pipe_runner_signal = sig; }
+static void on_child_signal(int sig) { (void)sig; } /* only to wake poll() */
+
+#define KILL_GRACE_S 10.0
+#define POLL_MAX_MS 250
+#define PARTIAL_MAX 65536
+
+typedef struct run_config {
+    char *store;
+    long jobs; /* 0: not given */
+    bool no_cache, strict_resources;
+} run_config;
+
+typedef struct slot {
+    pid_t pid;            /* > 0 while running */
+    int fd;               /* read end of the child's stdout+stderr; -1 */
+    char *partial;        /* an unfinished output line */
+    size_t plen;
+    pipe_grant grant;
+    bool granted;
+    pipe_step_record *record;
+} slot;
+
+typedef struct runner {
+    const pipe_manifest *m;
+    const char *store;
+    char run_id[PIPE_RUN_ID_SIZE + 128];
+    char *run_dir;
+    char exe[4096];       /* readlink /proc/self/exe: the children's argv[0] */
+    bool no_cache;
+    long jobs;
+    pipe_local_resources local;
+    pipe_pool pool;
+    slot *slots;
+    pipe_progress progress;
+    size_t running;
+    int stop_signal;  /* the first SIGINT/SIGTERM, 0 when none */
+    int signals_seen;
+    double kill_at;   /* when to SIGKILL what still runs; 0: not armed */
+} runner;
+
+/* ---- options and configuration ---- */
+
+static void run_usage(FILE *out)
+{
+    fputs("usage: EXE run [--param NAME=VALUE ...] [--config FILE] [--store DIR] [--no-cache]\n"
+          "               [--strict-resources] [--jobs N] [--run-id ID]\n"
+          "\n"
+          "  --param NAME=VALUE   set a pipeline parameter (repeatable; overrides --config)\n"
+          "  --config FILE        YAML: params: {NAME: VALUE}, store, jobs, no_cache, strict_resources\n"
+          "  --store DIR          the artifact store (default $PIPE_STORE, else .pipe)\n"
+          "  --no-cache           run every invocation, even when an earlier result matches\n"
+          "  --strict-resources   refuse to run when this machine cannot meet a request\n"
+          "  --jobs N             at most N invocations at once\n"
+          "  --run-id ID          name the run (default: UTC time and 6 random hex digits)\n",
+          out);
+}
+
+static int config_fail(const char *path, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int config_fail(const char *path, int line, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pipe_cli_error("%s: line %d: %s", path, line, msg);
+    return -1;
+}
+
+static int config_bool(const char *path, const pipe_ynode *key, const pipe_ynode *v, bool *out)
+{
+    const char *s = pipe_ynode_str(v);
+    if (s && strcmp(s, "true") == 0)
+        *out = true;
+    else if (s && strcmp(s, "false") == 0)
+        *out = false;
+    else
+        return config_fail(path, v->line, "`%s` must be true or false", key->text);
+    return 0;
+}
+
+/* Reads a --config file into cfg and v (its params). -1 with a message. */
+static int load_config(const char *path, const pipe_manifest *m, pipe_param_values *v, run_config *cfg)
+{
+    char err[1024], *text = NULL;
+    size_t len = 0;
+    pipe_ynode *root = NULL;
+    int rc = -1;
+    if (pipe_read_file(path, &text, &len, err, sizeof err) != 0) {
+        pipe_cli_error("--config: %s", err);
+        return -1;
+    }
+    if (pipe_yaml_load(text, len, &root, err, sizeof err) != 0) {
+        pipe_cli_error("%s: %s", path, err);
+        goto fail;
+    }
+    if (!root) {
+        rc = 0;
+        goto fail;
+    }
+    if (root->type != PIPE_YMAP) {
+        config_fail(path, root->line, "expected a mapping with params, store, jobs, no_cache, strict_resources");
+        goto fail;
+    }
+    for (size_t i = 0; i < pipe_ymap_size(root); i++) {
+        const pipe_ynode *k = pipe_ymap_key(root, i), *val = pipe_ymap_value(root, i);
+        const char *key = pipe_ynode_str(k);
+        if (!key)
+            key = "";
+        if (strcmp(key, "params") == 0) {
+            if (pipe_ynode_is_null(val))
+                continue;
+            if (val->type != PIPE_YMAP) {
+                config_fail(path, val->line, "`params` must be a mapping of NAME: VALUE");
+                goto fail;
+            }
+            for (size_t j = 0; j < pipe_ymap_size(val); j++) {
+                const pipe_ynode *pk = pipe_ymap_key(val, j), *pv = pipe_ymap_value(val, j);
+                const char *name = pipe_ynode_str(pk), *value = pipe_ynode_str(pv);
+                if (!name || !*name) {
+                    config_fail(path, pk->line, "a parameter name is empty or holds a NUL byte");
+                    goto fail;
+                }
+                if (pv->type != PIPE_YSCALAR || !value || pipe_ynode_is_null(pv)) {
+                    config_fail(path, pv->line, "parameter `%s` needs a single value", name);
+                    goto fail;
+                }
+                if (pipe_params_set(m, v, name, value, err, sizeof err) != 0) {
+                    config_fail(path, pv->line, "%s", err);
+                    goto fail;
+                }
+            }
+        } else if (strcmp(key, "store") == 0) {
+            const char *s = pipe_ynode_str(val);
+            if (!s || !*s || val->type != PIPE_YSCALAR || pipe_ynode_is_null(val)) {
+                config_fail(path, val->line, "`store` must be a directory name");
+                goto fail;
+            }
+            free(cfg->store);
+            if (!(cfg->store = pipe_strdup(s)))
+                goto fail;
+        } else if (strcmp(key, "jobs") == 0) {
+            const char *s = pipe_ynode_str(val);
+            if (!s || val->type != PIPE_YSCALAR) {
+                config_fail(path, val->line, "`jobs` must be a number");
+                goto fail;
+            }
+            char where[64];
+            snprintf(where, sizeof where, "line %d: jobs", val->line);
+            char *label = pipe_asprintf("%s: %s", path, where);
+            int bad = !label || pipe_opt_parse_int(label, s, 1, 1000000, &cfg->jobs) != 0;
+            free(label);
+            if (bad)
+                goto fail;
+        } else if (strcmp(key, "no_cache") == 0) {
+            if (config_bool(path, k, val, &cfg->no_cache) != 0)
+                goto fail;
+        } else if (strcmp(key, "strict_resources") == 0) {
+            if (config_bool(path, k, val, &cfg->strict_resources) != 0)
+                goto fail;
+        } else {
+            config_fail(path, k->line, "unknown key `%s` (params, store, jobs, no_cache, strict_resources)", key);
+            goto fail;
+        }
+    }
+    rc = 0;
+fail:
+    pipe_ynode_free(root);
+    free(text);
+    return rc;
+}
+
+/* ---- children ---- */
+
+static bool env_overridden(const char *entry, const char *const *keys, size_t nkeys)
+{
+    for (size_t i = 0; i < nkeys; i++) {
+        size_t n = strlen(keys[i]);
+        if (strncmp(entry, keys[i], n) == 0 && entry[n] == '=')
+            return true;
+    }
+    return false;
+}
+
+static void free_strings(char **v, size_t n)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* The child's environment: ours, with CUDA_VISIBLE_DEVICES (its GPUs),
+   OMP_NUM_THREADS (when unset: its CPUs per local rank), the step's
+   environment map and PIPE_STORE, PIPE_RUN_ID, PIPE_INVOCATION. */
+static int build_env(runner *r, size_t i, char ***envp, size_t *nenv)
+{
+    const pipe_minvocation *inv = &r->m->invocations[i];
+    const pipe_mstep *step = &r->m->steps[inv->step];
+    const slot *s = &r->slots[i];
+    size_t nours = 0, cap = 5 + step->nenvironment;
+    char **ours = calloc(cap, sizeof *ours);
+    const char **keys = calloc(cap, sizeof *keys);
+    char **env = NULL;
+    size_t ninherited = 0, k = 0;
+    int rc = PIPE_ENOMEM;
+    if (!ours || !keys)
+        goto fail;
+
+#define ADD(key, ...)                                                                                              \
+    do {                                                                                                           \
+        keys[nours] = key;                                                                                         \
+        if (!(ours[nours++] = pipe_asprintf(__VA_ARGS__)))                                                         \
+            goto fail;                                                                                             \
+    } while (0)
+    if (r->local.ngpus > 0) {
+        char list[1024];
+        pipe_grant_gpu_list(&r->pool, &s->grant, list, sizeof list);
+        ADD("CUDA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES=%s", list);
+    }
+    if (!getenv("OMP_NUM_THREADS") && inv->resources.cpu > 0) {
+        int64_t ranks = inv->accelerate.enabled && inv->accelerate.num_machines > 0
+                            ? inv->accelerate.num_processes / inv->accelerate.num_machines
+                            : 1;
+        long threads = (long)floor(s->grant.cpu / (double)(ranks > 0 ? ranks : 1));
+        ADD("OMP_NUM_THREADS", "OMP_NUM_THREADS=%ld", threads > 0 ? threads : 1L);
+    }
+    for (size_t e = 0; e < step->nenvironment; e++)
+        ADD(step->environment[e].key, "%s=%s", step->environment[e].key, step->environment[e].value);
+    ADD("PIPE_STORE", "PIPE_STORE=%s", r->store);
+    ADD("PIPE_RUN_ID", "PIPE_RUN_ID=%s", r->run_id);
+    ADD("PIPE_INVOCATION", "PIPE_INVOCATION=%s", inv->id);
+#undef ADD
+
+    for (char **e = environ; *e; e++)
+        ninherited++;
+    if (!(env = calloc(ninherited + nours + 1, sizeof *env)))
+        goto fail;
+    for (char **e = environ; *e; e++)
+        if (!env_overridden(*e, keys, nours) && !(env[k++] = pipe_strdup(*e)))
+            goto fail;
+    for (size_t j = 0; j < nours; j++) {
+        env[k++] = ours[j];
+        ours[j] = NULL;
+    }
+    *envp = env;
+    *nenv = k;
+    env = NULL;
+    rc = 0;
+fail:
+    free_strings(env, k);
+    free_strings(ours, nours);
+    free(keys);
+    return rc;
+}
+
+static void restore_child_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGCHLD, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Forks and execs `EXE step ID ...` for invocation i, its output into a
+   pipe, in a process group of its own. */
+static int spawn(runner *r, size_t i, char *err, size_t errsize)
+{
+    const pipe_minvocation *inv = &r->m->invocations[i];
+    slot *s = &r->slots[i];
+    char **env = NULL;
+    size_t nenv = 0;
+    int fds[2] = {-1, -1}, devnull = -1, rc;
+    const char *args[12];
+    size_t na = 0;
+    args[na++] = r->exe;
+    args[na++] = "step";
+    args[na++] = inv->id;
+    args[na++] = "--run-id";
+    args[na++] = r->run_id;
+    args[na++] = "--store";
+    args[na++] = r->store;
+    args[na++] = "--echo";
+    if (r->no_cache)
+        args[na++] = "--no-cache";
+    args[na] = NULL;
+
+    if ((rc = build_env(r, i, &env, &nenv)) != 0) {
+        pipe_errf(err, errsize, "out of memory");
+        return rc;
+    }
+    if (pipe(fds) != 0 || (devnull = open("/dev/null", O_RDONLY)) < 0) {
+        pipe_errf(err, errsize, "cannot start %s: %s", inv->id, strerror(errno));
+        rc = PIPE_EIO;
+        goto fail;
+    }
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    fcntl(devnull, F_SETFD, FD_CLOEXEC);
+    pid_t parent = getpid();
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        pipe_errf(err, errsize, "cannot start %s: fork: %s", inv->id, strerror(errno));
+        rc = PIPE_EIO;
+        goto fail;
+    }
+    if (pid == 0) {
+        /* The child: only async-signal-safe calls until exec. */
+        setpgid(0, 0);
+#ifdef __linux__
+        prctl(PR_SET_PDEATHSIG, SIGTERM); /* no orphans if the runner dies */
+        if (getppid() != parent)
+            _exit(127);
+#endif
+        (void)parent;
+        restore_child_signals();
+        dup2(devnull, STDIN_FILENO);
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        execve("/proc/self/exe", (char *const *)args, env);
+        static const char msg[] = "error: cannot execute the bundle executable (/proc/self/exe)\n";
+        ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)ignored;
+        _exit(127);
+    }
+    setpgid(pid, pid); /* also here: the child may not have run yet */
+    close(fds[1]);
+    fds[1] = -1;
+    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    s->pid = pid;
+    s->fd = fds[0];
+    fds[0] = -1;
+    rc = 0;
+fail:
+    if (fds[0] >= 0)
+        close(fds[0]);
+    if (fds[1] >= 0)
+        close(fds[1]);
+    if (devnull >= 0)
+        close(devnull);
+    free_strings(env, nenv);
+    return rc;
+}
+
+static void signal_group(const slot *s, int sig)
+{
+    if (s->pid <= 0)
+        return;
+    if (kill(-s->pid, sig) != 0)
+        kill(s->pid, sig);
+}
+
+/* ---- output ---- */
+
+static void emit_lines(runner *r, slot *s, bool flush_all)
+{
+    size_t start = 0;
+    for (size_t k = 0; k < s->plen; k++) {
+        if (s->partial[k] == '\n') {
+            pipe_progress_line(&r->progress, s->partial + start, k + 1 - start);
+            start = k + 1;
+        }
+    }
+    if ((flush_all || s->plen - start >= PARTIAL_MAX) && start < s->plen) {
+        pipe_progress_line(&r->progress, s->partial + start, s->plen - start);
+        start = s->plen;
+    }
+    memmove(s->partial, s->partial + start, s->plen - start);
+    s->plen -= start;
+}
+
+/* Reads what the child wrote; closes the pipe at EOF. */
+static void drain(runner *r, slot *s, bool final)
+{
+    char buf[8192];
+    while (s->fd >= 0) {
+        ssize_t n = read(s->fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || final) {
+                close(s->fd);
+                s->fd = -1;
+            }
+            break;
+        }
+        char *bigger = realloc(s->partial, s->plen + (size_t)n + 1);
+        if (!bigger) { /* drop the text rather than the run */
+            continue;
+        }
+        s->partial = bigger;
+        memcpy(s->partial + s->plen, buf, (size_t)n);
+        s->plen += (size_t)n;
+        emit_lines(r, s, false);
+    }
+    if (s->fd < 0 && s->plen > 0)
+        emit_lines(r, s, true);
+}
+
+/* ---- scheduling ---- */
+
+static bool is_finished(pipe_pstate st) { return st >= PIPE_PS_DONE; }
+static bool is_success(pipe_pstate st) { return st == PIPE_PS_DONE || st == PIPE_PS_CACHED; }
+
+static void finish(runner *r, size_t i, int wstatus)
+{
+    slot *s = &r->slots[i];
+    const pipe_minvocation *inv = &r->m->invocations[i];
+    char err[1024] = "", detail[2048] = "";
+    drain(r, s, true);
+    s->pid = 0;
+    if (s->granted) {
+        pipe_pool_release(&r->pool, &s->grant);
+        s->granted = false;
+    }
+    r->running--;
+
+    char *path = pipe_store_step_file(r->store, r->run_id, inv->id);
+    int rc = path ? pipe_step_record_read(path, &s->record, err, sizeof err) : PIPE_ENOMEM;
+    free(path);
+    const pipe_step_record *rec = rc == 0 ? s->record : NULL;
+
+    bool exited = WIFEXITED(wstatus);
+    int code = exited ? WEXITSTATUS(wstatus) : -1;
+    pipe_pstate state;
+    if (exited && code == 0 && rec && rec->status != PIPE_STEP_FAILED) {
+        state = rec->status == PIPE_STEP_CACHED ? PIPE_PS_CACHED : PIPE_PS_DONE;
+        if (state == PIPE_PS_CACHED && rec->cached_from)
+            snprintf(detail, sizeof detail, "(from %s)", rec->cached_from);
+    } else {
+        state = PIPE_PS_FAILED;
+        char how[128];
+        if (rec && rec->has_exit_code)
+            snprintf(how, sizeof how, "exit %d", rec->exit_code);
+        else if (rec && rec->signal)
+            snprintf(how, sizeof how, "%s", rec->signal);
+        else if (!exited)
+            snprintf(how, sizeof how, "signal %d", WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0);
+        else
+            snprintf(how, sizeof how, "exit %d", code);
+        const char *why = NULL;
+        if (rec && rec->error)
+            why = rec->error;
+        else if (!rec && exited && code == 127)
+            why = "the bundle executable could not be started";
+        else if (!rec && exited && code == 0)
+            why = "the step exited 0 without writing its step record";
+        else if (!rec)
+            why = "it wrote no step record (see its output above)";
+        /* The error may span lines (a log tail): the first line here. */
+        if (why) {
+            size_t n = strcspn(why, "\n");
+            snprintf(detail, sizeof detail, "(%s) \xe2\x80\x94 %.*s", how, (int)(n > 1500 ? 1500 : n), why);
+        } else {
+            snprintf(detail, sizeof detail, "(%s)", how);
+        }
+    }
+    pipe_progress_set(&r->progress, i, state, detail);
+    if (rec)
+        pipe_progress_metrics(&r->progress, i, rec->metrics, rec->nmetrics);
+}
+
+/* Marks pending invocations whose needs failed as skipped, starts those
+   whose needs succeeded while resources and --jobs allow. */
+static int schedule(runner *r)
+{
+    const pipe_manifest *m = r->m;
+    for (size_t i = 0; i < m->ninvocations; i++) {
+        if (r->progress.items[i].state != PIPE_PS_QUEUED)
+            continue;
+        const pipe_minvocation *inv = &m->invocations[i];
+        bool ready = true;
+        const char *blocker = NULL, *why = NULL;
+        for (size_t k = 0; k < inv->nneeds; k++) {
+            pipe_pstate st = r->progress.items[inv->needs[k]].state;
+            if (st == PIPE_PS_FAILED || st == PIPE_PS_SKIPPED) {
+                blocker = m->invocations[inv->needs[k]].id;
+                why = st == PIPE_PS_FAILED ? "failed" : "was skipped";
+                break;
+            }
+            ready &= is_success(st);
+        }
+        if (blocker) {
+            char detail[512];
+            snprintf(detail, sizeof detail, "needs %s, which %s", blocker, why);
+            pipe_progress_set(&r->progress, i, PIPE_PS_SKIPPED, detail);
+            continue;
+        }
+        if (!ready || (r->jobs > 0 && r->running >= (size_t)r->jobs))
+            continue;
+        bool granted;
+        if (pipe_pool_acquire(&r->pool, &inv->resources, &r->slots[i].grant, &granted) != 0)
+            return PIPE_ENOMEM;
+        if (!granted)
+            continue;
+        r->slots[i].granted = true;
+        char err[1024];
+        if (spawn(r, i, err, sizeof err) != 0) {
+            pipe_pool_release(&r->pool, &r->slots[i].grant);
+            r->slots[i].granted = false;
+            pipe_progress_set(&r->progress, i, PIPE_PS_FAILED, err);
+            continue;
+        }
+        r->running++;
+        pipe_progress_set(&r->progress, i, PIPE_PS_RUNNING, NULL);
+    }
+    return 0;
+}
+
+static void handle_signals(runner *r)
+{
+    int sig = pipe_runner_signal;
+    if (sig) {
+        pipe_runner_signal = 0;
+        r->signals_seen++;
+        char line[256];
+        if (r->signals_seen == 1) {
+            r->stop_signal = sig;
+            snprintf(line, sizeof line, "%s: stopping %zu running invocation%s (again to kill them now)",
+                     sig == SIGINT ? "interrupted" : "terminated", r->running, r->running == 1 ? "" : "s");
+            pipe_progress_line(&r->progress, line, strlen(line));
+            for (size_t i = 0; i < r->m->ninvocations; i++)
+                signal_group(&r->slots[i], sig);
+            r->kill_at = pipe_now() + KILL_GRACE_S;
+            for (size_t i = 0; i < r->m->ninvocations; i++)
+                if (r->progress.items[i].state == PIPE_PS_QUEUED)
+                    pipe_progress_set(&r->progress, i, PIPE_PS_SKIPPED, "the run was interrupted");
+        } else {
+            snprintf(line, sizeof line, "killing %zu running invocation%s", r->running, r->running == 1 ? "" : "s");
+            pipe_progress_line(&r->progress, line, strlen(line));
+            for (size_t i = 0; i < r->m->ninvocations; i++)
+                signal_group(&r->slots[i], SIGKILL);
+        }
+    }
+    if (r->kill_at > 0 && pipe_now() >= r->kill_at) {
+        for (size_t i = 0; i < r->m->ninvocations; i++)
+            signal_group(&r->slots[i], SIGKILL);
+        r->kill_at = pipe_now() + 1; /* again, for the stubborn */
+    }
+}
+
+static void wait_events(runner *r)
+{
+    struct pollfd fds[256];
+    size_t nfds = 0;
+    for (size_t i = 0; i < r->m->ninvocations && nfds < sizeof fds / sizeof fds[0]; i++) {
+        if (r->slots[i].fd >= 0) {
+            fds[nfds].fd = r->slots[i].fd;
+            fds[nfds].events = POLLIN;
+            fds[nfds].revents = 0;
+            nfds++;
+        }
+    }
+    double next = pipe_progress_next_tick(&r->progress);
+    int timeout = (int)(next * 1000) + 1;
+    if (timeout > POLL_MAX_MS)
+        timeout = POLL_MAX_MS;
+    if (pipe_runner_signal)
+        timeout = 0;
+    poll(fds, nfds, timeout);
+    for (size_t i = 0; i < r->m->ninvocations; i++)
+        if (r->slots[i].fd >= 0)
+            drain(r, &r->slots[i], false);
+}
+
+static void reap(runner *r)
+{
+    for (size_t i = 0; i < r->m->ninvocations; i++) {
+        slot *s = &r->slots[i];
+        if (s->pid <= 0)
+            continue;
+        int st;
+        pid_t w = waitpid(s->pid, &st, WNOHANG);
+        if (w == s->pid)
+            finish(r, i, st);
+        else if (w < 0 && errno == ECHILD) /* reaped elsewhere: cannot happen, do not hang */
+            finish(r, i, 1 << 8);
+    }
+}
+
+static int loop(runner *r)
+{
+    for (;;) {
+        handle_signals(r);
+        if (!r->stop_signal && schedule(r) != 0)
+            return PIPE_ENOMEM;
+        if (r->running == 0) {
+            bool left = false;
+            for (size_t i = 0; i < r->m->ninvocations; i++)
+                left |= !is_finished(r->progress.items[i].state);
+            if (!left)
+                return 0;
+            if (r->stop_signal) {
+                for (size_t i = 0; i < r->m->ninvocations; i++)
+                    if (!is_finished(r->progress.items[i].state))
+                        pipe_progress_set(&r->progress, i, PIPE_PS_SKIPPED, "the run was interrupted");
+                return 0;
+            }
+            /* Nothing runs and nothing could start: cannot happen (an idle
+               machine accepts any request); do not spin. */
+            for (size_t i = 0; i < r->m->ninvocations; i++)
+                if (!is_finished(r->progress.items[i].state))
+                    pipe_progress_set(&r->progress, i, PIPE_PS_FAILED, "(internal) could not be scheduled");
+            return 0;
+        }
+        wait_events(r);
+        reap(r);
+        pipe_progress_tick(&r->progress);
+    }
+}
+
+/* ---- the command ---- */
+
+/* Warns about (or, strict, refuses) requests this machine cannot meet. */
+static int check_requests(const runner *r, bool strict)
+{
+    int unmet = 0;
+    char msg[512];
+    for (size_t i = 0; i < r->m->ninvocations; i++) {
+        const pipe_minvocation *inv = &r->m->invocations[i];
+        if (!pipe_resources_unmet(&r->local, &inv->resources, msg, sizeof msg))
+            continue;
+        unmet++;
+        if (strict)
+            pipe_cli_error("invocation %s requests %s, and --strict-resources refuses to run it", inv->id, msg);
+        else
+            pipe_cli_warning("invocation %s requests %s; it will run alone, with what this machine has", inv->id,
+                             msg);
+    }
+    return strict && unmet ? -1 : 0;
+}
+
+int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+{
+    (void)prog;
+    runner r;
+    run_config cfg = {0};
+    pipe_param_values params = {0};
+    const char **assignments = NULL;
+    size_t nassign = 0;
+    const char *config_path = NULL, *store_flag = NULL, *run_id_flag = NULL, *jobs_flag = NULL;
+    bool no_cache = false, strict = false, pool_ready = false, progress_ready = false, signals_set = false;
+    char *store = NULL, err[1024] = "";
+    const char **ids = NULL;
+    pipe_run_info info = {0};
+    pipe_kv *kv = NULL;
+    struct sigaction sa, old_int, old_term, old_chld, old_pipe;
+    int status = PIPE_EXIT_USAGE;
+
+    memset(&r, 0, sizeof r);
+    r.m = m;
+    ssize_t exe_len = readlink("/proc/self/exe", r.exe, sizeof r.exe - 1);
+    if (exe_len <= 0)
+        snprintf(r.exe, sizeof r.exe, "%s", m->pipeline);
+    else
+        r.exe[exe_len] = '\0';
+    if (!(assignments = calloc((size_t)argc + 1, sizeof *assignments)))
+        goto nomem;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *value;
+        int got;
+        if (pipe_opt_is_help(arg)) {
+            run_usage(stdout);
+            status = PIPE_EXIT_OK;
+            goto done;
+        }
+        if ((got = pipe_opt_value(argc, argv, &i, "--param", &value)) != 0) {
+            if (got < 0)
+                goto done;
+            assignments[nassign++] = value;
+        } else if ((got = pipe_opt_value(argc, argv, &i, "--config", &config_path)) != 0 ||
+                   (got = pipe_opt_value(argc, argv, &i, "--store", &store_flag)) != 0 ||
+                   (got = pipe_opt_value(argc, argv, &i, "--run-id", &run_id_flag)) != 0 ||
+                   (got = pipe_opt_value(argc, argv, &i, "--jobs", &jobs_flag)) != 0) {
+            if (got < 0)
+                goto done;
+        } else if (strcmp(arg, "--no-cache") == 0) {
+            no_cache = true;
+        } else if (strcmp(arg, "--strict-resources") == 0) {
+            strict = true;
+        } else {
+            pipe_cli_error(arg[0] == '-' ? "unknown option `%s` (see run --help)"
+                                         : "unexpected argument `%s` (see run --help)",
+                           arg);
+            goto done;
+        }
+    }
+
+    /* Parameters: defaults, then the config file, then --param. */
+    if (pipe_params_init(m, &params) != 0)
+        goto nomem;
+    if (config_path && load_config(config_path, m, &params, &cfg) != 0)
+        goto done;
+    for (size_t i = 0; i < nassign; i++) {
+        int rc = pipe_params_assign(m, &params, assignments[i], err, sizeof err);
+        if (rc == PIPE_ENOMEM)
+            goto nomem;
+        if (rc != 0) {
+            pipe_cli_error("--param: %s", err);
+            goto done;
+        }
+    }
+    if (pipe_params_check_complete(m, &params, err, sizeof err) != 0) {
+        pipe_cli_error("%s", err);
+        goto done;
+    }
+    r.jobs = cfg.jobs;
+    if (jobs_flag && pipe_opt_parse_int("--jobs", jobs_flag, 1, 1000000, &r.jobs) != 0)
+        goto done;
+    r.no_cache = no_cache || cfg.no_cache;
+    strict = strict || cfg.strict_resources;
+    if (store_flag && !*store_flag) {
+        pipe_cli_error("--store: the directory name is empty");
+        goto done;
+    }
+    if (!(store = pipe_store_resolve(store_flag, cfg.store)))
+        goto nomem;
+    r.store = store;
+
+    if (pipe_local_resources_detect(&r.local, err, sizeof err) != 0) {
+        pipe_cli_error("%s", err);
+        goto done;
+    }
+    if (pipe_pool_init(&r.pool, &r.local) != 0)
+        goto nomem;
+    pool_ready = true;
+    if (check_requests(&r, strict) != 0)
+        goto done;
+
+    if (run_id_flag) {
+        if (pipe_run_id_check(run_id_flag, err, sizeof err) != 0) {
+            pipe_cli_error("--run-id: %s", err);
+            goto done;
+        }
+        snprintf(r.run_id, sizeof r.run_id, "%s", run_id_flag);
+    } else if (pipe_run_id_new(r.run_id, sizeof r.run_id, err, sizeof err) != 0) {
+        pipe_cli_error("%s", err);
+        goto done;
+    }
+    if (!(r.run_dir = pipe_store_run_dir(store, r.run_id)))
+        goto nomem;
+    if (pipe_dir_exists(r.run_dir)) {
+        pipe_cli_error("run %s already exists in %s", r.run_id, store);
+        goto done;
+    }
+
+    /* run.yaml: created here, first; the steps read their parameters from it. */
+    char started[40];
+    pipe_iso8601(started, sizeof started);
+    if (m->nparams > 0 && !(kv = calloc(m->nparams, sizeof *kv)))
+        goto nomem;
+    for (size_t i = 0; i < m->nparams; i++) {
+        kv[i].key = m->params[i].name;
+        kv[i].value = params.values[i];
+    }
+    info.run_id = r.run_id;
+    info.pipeline = m->pipeline;
+    info.params = kv;
+    info.nparams = m->nparams;
+    info.started = started;
+    info.status = "running";
+    bool created = false;
+    if (pipe_run_info_write(store, r.run_id, &info, PIPE_RUN_WRITE_CREATE, &created, err, sizeof err) != 0) {
+        pipe_cli_error("%s", err);
+        goto done;
+    }
+    if (!created) {
+        pipe_cli_error("run %s already exists in %s", r.run_id, store);
+        goto done;
+    }
+
+    if (!(r.slots = calloc(m->ninvocations, sizeof *r.slots)) || !(ids = calloc(m->ninvocations, sizeof *ids)))
+        goto nomem;
+    for (size_t i = 0; i < m->ninvocations; i++) {
+        r.slots[i].fd = -1;
+        ids[i] = m->invocations[i].id;
+    }
+    if (pipe_progress_init(&r.progress, stdout, isatty(STDOUT_FILENO), ids, m->ninvocations) != 0)
+        goto nomem;
+    progress_ready = true;
+
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_stop_signal; /* no SA_RESTART: poll() returns at once */
+    pipe_runner_signal = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sa.sa_handler = on_child_signal;
+    sa.sa_flags = SA_NOCLDSTOP;
+    sigaction(SIGCHLD, &sa, &old_chld);
+    sa.sa_handler = SIG_IGN;
+    sa.sa_flags = 0;
+    sigaction(SIGPIPE, &sa, &old_pipe);
+    signals_set = true;
+
+    printf("pipeline %s: run %s, %zu invocation%s, store %s\n", m->pipeline, r.run_id, m->ninvocations,
+           m->ninvocations == 1 ? "" : "s", store);
+    pipe_progress_start(&r.progress);
+    int rc = loop(&r);
+
+    bool failed = rc != 0;
+    for (size_t i = 0; i < m->ninvocations; i++)
+        failed |= r.progress.items[i].state == PIPE_PS_FAILED || r.progress.items[i].state == PIPE_PS_SKIPPED;
+    status = r.stop_signal ? 128 + r.stop_signal : failed ? PIPE_EXIT_FAILED : PIPE_EXIT_OK;
+
+    char finished[40];
+    pipe_iso8601(finished, sizeof finished);
+    info.finished = finished;
+    info.status = status == PIPE_EXIT_OK ? "done" : "failed";
+    if (pipe_run_info_write(store, r.run_id, &info, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err) != 0)
+        pipe_cli_warning("%s", err);
+    pipe_progress_summary(&r.progress, r.run_id, r.run_dir, status);
+    goto done;
+
+nomem:
+    pipe_cli_error("out of memory");
+    status = PIPE_EXIT_USAGE;
+done:
+    if (signals_set) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGCHLD, &old_chld, NULL);
+        sigaction(SIGPIPE, &old_pipe, NULL);
+    }
+    if (r.slots) {
+        for (size_t i = 0; i < m->ninvocations; i++) {
+            slot *s = &r.slots[i];
+            if (s->pid > 0) { /* only after an internal error: leave no orphan */
+                signal_group(s, SIGKILL);
+                waitpid(s->pid, NULL, 0);
+            }
+            if (s->fd >= 0)
+                close(s->fd);
+            if (s->granted)
+                pipe_pool_release(&r.pool, &s->grant);
+            free(s->partial);
+            pipe_step_record_free(s->record);
+        }
+        free(r.slots);
+    }
+    if (progress_ready)
+        pipe_progress_free(&r.progress);
+    if (pool_ready)
+        pipe_pool_free(&r.pool);
+    pipe_local_resources_free(&r.local);
+    free(ids);
+    free(kv);
+    free(r.run_dir);
+    free(store);
+    free(cfg.store);
+    pipe_params_free(&params);
+    free(assignments);
+    return status;
+}

@@ -1,0 +1,188 @@
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pipe/error.h"
+
+void pipe_errf(char *err, size_t errsize, const char *fmt, ...)
+{
+    if (!err || errsize == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errsize, fmt, ap);
+    va_end(ap);
+}
+
+char *pipe_strdup(const char *s) { return s ? pipe_strndup(s, strlen(s)) : NULL; }
+
+char *pipe_strndup(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *pipe_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *p = malloc((size_t)n + 1);
+    if (!p)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+int pipe_mkdirs(const char *path, char *err, size_t errsize)
+{
+    char *p = pipe_strdup(path);
+    if (!p)
+        return PIPE_ENOMEM;
+    for (char *c = p + 1;; c++) {
+        if (*c == '/' || *c == '\0') {
+            char saved = *c;
+            *c = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                pipe_errf(err, errsize, "cannot create directory %s: %s", p, strerror(errno));
+                free(p);
+                return PIPE_EIO;
+            }
+            *c = saved;
+            if (saved == '\0')
+                break;
+        }
+    }
+    free(p);
+    return 0;
+}
+
+int pipe_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize)
+{
+    char *tmp = pipe_asprintf("%s.tmp.%ld", path, (long)getpid());
+    if (!tmp)
+        return PIPE_ENOMEM;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        pipe_errf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
+        free(tmp);
+        return PIPE_EIO;
+    }
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            pipe_errf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            return PIPE_EIO;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+        pipe_errf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return PIPE_EIO;
+    }
+    free(tmp);
+    return 0;
+}
+
+int pipe_read_file(const char *path, char **data, size_t *len, char *err, size_t errsize)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
+        return errno == ENOENT ? PIPE_ENOENT : PIPE_EIO;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            fclose(f);
+            return PIPE_ENOMEM;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0)
+            break;
+        if (n + 1 >= cap) {
+            cap *= 2;
+            char *bigger = realloc(buf, cap);
+            if (!bigger)
+                free(buf);
+            buf = bigger;
+        }
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        pipe_errf(err, errsize, "cannot read %s", path);
+        free(buf);
+        return PIPE_EIO;
+    }
+    buf[n] = '\0';
+    *data = buf;
+    if (len)
+        *len = n;
+    return 0;
+}
+
+bool pipe_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool pipe_dir_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+double pipe_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void pipe_iso8601(char *buf, size_t size)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char base[32];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, size, "%s.%03ldZ", base, ts.tv_nsec / 1000000);
+}
+
+void pipe_sleep_ms(uint64_t ms)
+{
+    struct timespec req = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L}, rem;
+    while (nanosleep(&req, &rem) != 0 && errno == EINTR)
+        req = rem;
+}

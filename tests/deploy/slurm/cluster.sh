@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# A throwaway Slurm cluster on this host for the Slurm deploy tests: munged,
+# slurmctld and four slurmd (n1 and n2 of this host's size, big1 and big2
+# pretending to be large GPU machines), everything under one folder.
+# See /work/shared/notes/slurm-on-one-host.md and slurm.conf.in.
+#
+#   cluster.sh install      install slurm-wlm and munge when missing (apt-get)
+#   cluster.sh start DIR    configure and start; prints SLURM_CONF=DIR/etc/slurm.conf
+#   cluster.sh stop DIR     cancel the cluster's jobs, stop the daemons by PID
+#
+# Clients (sbatch, squeue, ...) need SLURM_CONF=DIR/etc/slurm.conf.
+# Runs as root (the daemons do; munged runs as the `munge` user).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+die() {
+    echo "cluster.sh: $*" >&2
+    exit 1
+}
+
+install() {
+    local missing=0 tool
+    for tool in sbatch srun scontrol squeue slurmctld slurmd munged munge; do
+        command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing=1
+    done
+    [ $missing = 0 ] && return 0
+    [ "$(id -u)" = 0 ] || die "slurm-wlm and munge are missing and installing them needs root"
+    echo "cluster.sh: installing slurm-wlm and munge" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y slurm-wlm slurmctld slurmd slurm-client munge >/dev/null ||
+        { apt-get update >/dev/null && apt-get install -y slurm-wlm slurmctld slurmd slurm-client munge >/dev/null; } ||
+        die "apt-get install slurm-wlm munge failed"
+}
+
+# True when nothing listens on 127.0.0.1:$1.
+port_free() {
+    ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# A base port P with P..P+4 free (slurmctld, n1, n2 and the two idle nodes).
+pick_ports() {
+    local tries base k ok
+    for tries in $(seq 1 50); do
+        base=$((20000 + (RANDOM % 2000) * 10))
+        ok=1
+        for k in 0 1 2 3 4; do
+            port_free $((base + k)) || ok=0
+        done
+        if [ $ok = 1 ]; then
+            echo "$base"
+            return 0
+        fi
+        : "$tries"
+    done
+    die "no free ports found"
+}
+
+# Sends SIGTERM to the process in pid file $1, SIGKILL after 5 s.
+stop_pidfile() {
+    local file=$1 pid i
+    [ -f "$file" ] || return 0
+    pid=$(cat "$file" 2>/dev/null) || return 0
+    case $pid in '' | *[!0-9]*) return 0 ;; esac
+    kill -TERM "$pid" 2>/dev/null || { rm -f "$file"; return 0; }
+    for i in $(seq 1 50); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+        : "$i"
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    rm -f "$file"
+}
+
+start() {
+    local dir=$1
+    [ "$(id -u)" = 0 ] || die "the test cluster runs as root"
+    install
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    chmod 755 "$dir"
+    mkdir -p "$dir/etc" "$dir/state" "$dir/spool" "$dir/run" "$dir/log" "$dir/munge" "$dir/dev"
+    local k
+    for k in $(seq 0 15); do
+        ln -sf /dev/null "$dir/dev/nvidia$k"
+    done
+
+    # munged with a private socket, key and pid file: nothing shared with a
+    # system munged. It insists on a munge-owned folder that all may enter.
+    local key=/etc/munge/munge.key
+    if [ -r "$key" ]; then
+        cp "$key" "$dir/munge/munge.key"
+    else
+        dd if=/dev/urandom of="$dir/munge/munge.key" bs=128 count=1 status=none
+    fi
+    chown -R munge:munge "$dir/munge"
+    chmod 755 "$dir/munge"
+    chmod 600 "$dir/munge/munge.key"
+    su -s /bin/sh munge -c "/usr/sbin/munged --socket='$dir/munge/munge.socket' \
+        --key-file='$dir/munge/munge.key' --pid-file='$dir/munge/munged.pid' \
+        --log-file='$dir/munge/munged.log' --seed-file='$dir/munge/munged.seed'" ||
+        die "munged did not start (see $dir/munge/munged.log)"
+
+    local base cpus
+    base=$(pick_ports)
+    cpus=$(nproc)
+    [ "$cpus" -gt 4 ] && cpus=4
+    sed -e "s|@DIR@|$dir|g" -e "s|@CTLD_PORT@|$base|g" -e "s|@NODE_PORT1@|$((base + 1))|g" \
+        -e "s|@NODE_PORT2@|$((base + 2))|g" -e "s|@NODE_PORT3@|$((base + 3))|g" \
+        -e "s|@NODE_PORT4@|$((base + 4))|g" -e "s|@CPUS@|$cpus|g" \
+        "$here/slurm.conf.in" >"$dir/etc/slurm.conf"
+    sed -e "s|@DIR@|$dir|g" "$here/gres.conf.in" >"$dir/etc/gres.conf"
+    export SLURM_CONF="$dir/etc/slurm.conf"
+
+    /usr/sbin/slurmctld -f "$SLURM_CONF" || die "slurmctld did not start (see $dir/log/slurmctld.log)"
+    local node
+    for node in n1 n2 big1 big2; do
+        /usr/sbin/slurmd -f "$SLURM_CONF" -N "$node" || die "slurmd $node did not start (see $dir/log/slurmd-$node.log)"
+    done
+
+    # Wait until every node is idle.
+    local i states=""
+    for i in $(seq 1 300); do
+        states=$(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | tr '\n' ' ') || true
+        if [ "$states" = "big1 idle big2 idle n1 idle n2 idle " ]; then
+            echo "SLURM_CONF=$SLURM_CONF"
+            return 0
+        fi
+        sleep 0.1
+        : "$i"
+    done
+    echo "cluster.sh: nodes not idle after 30 s: $states" >&2
+    tail -n 20 "$dir/log/slurmctld.log" >&2 || true
+    return 1
+}
+
+stop() {
+    local dir=$1
+    [ -d "$dir" ] || return 0
+    if [ -f "$dir/etc/slurm.conf" ] && [ -f "$dir/run/slurmctld.pid" ]; then
+        # The jobs' slurmstepd processes outlive slurmd: cancel them first.
+        SLURM_CONF="$dir/etc/slurm.conf" timeout 10 scancel --user="$(id -un)" 2>/dev/null || true
+        local i
+        for i in $(seq 1 50); do
+            [ -z "$(SLURM_CONF="$dir/etc/slurm.conf" timeout 5 squeue -h -t running,completing -o %i 2>/dev/null)" ] && break
+            sleep 0.1
+            : "$i"
+        done
+    fi
+    local node
+    for node in n1 n2 big1 big2; do
+        stop_pidfile "$dir/run/slurmd-$node.pid"
+    done
+    stop_pidfile "$dir/run/slurmctld.pid"
+    stop_pidfile "$dir/munge/munged.pid"
+}
+
+case ${1:-} in
+install) install ;;
+start) [ $# = 2 ] || die "usage: cluster.sh start DIR"; start "$2" ;;
+stop) [ $# = 2 ] || die "usage: cluster.sh stop DIR"; stop "$2" ;;
+*) die "usage: cluster.sh install | start DIR | stop DIR" ;;
+esac

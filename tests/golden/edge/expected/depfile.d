@@ -1,0 +1,4 @@
+bundle: \
+  case.pipe \
+  src/steps.c \
+  src/ping.c

@@ -1,0 +1,190 @@
+/* The step cache: keys, look-ups (hit, miss, invalidated digest, failed or
+   missing records), recording, and linking outputs into a new run. */
+#include <sys/stat.h>
+
+#include "cache.h"
+#include "check.h"
+#include "pipe/error.h"
+#include "sha256.h"
+#include "step_fixture.h"
+#include "stepfile.h"
+
+static void key_of(const char *code, const pipe_kv *params, size_t np, const pipe_step_artifact *in, size_t ni,
+                   char out[PIPE_SHA256_HEX_SIZE])
+{
+    pipe_cache_key_input k = {.code_digest = code, .step = "train", .entry = "train_main", .params = params,
+                              .nparams = np, .inputs = in, .ninputs = ni};
+    pipe_cache_key(&k, out);
+}
+
+static void test_keys(void)
+{
+    char a[65], b[65];
+    pipe_kv p1[] = {{"epochs", "5"}, {"lr", "0.05"}};
+    pipe_kv p2[] = {{"epochs", "6"}, {"lr", "0.05"}};
+    pipe_kv p3[] = {{"lr", "0.05"}, {"epochs", "5"}};
+    pipe_kv s1[] = {{"a", "b\0"}, {"c", ""}};
+    pipe_kv s2[] = {{"a", ""}, {"bc", ""}};
+    pipe_step_artifact i1[] = {{"data", "/x", "aaaa"}};
+    pipe_step_artifact i2[] = {{"data", "/elsewhere", "aaaa"}};
+    pipe_step_artifact i3[] = {{"data", "/x", "bbbb"}};
+
+    key_of("d1", p1, 2, i1, 1, a);
+    CHECK_EQ_U64(strlen(a), 64);
+    key_of("d1", p1, 2, i1, 1, b);
+    CHECK_STREQ(a, b); /* deterministic */
+    key_of("d1", p1, 2, i2, 1, b);
+    CHECK_STREQ(a, b); /* the input's path does not matter, only its bytes */
+    key_of("d2", p1, 2, i1, 1, b);
+    CHECK(strcmp(a, b) != 0); /* code changed */
+    key_of("d1", p2, 2, i1, 1, b);
+    CHECK(strcmp(a, b) != 0); /* a parameter changed */
+    key_of("d1", p3, 2, i1, 1, b);
+    CHECK(strcmp(a, b) != 0); /* order is part of the key */
+    key_of("d1", p1, 2, i3, 1, b);
+    CHECK(strcmp(a, b) != 0); /* an input's digest changed */
+    key_of("d1", p1, 2, NULL, 0, b);
+    CHECK(strcmp(a, b) != 0);
+    /* Fields cannot run into each other. */
+    key_of("d1", s1, 2, NULL, 0, a);
+    key_of("d1", s2, 2, NULL, 0, b);
+    CHECK(strcmp(a, b) != 0);
+    pipe_cache_key_input x = {.code_digest = "d", .step = "ab", .entry = "c"};
+    pipe_cache_key_input y = {.code_digest = "d", .step = "a", .entry = "bc"};
+    pipe_cache_key(&x, a);
+    pipe_cache_key(&y, b);
+    CHECK(strcmp(a, b) != 0);
+}
+
+/* Makes STORE/RUN/INV with outputs and a step.yaml of the given status. */
+static void make_invocation(const char *store, const char *run, const char *inv, pipe_step_status status,
+                            const char *model_text)
+{
+    char err[512];
+    char *dir = pipe_asprintf("%s/%s/%s/outputs", store, run, inv);
+    char *model = pipe_store_output_path(store, run, inv, "model");
+    char *step = pipe_store_step_file(store, run, inv);
+    pipe_mkdirs(dir, err, sizeof err);
+    fx_write(model, model_text);
+    char hex[65];
+    pipe_sha256_file(model, hex, err, sizeof err);
+    pipe_step_record r = {.invocation = (char *)inv, .step = "train", .run_id = (char *)run, .status = status,
+                          .attempts = 1};
+    pipe_step_record_add_output(&r, "model", model, hex);
+    pipe_step_record_set_metric(&r, "loss", 0.25);
+    CHECK_EQ_INT(pipe_step_record_write(step, &r, err, sizeof err), 0);
+    for (size_t i = 0; i < r.noutputs; i++) {
+        free(r.outputs[i].name);
+        free(r.outputs[i].path);
+        free(r.outputs[i].sha256);
+    }
+    free(r.outputs);
+    for (size_t i = 0; i < r.nmetrics; i++)
+        free(r.metrics[i].name);
+    free(r.metrics);
+    free(dir);
+    free(model);
+    free(step);
+}
+
+static void test_lookup(void)
+{
+    char *store = fx_tempdir("cache");
+    char err[512], why[512];
+    const char *key = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    const char *outputs[] = {"model"};
+    pipe_cache_hit *hit = (pipe_cache_hit *)1;
+
+    /* Miss: nothing recorded. */
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NULL(hit);
+    CHECK(fx_contains(why, "no cache entry"));
+
+    /* Hit. */
+    make_invocation(store, "R1", "train", PIPE_STEP_DONE, "weights v1");
+    CHECK_EQ_INT(pipe_cache_record(store, key, "R1", "train", err, sizeof err), 0);
+    char *entry = pipe_asprintf("%s/cache/%s", store, key), *entry_text = fx_read(entry);
+    CHECK_STREQ(entry_text, "R1/train\n");
+    free(entry_text);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NOT_NULL(hit);
+    if (hit) {
+        CHECK_STREQ(hit->from, "R1/train");
+        CHECK_EQ_INT(hit->record->status, PIPE_STEP_DONE);
+        CHECK_EQ_U64(hit->record->nmetrics, 1);
+        const pipe_step_artifact *m = pipe_step_record_output(hit->record, "model");
+        CHECK(m && fx_contains(m->path, "/R1/train/outputs/model"));
+
+        /* Reuse it in another run: a link (or copy) with the same bytes. */
+        char *dstdir = pipe_asprintf("%s/R2/train/outputs", store), *dst = pipe_asprintf("%s/model", dstdir);
+        pipe_mkdirs(dstdir, err, sizeof err);
+        CHECK_EQ_INT(pipe_link_or_copy(m->path, dst, err, sizeof err), 0);
+        char *copied = fx_read(dst);
+        CHECK_STREQ(copied, "weights v1");
+        free(copied);
+        /* Again: replaces, still complete, no temporary files left. */
+        CHECK_EQ_INT(pipe_link_or_copy(m->path, dst, err, sizeof err), 0);
+        char *cmd = pipe_asprintf("test $(ls -A %s | wc -l) -eq 1", dstdir);
+        CHECK_EQ_INT(system(cmd), 0);
+        free(cmd);
+        CHECK_EQ_INT(pipe_link_or_copy("/nonexistent/src", dst, err, sizeof err), PIPE_EIO);
+        CHECK(fx_contains(err, "/nonexistent/src"));
+        free(dstdir);
+        free(dst);
+    }
+    pipe_cache_hit_free(hit);
+
+    /* Invalidated: the output's bytes changed since they were recorded. */
+    char *model = pipe_store_output_path(store, "R1", "train", "model");
+    CHECK(fx_write(model, "tampered"));
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NULL(hit);
+    CHECK(fx_contains(why, "changed"));
+
+    /* Missing output. */
+    unlink(model);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NULL(hit);
+    CHECK(fx_contains(why, "gone"));
+
+    /* An output the record does not have. */
+    make_invocation(store, "R1", "train", PIPE_STEP_DONE, "weights v1");
+    const char *more[] = {"model", "report"};
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, more, 2, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NULL(hit);
+    CHECK(fx_contains(why, "report"));
+
+    /* The record is not `done`. */
+    make_invocation(store, "R1", "train", PIPE_STEP_FAILED, "weights v1");
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NULL(hit);
+    CHECK(fx_contains(why, "failed"));
+
+    /* The record is gone. */
+    char *step = pipe_store_step_file(store, "R1", "train");
+    unlink(step);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NULL(hit);
+
+    /* A malformed entry. */
+    CHECK(fx_write(entry, "../../etc/passwd\n"));
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NULL(hit);
+    CHECK(fx_contains(why, "malformed"));
+
+    /* Bad keys. */
+    CHECK_EQ_INT(pipe_cache_lookup(store, "../x", outputs, 1, &hit, why, sizeof why, err, sizeof err), PIPE_EINVAL);
+    CHECK_EQ_INT(pipe_cache_record(store, "ABC", "R", "i", err, sizeof err), PIPE_EINVAL);
+
+    free(step);
+    free(model);
+    free(entry);
+    fx_rmtree(store);
+}
+
+int main(void)
+{
+    test_keys();
+    test_lookup();
+    return check_summary();
+}

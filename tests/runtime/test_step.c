@@ -1,0 +1,654 @@
+/* The `step` command (supervisor.c) end to end, in this process: a
+   hand-written manifest and step table stand in for generated code. Covers
+   success, inputs from producers, caching (hit, miss, --no-cache, an
+   invalidated digest), failures (pipe_fail, a return value, a signal, a
+   missing output), @timeout (SIGTERM, then SIGKILL), @retry, signal
+   forwarding, several ranks, the environment, and the usage errors. */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "check.h"
+#include "commands.h"
+#include "pipe/driver.h"
+#include "pipe/manifest.h"
+#include "pipe/pipe.h"
+#include "step_fixture.h"
+#include "stepfile.h"
+
+static const char manifest_text[] =
+    "manifest_version: 1\n"
+    "pipeline: demo\n"
+    "params:\n"
+    "  - {name: count, type: int, default: \"3\"}\n"
+    "  - {name: scale, type: float, default: \"2.5\"}\n"
+    "  - {name: tag, type: string}\n"
+    "steps:\n"
+    "  - name: produce\n"
+    "    entry: produce_main\n"
+    "    code_digest: d1\n"
+    "    cache: true\n"
+    "    params: [{name: n, type: int}]\n"
+    "    outputs: [{name: data, type: dataset}, {name: env, type: text}]\n"
+    "    environment: {PIPE_TEST_VAR: \"from the step\"}\n"
+    "  - name: consume\n"
+    "    entry: consume_main\n"
+    "    code_digest: d2\n"
+    "    cache: true\n"
+    "    params: [{name: data, type: dataset, artifact: true}, {name: scale, type: float}, {name: tag, type: string}]\n"
+    "    outputs: [{name: result, type: text}]\n"
+    "  - name: misbehave\n"
+    "    entry: misbehave_main\n"
+    "    code_digest: d3\n"
+    "    cache: false\n"
+    "    params: [{name: mode, type: string}]\n"
+    "    outputs: [{name: out, type: text}]\n"
+    "  - name: ranks\n"
+    "    entry: ranks_main\n"
+    "    code_digest: d4\n"
+    "    cache: true\n"
+    "    outputs: [{name: out, type: text}]\n"
+    "invocations:\n"
+    "  - id: produce\n"
+    "    step: produce\n"
+    "    args: [{name: n, param: count}]\n"
+    "    resources: {cpu: 2.5}\n"
+    "  - id: consume\n"
+    "    step: consume\n"
+    "    needs: [produce]\n"
+    "    args: [{name: data, artifact: produce, output: data}, {name: scale, param: scale}, {name: tag, param: tag}]\n"
+    "  - {id: fail, step: misbehave, args: [{name: mode, value: fail}]}\n"
+    "  - {id: ret7, step: misbehave, args: [{name: mode, value: ret7}]}\n"
+    "  - {id: crash, step: misbehave, args: [{name: mode, value: crash}]}\n"
+    "  - {id: lazy, step: misbehave, args: [{name: mode, value: lazy}]}\n"
+    "  - {id: sleepy, step: misbehave, args: [{name: mode, value: sleep}], timeout_ms: 300}\n"
+    "  - {id: stubborn, step: misbehave, args: [{name: mode, value: stubborn}], timeout_ms: 300}\n"
+    "  - {id: forever, step: misbehave, args: [{name: mode, value: sleep}]}\n"
+    "  - {id: flaky_ok, step: misbehave, args: [{name: mode, value: flaky}], retry: {max: 2, delay_ms: 10}}\n"
+    "  - {id: flaky_bad, step: misbehave, args: [{name: mode, value: flaky}], retry: {max: 1, delay_ms: 0}}\n"
+    "  - id: multi\n"
+    "    step: ranks\n"
+    "    accelerate: {num_processes: 2, num_machines: 1, cpu: true, mixed_precision: bf16, main_process_port: 29511}\n";
+
+/* The argument structs and step table, as a generated driver has them. */
+typedef struct produce_args {
+    int64_t n;
+} produce_args;
+typedef struct consume_args {
+    const char *data;
+    double scale;
+    const char *tag;
+} consume_args;
+typedef struct misbehave_args {
+    const char *mode;
+} misbehave_args;
+
+static int produce_main(pipe_ctx *ctx, const void *raw)
+{
+    const produce_args *a = raw;
+    FILE *out = pipe_output_open(ctx, "data");
+    if (!out)
+        return pipe_fail(ctx, "%s", pipe_last_error(ctx));
+    for (int64_t i = 0; i < a->n; i++)
+        fprintf(out, "line %lld\n", (long long)i);
+    printf("printed by produce\n");
+    pipe_log(ctx, "wrote %lld lines", (long long)a->n);
+    pipe_metric(ctx, "lines", (double)a->n);
+    pipe_metric(ctx, "loss", 0.5);
+    pipe_metric(ctx, "loss", 0.125);
+    FILE *env = pipe_output_open(ctx, "env");
+    const char *var = getenv("PIPE_TEST_VAR"), *omp = getenv("OMP_NUM_THREADS");
+    fprintf(env, "PIPE_TEST_VAR=%s\nOMP_NUM_THREADS=%s\nPIPE_RUN_ID=%s\nPIPE_INVOCATION=%s\nRANK=%s\n",
+            var ? var : "", omp ? omp : "", getenv("PIPE_RUN_ID"), getenv("PIPE_INVOCATION"), getenv("RANK"));
+    return 0;
+}
+
+static int consume_main(pipe_ctx *ctx, const void *raw)
+{
+    const consume_args *a = raw;
+    if (!a->data || strcmp(a->data, pipe_input_path(ctx, "data")) != 0)
+        return pipe_fail(ctx, "the argument and pipe_input_path disagree");
+    FILE *in = fopen(a->data, "r");
+    if (!in)
+        return pipe_fail(ctx, "cannot open %s", a->data);
+    int lines = 0, c;
+    while ((c = fgetc(in)) != EOF)
+        lines += c == '\n';
+    fclose(in);
+    fprintf(pipe_output_open(ctx, "result"), "%s: %d lines scaled %g\n", a->tag, lines, a->scale * lines);
+    return 0;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static int misbehave_main(pipe_ctx *ctx, const void *raw)
+{
+    const misbehave_args *a = raw;
+    FILE *out = pipe_output_open(ctx, "out");
+    fputs("partial output", out);
+    fflush(out);
+    if (strcmp(a->mode, "fail") == 0)
+        return pipe_fail(ctx, "bad thing happened at step %d", 42);
+    if (strcmp(a->mode, "ret7") == 0)
+        return 7;
+    if (strcmp(a->mode, "crash") == 0) {
+        raise(SIGKILL);
+        return 0;
+    }
+    if (strcmp(a->mode, "lazy") == 0) {
+        /* Claims success without the output: drop the stream's file by hand. */
+        char *tmp = pipe_asprintf("%s", pipe_output_path(ctx, "out"));
+        unlink(tmp);
+        free(tmp);
+        return 0;
+    }
+    if (strcmp(a->mode, "sleep") == 0 || strcmp(a->mode, "stubborn") == 0) {
+        if (strcmp(a->mode, "stubborn") == 0)
+            signal(SIGTERM, SIG_IGN);
+        char *pidfile = pipe_asprintf("%s/%s.pid", getenv("PIPE_STORE"), pipe_invocation_id(ctx));
+        char pid[32];
+        snprintf(pid, sizeof pid, "%ld", (long)getpid());
+        fx_write(pidfile, pid);
+        free(pidfile);
+        pipe_log(ctx, "sleeping");
+        sleep_ms(30000);
+        return 0;
+    }
+    if (strcmp(a->mode, "flaky") == 0) {
+        /* Fails until its third attempt. */
+        char *counter = pipe_asprintf("%s/%s.count", getenv("PIPE_STORE"), pipe_invocation_id(ctx));
+        char *text = fx_read(counter);
+        int n = text ? atoi(text) + 1 : 1;
+        free(text);
+        char buf[16];
+        snprintf(buf, sizeof buf, "%d", n);
+        fx_write(counter, buf);
+        free(counter);
+        pipe_metric(ctx, "attempt", n);
+        if (n < 3)
+            return pipe_fail(ctx, "flaky failure %d", n);
+        return 0;
+    }
+    return pipe_fail(ctx, "unknown mode %s", a->mode);
+}
+
+static int ranks_main(pipe_ctx *ctx, const void *raw)
+{
+    (void)raw;
+    int v = 1;
+    int rc = pipe_allreduce(ctx, &v, 1, PIPE_I32, PIPE_SUM);
+    pipe_log(ctx, "rank %d of %d (local %d of %d), precision %s, allreduce %d", pipe_rank(ctx), pipe_world_size(ctx),
+             pipe_local_rank(ctx), pipe_local_world_size(ctx), pipe_mixed_precision(ctx), rc);
+    FILE *out = pipe_output_open(ctx, "out");
+    fprintf(out, "written by rank %d of %d, port %s\n", pipe_rank(ctx), pipe_world_size(ctx),
+            getenv("MASTER_PORT") ? getenv("MASTER_PORT") : "?");
+    return rc == PIPE_ENOTSUP ? 0 : pipe_fail(ctx, "allreduce returned %d", rc);
+}
+
+static const pipe_field produce_fields[] = {{"n", PIPE_TYPE_INT, offsetof(produce_args, n)}};
+static const pipe_field consume_fields[] = {
+    {"data", PIPE_TYPE_ARTIFACT, offsetof(consume_args, data)},
+    {"scale", PIPE_TYPE_FLOAT, offsetof(consume_args, scale)},
+    {"tag", PIPE_TYPE_STRING, offsetof(consume_args, tag)},
+};
+static const pipe_field misbehave_fields[] = {{"mode", PIPE_TYPE_STRING, offsetof(misbehave_args, mode)}};
+
+static const pipe_step_impl steps[] = {
+    {"produce", produce_main, sizeof(produce_args), produce_fields, 1},
+    {"consume", consume_main, sizeof(consume_args), consume_fields, 3},
+    {"misbehave", misbehave_main, sizeof(misbehave_args), misbehave_fields, 1},
+    {"ranks", ranks_main, 0, NULL, 0},
+};
+
+static const pipe_program program = {PIPE_ABI_VERSION, manifest_text, sizeof manifest_text - 1, steps, 4, NULL};
+
+static pipe_manifest *manifest;
+static char *store;
+
+/* Runs `step ARGS... --store STORE`; *out gets what it wrote to stderr. */
+static int step(char **out, const char *const *args)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "step";
+    for (; args[argc - 1] && argc < 28; argc++)
+        argv[argc] = (char *)args[argc - 1];
+    argv[argc++] = "--store";
+    argv[argc++] = store;
+    argv[argc] = NULL;
+    fx_capture cap;
+    fx_capture_begin(&cap, "/tmp");
+    int status = pipe_cmd_step(&program, manifest, argc, argv);
+    char *text = fx_capture_end(&cap);
+    if (out)
+        *out = text;
+    else
+        free(text);
+    return status;
+}
+
+#define STEP(out, ...) step(out, (const char *const[]){__VA_ARGS__, NULL})
+
+static pipe_step_record *record(const char *run, const char *inv)
+{
+    char *path = pipe_store_step_file(store, run, inv), err[512];
+    pipe_step_record *r = NULL;
+    if (pipe_step_record_read(path, &r, err, sizeof err) != 0)
+        fprintf(stderr, "%s\n", err);
+    free(path);
+    return r;
+}
+
+static char *file_in(const char *run, const char *inv, const char *rel)
+{
+    char *path = pipe_asprintf("%s/%s/%s/%s", store, run, inv, rel);
+    char *text = fx_read(path);
+    free(path);
+    return text;
+}
+
+static bool output_exists(const char *run, const char *inv, const char *name)
+{
+    char *path = pipe_store_output_path(store, run, inv, name);
+    bool there = pipe_file_exists(path);
+    free(path);
+    return there;
+}
+
+/* No temporary file is left in an invocation's outputs/. */
+static bool outputs_clean(const char *run, const char *inv)
+{
+    char *cmd = pipe_asprintf("test -z \"$(ls -A %s/%s/%s/outputs | grep tmp)\"", store, run, inv);
+    int rc = system(cmd);
+    free(cmd);
+    return rc == 0;
+}
+
+static void test_usage_errors(void)
+{
+    char *out = NULL;
+    CHECK_EQ_INT(STEP(&out, "produc", "--run-id", "U"), 2);
+    CHECK(fx_contains(out, "no invocation `produc`; did you mean `produce`?"));
+    free(out);
+    CHECK_EQ_INT(STEP(&out, "zzzzzzzzzz", "--run-id", "U"), 2);
+    CHECK(fx_contains(out, "its invocations: produce, consume"));
+    free(out);
+    CHECK_EQ_INT(STEP(&out, "produce"), 2);
+    CHECK(fx_contains(out, "step `produce` needs --run-id"));
+    free(out);
+    CHECK_EQ_INT(STEP(&out, "--run-id", "U"), 2);
+    CHECK(fx_contains(out, "needs the id of the invocation"));
+    free(out);
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "U", "--bogus"), 2);
+    CHECK(fx_contains(out, "unknown option `--bogus`"));
+    free(out);
+    CHECK_EQ_INT(STEP(&out, "produce", "consume", "--run-id", "U"), 2);
+    CHECK(fx_contains(out, "unexpected argument `consume`"));
+    free(out);
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id"), 2);
+    CHECK(fx_contains(out, "--run-id needs a value"));
+    free(out);
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "../escape", "--param", "tag=x"), 2);
+    CHECK(fx_contains(out, "../escape"));
+    free(out);
+    /* run.yaml does not exist yet: the required parameter must be given. */
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "U"), 2);
+    CHECK(fx_contains(out, "tag"));
+    free(out);
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "U", "--param", "count=many", "--param", "tag=x"), 2);
+    CHECK(fx_contains(out, "count"));
+    free(out);
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "U", "--param", "nope=1", "--param", "tag=x"), 2);
+    CHECK(fx_contains(out, "nope"));
+    free(out);
+    char *run_yaml = pipe_store_run_file(store, "U");
+    CHECK(!pipe_file_exists(run_yaml));
+    free(run_yaml);
+    CHECK_EQ_INT(STEP(&out, "produce", "--help"), 0);
+    free(out);
+}
+
+static void test_produce_consume(void)
+{
+    char *out = NULL;
+    /* The consumer first: its producer has not finished. */
+    CHECK_EQ_INT(STEP(&out, "consume", "--run-id", "R1", "--param", "tag=first"), 1);
+    CHECK(fx_contains(out, "input `data` of `consume` comes from `produce`, which has not finished in run `R1`"));
+    free(out);
+    pipe_step_record *r = record("R1", "consume");
+    CHECK(r && r->status == PIPE_STEP_FAILED && r->attempts == 0);
+    CHECK(r && fx_contains(r->error, "has not finished"));
+    pipe_step_record_free(r);
+
+    /* run.yaml was created by that first step, with its --param. */
+    pipe_run_info *info = NULL;
+    char err[512];
+    CHECK_EQ_INT(pipe_run_info_read(store, "R1", &info, err, sizeof err), 0);
+    CHECK_STREQ(info ? pipe_run_info_param(info, "tag") : NULL, "first");
+    CHECK_STREQ(info ? pipe_run_info_param(info, "count") : NULL, "3");
+    CHECK_STREQ(info ? info->pipeline : NULL, "demo");
+    pipe_run_info_free(info);
+
+    /* A --param that contradicts the run. */
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "R1", "--param", "count=4"), 2);
+    CHECK(fx_contains(out, "parameter `count` is `3` in run `R1`"));
+    free(out);
+    /* One that agrees is fine (the same text after canonicalization). */
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "R1", "--param", "count=+3", "--echo"), 0);
+    CHECK(fx_contains(out, "[produce] printed by produce\n"));
+    CHECK(fx_contains(out, "[produce] "));
+    free(out);
+
+    r = record("R1", "produce");
+    CHECK_NOT_NULL(r);
+    if (r) {
+        CHECK_EQ_INT(r->status, PIPE_STEP_DONE);
+        CHECK(r->has_exit_code && r->exit_code == 0);
+        CHECK_EQ_INT(r->attempts, 1);
+        CHECK_NULL(r->error);
+        CHECK_NULL(r->signal);
+        CHECK(r->cache_key && strlen(r->cache_key) == 64);
+        CHECK_EQ_U64(r->nparams, 1);
+        CHECK(r->nparams == 1 && strcmp(r->params[0].key, "n") == 0 && strcmp(r->params[0].value, "3") == 0);
+        CHECK_EQ_U64(r->noutputs, 2);
+        const pipe_step_artifact *d = pipe_step_record_output(r, "data");
+        CHECK(d && d->sha256 && strlen(d->sha256) == 64);
+        CHECK(d && d->path[0] == '/' && fx_contains(d->path, "/R1/produce/outputs/data"));
+        CHECK_EQ_U64(r->nmetrics, 2);
+        CHECK(r->nmetrics == 2 && strcmp(r->metrics[1].name, "loss") == 0 && r->metrics[1].value == 0.125);
+        CHECK(r->started && r->finished && r->duration_s >= 0);
+    }
+    pipe_step_record_free(r);
+    char *data = file_in("R1", "produce", "outputs/data");
+    CHECK_STREQ(data, "line 0\nline 1\nline 2\n");
+    free(data);
+    char *env = file_in("R1", "produce", "outputs/env");
+    CHECK(fx_contains(env, "PIPE_TEST_VAR=from the step\n"));
+    CHECK(fx_contains(env, "OMP_NUM_THREADS=3\n")); /* ceil(2.5) */
+    CHECK(fx_contains(env, "PIPE_RUN_ID=R1\nPIPE_INVOCATION=produce\nRANK=0\n"));
+    free(env);
+    char *log = file_in("R1", "produce", "log");
+    CHECK(fx_contains(log, "printed by produce\n"));
+    CHECK(fx_contains(log, "[rank 0] wrote 3 lines\n"));
+    free(log);
+    char *csv = file_in("R1", "produce", "metrics.csv");
+    CHECK(fx_contains(csv, ",lines,3\n"));
+    free(csv);
+    CHECK(outputs_clean("R1", "produce"));
+
+    /* Now the consumer runs, reading the producer's output. */
+    CHECK_EQ_INT(STEP(&out, "consume", "--run-id", "R1"), 0);
+    free(out);
+    char *result = file_in("R1", "consume", "outputs/result");
+    CHECK_STREQ(result, "first: 3 lines scaled 7.5\n");
+    free(result);
+    r = record("R1", "consume");
+    pipe_step_record *p = record("R1", "produce");
+    if (r && p) {
+        CHECK_EQ_INT(r->status, PIPE_STEP_DONE);
+        const pipe_step_artifact *in = pipe_step_record_input(r, "data");
+        const pipe_step_artifact *src = pipe_step_record_output(p, "data");
+        CHECK(in && src && strcmp(in->sha256, src->sha256) == 0 && strcmp(in->path, src->path) == 0);
+        CHECK_EQ_U64(r->nparams, 2); /* scale and tag; the artifact is an input */
+        CHECK(r->nparams == 2 && strcmp(r->params[0].value, "2.5") == 0);
+    }
+    pipe_step_record_free(r);
+    pipe_step_record_free(p);
+
+    /* A failed producer is named as such. */
+    char *pfile = pipe_store_step_file(store, "R1", "produce");
+    char *ptext = fx_read(pfile);
+    char *failed = pipe_asprintf("invocation: produce\nstatus: failed\n");
+    fx_write(pfile, failed);
+    CHECK_EQ_INT(STEP(&out, "consume", "--run-id", "R1"), 1);
+    CHECK(fx_contains(out, "comes from `produce`, which failed in run `R1`"));
+    free(out);
+    fx_write(pfile, ptext);
+    free(failed);
+    free(ptext);
+    free(pfile);
+}
+
+static void test_cache(void)
+{
+    char *out = NULL;
+    /* Same code, parameters and inputs as R1: cached. */
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "R2", "--param", "tag=second"), 0);
+    free(out);
+    pipe_step_record *r = record("R2", "produce");
+    CHECK(r && r->status == PIPE_STEP_CACHED);
+    CHECK_STREQ(r ? r->cached_from : NULL, "R1/produce");
+    CHECK(r && r->attempts == 0 && !r->has_exit_code);
+    CHECK(r && r->nmetrics == 2);
+    const pipe_step_artifact *d = r ? pipe_step_record_output(r, "data") : NULL;
+    CHECK(d && fx_contains(d->path, "/R2/produce/outputs/data"));
+    pipe_step_record_free(r);
+    char *data = file_in("R2", "produce", "outputs/data");
+    CHECK_STREQ(data, "line 0\nline 1\nline 2\n");
+    free(data);
+    char *log = file_in("R2", "produce", "log");
+    CHECK(fx_contains(log, "cached: reusing the outputs of R1/produce"));
+    free(log);
+
+    /* A downstream step with a different parameter is not cached... */
+    CHECK_EQ_INT(STEP(&out, "consume", "--run-id", "R2"), 0);
+    free(out);
+    r = record("R2", "consume");
+    CHECK(r && r->status == PIPE_STEP_DONE);
+    pipe_step_record_free(r);
+    char *result = file_in("R2", "consume", "outputs/result");
+    CHECK_STREQ(result, "second: 3 lines scaled 7.5\n");
+    free(result);
+
+    /* --no-cache runs it (and records the key again). */
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "R3", "--param", "tag=x", "--no-cache"), 0);
+    free(out);
+    r = record("R3", "produce");
+    CHECK(r && r->status == PIPE_STEP_DONE && r->attempts == 1);
+    pipe_step_record_free(r);
+
+    /* Another parameter value: a miss. */
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "R4", "--param", "tag=x", "--param", "count=5"), 0);
+    free(out);
+    r = record("R4", "produce");
+    CHECK(r && r->status == PIPE_STEP_DONE);
+    pipe_step_record_free(r);
+
+    /* The recorded output changed on disk: the entry is not trusted. */
+    char *path = pipe_store_output_path(store, "R3", "produce", "data");
+    unlink(path); /* may be a hard link shared with another run: replace, do not modify in place */
+    fx_write(path, "tampered\n");
+    free(path);
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "R5", "--param", "tag=x"), 0);
+    free(out);
+    r = record("R5", "produce");
+    CHECK(r && r->status == PIPE_STEP_DONE);
+    pipe_step_record_free(r);
+    log = file_in("R5", "produce", "log");
+    CHECK(fx_contains(log, "cache miss: output `data` of R3/produce changed"));
+    free(log);
+    /* Its own outputs are right. */
+    data = file_in("R5", "produce", "outputs/data");
+    CHECK_STREQ(data, "line 0\nline 1\nline 2\n");
+    free(data);
+
+    /* cache = false on the step: never a hit. */
+    CHECK_EQ_INT(STEP(&out, "ret7", "--run-id", "R5"), 1);
+    free(out);
+}
+
+static void test_failures(void)
+{
+    char *out = NULL;
+    pipe_step_record *r;
+
+    CHECK_EQ_INT(STEP(&out, "fail", "--run-id", "F", "--param", "tag=t"), 1);
+    CHECK(fx_contains(out, "bad thing happened at step 42"));
+    free(out);
+    r = record("F", "fail");
+    CHECK(r && r->status == PIPE_STEP_FAILED && r->has_exit_code && r->exit_code == 1 && r->attempts == 1);
+    CHECK_STREQ(r ? r->error : NULL, "bad thing happened at step 42");
+    pipe_step_record_free(r);
+    CHECK(!output_exists("F", "fail", "out"));
+    CHECK(outputs_clean("F", "fail"));
+
+    CHECK_EQ_INT(STEP(&out, "ret7", "--run-id", "F"), 1);
+    free(out);
+    r = record("F", "ret7");
+    CHECK(r && r->exit_code == 7);
+    CHECK_STREQ(r ? r->error : NULL, "step `misbehave` returned 7");
+    pipe_step_record_free(r);
+    CHECK(!output_exists("F", "ret7", "out"));
+
+    /* Killed mid-write: no outputs/out, the temporary file cleaned away. */
+    CHECK_EQ_INT(STEP(&out, "crash", "--run-id", "F"), 1);
+    free(out);
+    r = record("F", "crash");
+    CHECK(r && !r->has_exit_code);
+    CHECK_STREQ(r ? r->signal : NULL, "SIGKILL");
+    CHECK_STREQ(r ? r->error : NULL, "killed by SIGKILL");
+    pipe_step_record_free(r);
+    CHECK(!output_exists("F", "crash", "out"));
+    CHECK(outputs_clean("F", "crash"));
+
+    CHECK_EQ_INT(STEP(&out, "lazy", "--run-id", "F"), 1);
+    CHECK(fx_contains(out, "did not write output `out`"));
+    free(out);
+    r = record("F", "lazy");
+    CHECK(r && r->status == PIPE_STEP_FAILED && r->exit_code == 0);
+    pipe_step_record_free(r);
+}
+
+static void test_timeout(void)
+{
+    char *out = NULL;
+    pipe_step_record *r;
+    double t0 = pipe_now();
+    CHECK_EQ_INT(STEP(&out, "sleepy", "--run-id", "T", "--param", "tag=t"), 1);
+    CHECK(pipe_now() - t0 < 10);
+    free(out);
+    r = record("T", "sleepy");
+    CHECK_STREQ(r ? r->error : NULL, "timed out after 300ms");
+    CHECK_STREQ(r ? r->signal : NULL, "SIGTERM");
+    pipe_step_record_free(r);
+    CHECK(!output_exists("T", "sleepy", "out"));
+
+    /* It ignores SIGTERM: SIGKILL after the grace period. */
+    setenv("PIPE_KILL_GRACE_MS", "300", 1);
+    t0 = pipe_now();
+    CHECK_EQ_INT(STEP(&out, "stubborn", "--run-id", "T"), 1);
+    CHECK(pipe_now() - t0 < 10);
+    free(out);
+    unsetenv("PIPE_KILL_GRACE_MS");
+    r = record("T", "stubborn");
+    CHECK_STREQ(r ? r->error : NULL, "timed out after 300ms");
+    CHECK_STREQ(r ? r->signal : NULL, "SIGKILL");
+    pipe_step_record_free(r);
+    char *log = file_in("T", "stubborn", "log");
+    CHECK(fx_contains(log, "sending SIGKILL"));
+    free(log);
+}
+
+static void test_retry(void)
+{
+    char *out = NULL;
+    pipe_step_record *r;
+    CHECK_EQ_INT(STEP(&out, "flaky_ok", "--run-id", "Y", "--param", "tag=t"), 0);
+    free(out);
+    r = record("Y", "flaky_ok");
+    CHECK(r && r->status == PIPE_STEP_DONE);
+    CHECK_EQ_INT(r ? r->attempts : -1, 3);
+    CHECK(r && r->nmetrics == 1 && r->metrics[0].value == 3); /* the last attempt's metrics */
+    pipe_step_record_free(r);
+    char *log = file_in("Y", "flaky_ok", "log");
+    CHECK(fx_contains(log, "attempt 1 failed: flaky failure 1; retrying in 10ms"));
+    CHECK(fx_contains(log, "attempt 3 of 3"));
+    free(log);
+
+    CHECK_EQ_INT(STEP(&out, "flaky_bad", "--run-id", "Y"), 1);
+    free(out);
+    r = record("Y", "flaky_bad");
+    CHECK(r && r->status == PIPE_STEP_FAILED);
+    CHECK_EQ_INT(r ? r->attempts : -1, 2);
+    CHECK_STREQ(r ? r->error : NULL, "flaky failure 2");
+    pipe_step_record_free(r);
+}
+
+/* SIGTERM to the supervisor reaches the worker, which is gone afterwards. */
+static void test_forwarding(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int status = STEP(NULL, "forever", "--run-id", "S", "--param", "tag=t");
+        _exit(status);
+    }
+    char *pidfile = pipe_asprintf("%s/forever.pid", store), *text = NULL;
+    for (int i = 0; i < 200 && !(text = fx_read(pidfile)); i++)
+        sleep_ms(25);
+    CHECK_NOT_NULL(text);
+    pid_t worker = text ? (pid_t)atol(text) : 0;
+    kill(pid, SIGTERM);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    CHECK(worker > 0 && kill(worker, 0) != 0 && errno == ESRCH);
+    pipe_step_record *r = record("S", "forever");
+    CHECK_STREQ(r ? r->error : NULL, "interrupted by SIGTERM");
+    pipe_step_record_free(r);
+    free(text);
+    free(pidfile);
+}
+
+static void test_ranks(void)
+{
+    char *out = NULL;
+    CHECK_EQ_INT(STEP(&out, "multi", "--run-id", "M", "--param", "tag=t"), 0);
+    free(out);
+    pipe_step_record *r = record("M", "multi");
+    CHECK(r && r->status == PIPE_STEP_DONE);
+    pipe_step_record_free(r);
+    char *text = file_in("M", "multi", "outputs/out");
+    CHECK_STREQ(text, "written by rank 0 of 2, port 29511\n");
+    free(text);
+    char *log = file_in("M", "multi", "log");
+    CHECK(fx_contains(log, "[rank 0] rank 0 of 2 (local 0 of 2), precision bf16, allreduce -11"));
+    CHECK(fx_contains(log, "[rank 1] rank 1 of 2 (local 1 of 2), precision bf16, allreduce -11"));
+    free(log);
+}
+
+int main(void)
+{
+    char err[512];
+    unsetenv("OMP_NUM_THREADS");
+    unsetenv("PIPE_STORE");
+    unsetenv("RANK");
+    unsetenv("WORLD_SIZE");
+    unsetenv("LOCAL_RANK");
+    unsetenv("LOCAL_WORLD_SIZE");
+    unsetenv("PIPE_KILL_GRACE_MS");
+    if (pipe_manifest_parse(manifest_text, sizeof manifest_text - 1, &manifest, err, sizeof err) != 0) {
+        fprintf(stderr, "manifest: %s\n", err);
+        return 1;
+    }
+    store = fx_tempdir("step");
+    test_usage_errors();
+    test_produce_consume();
+    test_cache();
+    test_failures();
+    test_timeout();
+    test_retry();
+    test_forwarding();
+    test_ranks();
+    pipe_manifest_free(manifest);
+    fx_rmtree(store);
+    return check_summary();
+}

@@ -1,0 +1,281 @@
+/* The artifact store: run ids, paths, run.yaml (atomic, first writer wins),
+   listing runs, removing trees. */
+#include <sys/wait.h>
+
+#include "check.h"
+#include "pipe/error.h"
+#include "step_fixture.h"
+#include "store.h"
+
+static void test_run_ids(void)
+{
+    char a[PIPE_RUN_ID_SIZE], b[PIPE_RUN_ID_SIZE], err[256];
+    CHECK_EQ_INT(pipe_run_id_new(a, sizeof a, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_run_id_new(b, sizeof b, err, sizeof err), 0);
+    CHECK_EQ_U64(strlen(a), PIPE_RUN_ID_SIZE - 1);
+    CHECK(pipe_run_id_is_generated(a));
+    CHECK(pipe_run_id_is_generated(b));
+    CHECK(strcmp(a, b) != 0 || pipe_run_id_new(b, sizeof b, err, sizeof err) != 0 || strcmp(a, b) != 0);
+    CHECK_EQ_INT(pipe_run_id_check(a, err, sizeof err), 0);
+    char small[10];
+    CHECK_EQ_INT(pipe_run_id_new(small, sizeof small, err, sizeof err), PIPE_EINVAL);
+
+    CHECK(pipe_run_id_is_generated("20261122-101500-a1b2c3"));
+    CHECK(!pipe_run_id_is_generated("20261122-101500-A1B2C3"));
+    CHECK(!pipe_run_id_is_generated("20261122-101500-a1b2c"));
+    CHECK(!pipe_run_id_is_generated("2026112x-101500-a1b2c3"));
+    CHECK(!pipe_run_id_is_generated(NULL));
+
+    CHECK_EQ_INT(pipe_run_id_check("nightly-2026.11_22", err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_run_id_check("", err, sizeof err), PIPE_EUSAGE);
+    CHECK_EQ_INT(pipe_run_id_check(NULL, err, sizeof err), PIPE_EUSAGE);
+    CHECK_EQ_INT(pipe_run_id_check("../etc", err, sizeof err), PIPE_EUSAGE);
+    CHECK_EQ_INT(pipe_run_id_check("a/b", err, sizeof err), PIPE_EUSAGE);
+    CHECK(fx_contains(err, "a/b"));
+    CHECK_EQ_INT(pipe_run_id_check(".hidden", err, sizeof err), PIPE_EUSAGE);
+    CHECK_EQ_INT(pipe_run_id_check("cache", err, sizeof err), PIPE_EUSAGE);
+    CHECK(fx_contains(err, "reserved"));
+    char longid[200];
+    memset(longid, 'a', sizeof longid - 1);
+    longid[sizeof longid - 1] = '\0';
+    CHECK_EQ_INT(pipe_run_id_check(longid, err, sizeof err), PIPE_EUSAGE);
+}
+
+static void test_paths(void)
+{
+    char *p = pipe_store_output_path("/s", "R", "train", "model");
+    CHECK_STREQ(p, "/s/R/train/outputs/model");
+    free(p);
+    p = pipe_store_step_file("/s", "R", "train");
+    CHECK_STREQ(p, "/s/R/train/step.yaml");
+    free(p);
+    p = pipe_store_run_file("/s", "R");
+    CHECK_STREQ(p, "/s/R/run.yaml");
+    free(p);
+    p = pipe_store_invocation_dir("/s", "R", "x");
+    CHECK_STREQ(p, "/s/R/x");
+    free(p);
+    p = pipe_store_cache_dir("/s");
+    CHECK_STREQ(p, "/s/cache");
+    free(p);
+    p = pipe_store_run_dir("/s", "R");
+    CHECK_STREQ(p, "/s/R");
+    free(p);
+
+    unsetenv("PIPE_STORE");
+    p = pipe_store_resolve(NULL, NULL);
+    CHECK_STREQ(p, ".pipe");
+    free(p);
+    p = pipe_store_resolve(NULL, "/from-config");
+    CHECK_STREQ(p, "/from-config");
+    free(p);
+    setenv("PIPE_STORE", "/from-env", 1);
+    p = pipe_store_resolve(NULL, "/from-config");
+    CHECK_STREQ(p, "/from-env");
+    free(p);
+    p = pipe_store_resolve("/from-flag", "/from-config");
+    CHECK_STREQ(p, "/from-flag");
+    free(p);
+    setenv("PIPE_STORE", "", 1);
+    p = pipe_store_resolve(NULL, NULL);
+    CHECK_STREQ(p, ".pipe");
+    free(p);
+    unsetenv("PIPE_STORE");
+}
+
+static void test_run_yaml(void)
+{
+    char *store = fx_tempdir("store");
+    char err[512];
+    pipe_kv params[] = {{"epochs", "5"}, {"name", "a \"quoted\": value\nwith a newline"}, {"flag", "true"},
+                        {"empty", ""}};
+    pipe_run_info info = {.run_id = "R1", .pipeline = "training", .params = params, .nparams = 4,
+                          .started = "2026-11-22T10:15:00.123Z", .status = "running"};
+    bool created = false;
+    CHECK_EQ_INT(pipe_run_info_write(store, "R1", &info, PIPE_RUN_WRITE_CREATE, &created, err, sizeof err), 0);
+    CHECK(created);
+
+    pipe_run_info *back = NULL;
+    CHECK_EQ_INT(pipe_run_info_read(store, "R1", &back, err, sizeof err), 0);
+    if (back) {
+        CHECK_STREQ(back->pipeline, "training");
+        CHECK_STREQ(back->run_id, "R1");
+        CHECK_STREQ(back->started, "2026-11-22T10:15:00.123Z");
+        CHECK_NULL(back->finished);
+        CHECK_STREQ(back->status, "running");
+        CHECK_EQ_U64(back->nparams, 4);
+        CHECK_STREQ(pipe_run_info_param(back, "epochs"), "5");
+        CHECK_STREQ(pipe_run_info_param(back, "name"), "a \"quoted\": value\nwith a newline");
+        CHECK_STREQ(pipe_run_info_param(back, "flag"), "true");
+        CHECK_STREQ(pipe_run_info_param(back, "empty"), "");
+        CHECK_NULL(pipe_run_info_param(back, "missing"));
+        CHECK_STREQ(back->params[0].key, "epochs"); /* order kept */
+        CHECK_STREQ(back->params[3].key, "empty");
+    }
+    pipe_run_info_free(back);
+
+    /* A second creator loses and leaves the file alone. */
+    pipe_run_info other = {.pipeline = "other", .status = "running"};
+    CHECK_EQ_INT(pipe_run_info_write(store, "R1", &other, PIPE_RUN_WRITE_CREATE, &created, err, sizeof err), 0);
+    CHECK(!created);
+    CHECK_EQ_INT(pipe_run_info_read(store, "R1", &back, err, sizeof err), 0);
+    CHECK_STREQ(back ? back->pipeline : NULL, "training");
+    pipe_run_info_free(back);
+
+    /* Replace: the runner marks the run finished. */
+    info.status = "done";
+    info.finished = "2026-11-22T11:00:00.000Z";
+    CHECK_EQ_INT(pipe_run_info_write(store, "R1", &info, PIPE_RUN_WRITE_REPLACE, &created, err, sizeof err), 0);
+    CHECK(created);
+    CHECK_EQ_INT(pipe_run_info_read(store, "R1", &back, err, sizeof err), 0);
+    CHECK_STREQ(back ? back->status : NULL, "done");
+    CHECK_STREQ(back ? back->finished : NULL, "2026-11-22T11:00:00.000Z");
+    pipe_run_info_free(back);
+
+    /* No params at all. */
+    pipe_run_info bare = {.pipeline = "p"};
+    CHECK_EQ_INT(pipe_run_info_write(store, "R2", &bare, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_run_info_read(store, "R2", &back, err, sizeof err), 0);
+    CHECK_EQ_U64(back ? back->nparams : 99, 0);
+    CHECK_STREQ(back ? back->status : NULL, "running");
+    pipe_run_info_free(back);
+
+    /* Errors. */
+    back = (pipe_run_info *)1;
+    CHECK_EQ_INT(pipe_run_info_read(store, "nope", &back, err, sizeof err), PIPE_ENOENT);
+    CHECK_NULL(back);
+    CHECK(fx_contains(err, "nope"));
+    CHECK_EQ_INT(pipe_run_info_write(store, "../x", &bare, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err),
+                 PIPE_EUSAGE);
+    char *dir = pipe_store_run_dir(store, "bad"), *file = pipe_store_run_file(store, "bad");
+    CHECK_EQ_INT(pipe_mkdirs(dir, err, sizeof err), 0);
+    CHECK(fx_write(file, "pipeline: [unclosed\n"));
+    CHECK_EQ_INT(pipe_run_info_read(store, "bad", &back, err, sizeof err), PIPE_EFORMAT);
+    CHECK(fx_contains(err, "run.yaml"));
+    CHECK(fx_write(file, "status: done\n"));
+    CHECK_EQ_INT(pipe_run_info_read(store, "bad", &back, err, sizeof err), PIPE_EFORMAT);
+    CHECK(fx_contains(err, "pipeline"));
+    CHECK(fx_write(file, "pipeline: p\nparams: [1, 2]\n"));
+    CHECK_EQ_INT(pipe_run_info_read(store, "bad", &back, err, sizeof err), PIPE_EFORMAT);
+    CHECK(fx_contains(err, "params"));
+    CHECK(fx_write(file, "- a list\n"));
+    CHECK_EQ_INT(pipe_run_info_read(store, "bad", &back, err, sizeof err), PIPE_EFORMAT);
+    free(dir);
+    free(file);
+    fx_rmtree(store);
+}
+
+/* Eight processes race to create the same run.yaml: exactly one wins and
+   everyone reads the winner's file. */
+static void test_first_writer_wins(void)
+{
+    char *store = fx_tempdir("race");
+    char err[512];
+    enum { N = 8 };
+    pid_t pids[N];
+    for (int i = 0; i < N; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            char name[32];
+            snprintf(name, sizeof name, "writer%d", i);
+            pipe_run_info info = {.pipeline = name, .status = "running"};
+            bool created = false;
+            int rc = pipe_run_info_write(store, "RACE", &info, PIPE_RUN_WRITE_CREATE, &created, NULL, 0);
+            _exit(rc != 0 ? 2 : created ? 1 : 0);
+        }
+    }
+    int winners = 0, errors = 0;
+    for (int i = 0; i < N; i++) {
+        int st = 0;
+        waitpid(pids[i], &st, 0);
+        winners += WIFEXITED(st) && WEXITSTATUS(st) == 1;
+        errors += !WIFEXITED(st) || WEXITSTATUS(st) == 2;
+    }
+    CHECK_EQ_INT(winners, 1);
+    CHECK_EQ_INT(errors, 0);
+    pipe_run_info *back = NULL;
+    CHECK_EQ_INT(pipe_run_info_read(store, "RACE", &back, err, sizeof err), 0);
+    CHECK(back && strncmp(back->pipeline, "writer", 6) == 0);
+    pipe_run_info_free(back);
+    /* No temporary files left behind. */
+    char *cmd = pipe_asprintf("ls -a %s/RACE | grep -c tmp > %s/count || true", store, store);
+    CHECK_EQ_INT(system(cmd), 0);
+    free(cmd);
+    char *countf = pipe_asprintf("%s/count", store), *count = fx_read(countf);
+    CHECK_STREQ(count, "0\n");
+    free(count);
+    free(countf);
+    fx_rmtree(store);
+}
+
+static void test_list_runs(void)
+{
+    char *store = fx_tempdir("list");
+    char err[512], **ids = NULL;
+    size_t n = 99;
+    CHECK_EQ_INT(pipe_store_list_runs(store, &ids, &n, err, sizeof err), 0);
+    CHECK_EQ_U64(n, 0);
+    pipe_store_free_list(ids, n);
+
+    char *missing = pipe_asprintf("%s/none", store);
+    CHECK_EQ_INT(pipe_store_list_runs(missing, &ids, &n, err, sizeof err), 0);
+    CHECK_EQ_U64(n, 0);
+    free(missing);
+
+    pipe_run_info info = {.pipeline = "p"};
+    const char *runs[] = {"20261122-101500-bbbbbb", "20251122-101500-aaaaaa", "20261122-101501-000000"};
+    for (size_t i = 0; i < 3; i++)
+        CHECK_EQ_INT(pipe_run_info_write(store, runs[i], &info, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err), 0);
+    char *cache = pipe_store_cache_dir(store), *stray = pipe_asprintf("%s/not-a-run", store);
+    pipe_mkdirs(cache, err, sizeof err);
+    pipe_mkdirs(stray, err, sizeof err);
+    CHECK_EQ_INT(pipe_store_list_runs(store, &ids, &n, err, sizeof err), 0);
+    CHECK_EQ_U64(n, 3);
+    if (n == 3) {
+        CHECK_STREQ(ids[0], "20251122-101500-aaaaaa");
+        CHECK_STREQ(ids[1], "20261122-101500-bbbbbb");
+        CHECK_STREQ(ids[2], "20261122-101501-000000");
+    }
+    pipe_store_free_list(ids, n);
+    free(cache);
+    free(stray);
+    fx_rmtree(store);
+}
+
+static void test_remove_tree(void)
+{
+    char *root = fx_tempdir("rm");
+    char err[512];
+    char *keep = pipe_asprintf("%s/keep", root), *keepfile = pipe_asprintf("%s/keep/precious", root);
+    char *victim = pipe_asprintf("%s/victim/a/b", root), *file = pipe_asprintf("%s/victim/a/b/f", root);
+    char *link = pipe_asprintf("%s/victim/link", root), *top = pipe_asprintf("%s/victim", root);
+    pipe_mkdirs(keep, err, sizeof err);
+    pipe_mkdirs(victim, err, sizeof err);
+    CHECK(fx_write(keepfile, "x"));
+    CHECK(fx_write(file, "y"));
+    CHECK_EQ_INT(symlink(keep, link), 0);
+    CHECK_EQ_INT(pipe_remove_tree(top, err, sizeof err), 0);
+    CHECK(!pipe_dir_exists(top));
+    CHECK(pipe_file_exists(keepfile)); /* the link was removed, not followed */
+    CHECK_EQ_INT(pipe_remove_tree(top, err, sizeof err), 0); /* already gone */
+    CHECK_EQ_INT(pipe_remove_tree(keepfile, err, sizeof err), 0); /* a plain file */
+    CHECK(!pipe_file_exists(keepfile));
+    free(keep);
+    free(keepfile);
+    free(victim);
+    free(file);
+    free(link);
+    free(top);
+    fx_rmtree(root);
+}
+
+int main(void)
+{
+    test_run_ids();
+    test_paths();
+    test_run_yaml();
+    test_first_writer_wins();
+    test_list_runs();
+    test_remove_tree();
+    return check_summary();
+}
