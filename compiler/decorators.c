@@ -738,11 +738,40 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
         ov->arg_sp = arg->sp;
         parse_option(a, d, s, &s->options[idx], arg->value, ov);
     }
-    if (s->id == DEC_TIMEOUT && !inst->opts[TIMEOUT_LIMIT].set && !reported_positional) {
+    if (s->id == DEC_TIMEOUT && !inst->opts[TIMEOUT_LIMIT].set && !reported_positional && !inst->uncertain) {
         diagnostic *dg = diag_error(d, dec->name.sp, "E0104", "@timeout needs a duration");
         diag_label(d, dg, "no limit given");
         diag_help(d, dg, "write `@timeout(\"2h\")` or `@timeout(limit = \"30m\")`");
     }
+}
+
+/* A lexical or syntax error was reported inside the decorator. */
+static bool decorator_damaged(const diag_engine *d, const ast_decorator *dec)
+{
+    for (size_t i = 0; i < d->diags.len; i++) {
+        const diagnostic *dg = d->diags.items[i];
+        if (dg->sp.file != dec->sp.file || dg->sp.start < dec->sp.start || dg->sp.start >= dec->sp.end)
+            continue;
+        if (strncmp(dg->code, "E000", 4) == 0 || strcmp(dg->code, "E0010") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A syntax error earlier on the line of sp (or at it). */
+static bool syntax_error_before(const diag_engine *d, span sp)
+{
+    const char *text = d->sources->files[sp.file]->text;
+    uint32_t line = sp.start;
+    while (line > 0 && text[line - 1] != '\n')
+        line--;
+    for (size_t i = 0; i < d->diags.len; i++) {
+        const diagnostic *dg = d->diags.items[i];
+        if (dg->sp.file == sp.file && dg->sp.start >= line && dg->sp.start <= sp.start &&
+            strcmp(dg->code, "E0010") == 0)
+            return true;
+    }
+    return false;
 }
 
 void decorators_check(arena *a, diag_engine *d, const ptr_vec *decorators, bool on_pipeline, decorator_set *out)
@@ -758,11 +787,14 @@ void decorators_check(arena *a, diag_engine *d, const ptr_vec *decorators, bool 
                 names[k] = schemas[k].name;
                 snprintf(at_names[k], sizeof at_names[k], "@%s", schemas[k].name);
             }
+            if (syntax_error_before(d, dec->name.sp))
+                continue; /* `s@kypilot`: the parser stumbled here already */
             diagnostic *dg = diag_error(d, dec->name.sp, "E0108", "unknown decorator `@%s`", dec->name.text);
             diag_label(d, dg, "not a decorator");
             const char *close = closest_name(dec->name.text, names, DEC_COUNT);
             if (close) {
                 diag_help(d, dg, "did you mean `@%s`?", close);
+                out->misspelled[decorator_lookup(close)->id] = true;
             } else {
                 const char *list[DEC_COUNT];
                 for (int k = 0; k < DEC_COUNT; k++)
@@ -798,6 +830,8 @@ void decorators_check(arena *a, diag_engine *d, const ptr_vec *decorators, bool 
         inst->schema = s;
         inst->decl = dec;
         inst->on_pipeline = on_pipeline;
+        /* Options lost to a syntax error inside the parentheses. */
+        inst->uncertain = decorator_damaged(d, dec);
         check_one(a, d, dec, s, inst);
         out->by_id[s->id] = inst;
     }
@@ -855,6 +889,8 @@ bool effective_uncertain(const effective_options *e, decorator_id dec, int opt)
     const decorator_set *sets[2] = {e->step, e->pipeline};
     for (int i = 0; i < 2; i++) {
         const decorator_inst *inst = sets[i] ? sets[i]->by_id[dec] : NULL;
+        if (!inst && sets[i] && sets[i]->misspelled[dec])
+            return true; /* `@docekr(...)` may have set it */
         if (!inst)
             continue;
         if (option_uncertain(inst, opt))

@@ -110,6 +110,9 @@ typedef struct decorator_inst {
 /* The decorators on one step or pipeline, by id (NULL when absent). */
 typedef struct decorator_set {
     decorator_inst *by_id[DEC_COUNT];
+    /* An unknown decorator (E0108) that looks like this one: what it sets is
+       not known, so its options count as uncertain (effective_uncertain). */
+    bool misspelled[DEC_COUNT];
 } decorator_set;
 
 const decorator_schema *decorator_lookup(const char *name);

@@ -6,10 +6,10 @@
    Strings from the .pipe file reach a Dockerfile in these forms only:
    image references after FROM (checked against the reference grammar,
    rejected otherwise: FROM has no quoting), apt package names and pip
-   requirements as shell words in RUN (single-quoted where needed), and
-   environment values in ENV (double-quoted with `"`, `\` and `$` escaped;
-   control characters rejected, since a Dockerfile line cannot hold a
-   newline). Names (pipeline, invocations, variables) are identifiers. */
+   requirements as shell words in RUN (double-quoted where needed; pip's
+   after `--`), and environment values in ENV (quoted so Docker reads them
+   back exactly; control characters rejected, since a Dockerfile line cannot
+   hold a newline). Names (pipeline, invocations, variables) are identifiers. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -346,6 +346,12 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
     esc_json_string(&entry, arena_printf(b->arena, "/opt/pipe/bin/%s", b->pl->name));
     sb_putc(&entry, ']');
 
+    const char *default_note = "";
+    if (img->is_default && image_is_cuda(img->parent))
+        default_note = "# No @docker(parent_image) applies to these steps: pipec chose a CUDA image\n"
+                       "# matching its CUDA toolkit (PIPEC_CUDA_VERSION overrides the version).\n";
+    else if (img->is_default)
+        default_note = "# No @docker(parent_image) applies to these steps: pipec chose Debian.\n";
     tmpl_var vars[] = {
         {"source", b->source_name},
         {"id", img->id},
@@ -353,6 +359,7 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
         {"pipeline", b->pl->name},
         {"invocations", sb_cstr(&invs)},
         {"cuda_note", cuda ? " and nvcc" : ""},
+        {"default_note", default_note},
         {"build_image", img->build},
         {"build_packages", sb_cstr(&build_pkgs)},
         {"nvcc_check", cuda ? "command -v nvcc >/dev/null || { echo \"error: no nvcc in the build image: set "

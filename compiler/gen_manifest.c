@@ -10,8 +10,8 @@
 static void param_entry(yaml_out *em, const param_info *p, bool in_step)
 {
     ye_map_start(em, true);
-    ye_kv(em, "name", p->name);
-    ye_kv(em, "type", p->type_name);
+    ye_kv_string(em, "name", p->name);
+    ye_kv_string(em, "type", p->type_name);
     if (in_step && p->type == TYPE_ARTIFACT)
         ye_kv_bool(em, "artifact", true);
     if (p->default_value)
@@ -23,8 +23,8 @@ static void emit_step(yaml_out *em, const bundle_step *bs)
 {
     const step_info *st = bs->step;
     ye_map_start(em, false);
-    ye_kv(em, "name", st->name);
-    ye_kv(em, "entry", st->entry);
+    ye_kv_string(em, "name", st->name);
+    ye_kv_string(em, "entry", st->entry);
     ye_kv(em, "code_digest", bs->digest);
     ye_kv_bool(em, "cache", st->cache);
     ye_kv_bool(em, "needs_cuda", bs->has_cuda_sources);
@@ -47,8 +47,8 @@ static void emit_step(yaml_out *em, const bundle_step *bs)
     ye_seq_start(em, false);
     for (size_t i = 0; i < st->noutputs; i++) {
         ye_map_start(em, true);
-        ye_kv(em, "name", st->outputs[i].name);
-        ye_kv(em, "type", st->outputs[i].type_name);
+        ye_kv_string(em, "name", st->outputs[i].name);
+        ye_kv_string(em, "type", st->outputs[i].type_name);
         ye_map_end(em);
     }
     ye_seq_end(em);
@@ -64,14 +64,14 @@ static void emit_args(yaml_out *em, const invocation *inv)
     for (size_t k = 0; k < inv->step->nparams; k++) {
         const arg_binding *a = &inv->args[k];
         ye_map_start(em, true);
-        ye_kv(em, "name", inv->step->params[k].name);
+        ye_kv_string(em, "name", inv->step->params[k].name);
         switch (a->kind) {
         case ARG_DEFAULT: ye_kv_value(em, "default", a->value); break;
         case ARG_LITERAL: ye_kv_value(em, "value", a->value); break;
-        case ARG_PIPELINE_PARAM: ye_kv(em, "param", a->ref); break;
+        case ARG_PIPELINE_PARAM: ye_kv_string(em, "param", a->ref); break;
         case ARG_ARTIFACT:
-            ye_kv(em, "artifact", a->producer->id);
-            ye_kv(em, "output", a->producer->step->outputs[a->producer_output].name);
+            ye_kv_string(em, "artifact", a->producer->id);
+            ye_kv_string(em, "output", a->producer->step->outputs[a->producer_output].name);
             break;
         }
         ye_map_end(em);
@@ -162,12 +162,12 @@ static void emit_invocation(yaml_out *em, bundle *b, const invocation *inv)
 {
     const effective_options *o = &inv->options;
     ye_map_start(em, false);
-    ye_kv(em, "id", inv->id);
-    ye_kv(em, "step", inv->step->name);
+    ye_kv_string(em, "id", inv->id);
+    ye_kv_string(em, "step", inv->step->name);
     ye_scalar(em, "needs");
     ye_seq_start(em, true);
     for (size_t k = 0; k < inv->deps.len; k++)
-        ye_scalar(em, ((invocation *)inv->deps.items[k])->id);
+        ye_string_scalar(em, ((invocation *)inv->deps.items[k])->id);
     ye_seq_end(em);
     emit_args(em, inv);
     emit_resources(em, o);
@@ -203,7 +203,7 @@ int gen_manifest(bundle *b, char *err, size_t errsize)
     ye_doc_start(&em, false);
     ye_map_start(&em, false);
     ye_kv(&em, "manifest_version", "1");
-    ye_kv(&em, "pipeline", b->pl->name);
+    ye_kv_string(&em, "pipeline", b->pl->name);
     ye_kv_string(&em, "source", b->source_name);
     ye_scalar(&em, "params");
     ye_seq_start(&em, false);

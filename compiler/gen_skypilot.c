@@ -1,10 +1,257 @@
-/* skypilot/<invocation>.yaml: not generated yet (deploy targets issue). */
+/* skypilot/<invocation>.yaml (docs/deploy-skypilot.md): one SkyPilot task
+   per invocation. `setup` builds the bundle on every node, `run` starts the
+   invocation with the runtime's `step` command. Written with libyaml's
+   emitter; every value from the .pipe file that reaches the shell snippets
+   is one esc_shell_word word, or an environment variable. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "bundle.h"
+#include "escape.h"
+#include "k8s_names.h"
+#include "yaml_emit.h"
+
+#define STORE_DEFAULT "/pipe-store"
+#define BUILD_DIR "build-skypilot"
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* Tried in this order when a GPU step names no model. */
+static const char *const default_accelerators[] = {"L4", "A10G", "A100", "H100"};
+
+static void scalar(yaml_out *em, const char *s, yaml_scalar_style_t style)
+{
+    yaml_event_t ev;
+    yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), 1, 1, style);
+    if (!em->failed && !yaml_emitter_emit(&em->e, &ev))
+        em->failed = true;
+}
+
+/* A string that may come from the .pipe file: double-quoted unless plainly
+   safe, so YAML 1.1 readers (PyYAML in SkyPilot) see the same string. */
+static void str(yaml_out *em, const char *s)
+{
+    scalar(em, s, ye_plain_ok(s) ? YAML_ANY_SCALAR_STYLE : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+}
+
+static void kv_str(yaml_out *em, const char *key, const char *value)
+{
+    ye_scalar(em, key);
+    str(em, value);
+}
+
+/* "48+", "1.5+": at least this many. */
+static void at_least(yaml_out *em, const char *key, double v)
+{
+    strbuf sb = STRBUF_INIT;
+    if (v == floor(v) && v < 1e15)
+        sb_printf(&sb, "%.0f", v);
+    else
+        canonical_value(&sb, &(ast_expr){.kind = EXPR_FLOAT, .u.f = v});
+    sb_putc(&sb, '+');
+    kv_str(em, key, sb_cstr(&sb));
+    sb_free(&sb);
+}
+
+static bool env_has(const ast_expr *env, const char *name)
+{
+    for (size_t i = 0; env && i < env->u.items.len; i++)
+        if (strcmp(((const ast_map_entry *)env->u.items.items[i])->key.text, name) == 0)
+            return true;
+    return false;
+}
+
+static void emit_resources(yaml_out *em, const invocation *inv)
+{
+    const effective_options *o = &inv->options;
+    opt_value cloud = effective_opt(o, DEC_SKYPILOT, SKY_CLOUD);
+    opt_value region = effective_opt(o, DEC_SKYPILOT, SKY_REGION);
+    opt_value accel = effective_opt(o, DEC_SKYPILOT, SKY_ACCELERATORS);
+    opt_value cpu = effective_opt(o, DEC_RESOURCES, RES_CPU);
+    opt_value type = effective_opt(o, DEC_RESOURCES, RES_GPU_TYPE);
+    uint64_t memory = effective_opt(o, DEC_RESOURCES, RES_MEMORY).u;
+    uint64_t disk = effective_opt(o, DEC_RESOURCES, RES_DISK).u;
+    int64_t gpu = effective_opt(o, DEC_RESOURCES, RES_GPU).i;
+    if (gpu <= 0 && invocation_needs_gpu(inv))
+        gpu = 1;
+
+    ye_scalar(em, "resources");
+    ye_map_start(em, false);
+    if (cloud.set)
+        kv_str(em, "cloud", cloud.s);
+    if (region.set)
+        kv_str(em, "region", region.s);
+    if (cpu.set && cpu.num > 0)
+        at_least(em, "cpus", cpu.num);
+    if (memory)
+        at_least(em, "memory", ceil((double)memory / GIB)); /* GiB, as SkyPilot counts */
+    if (disk)
+        ye_kv_int(em, "disk_size", (long long)ceil((double)disk / GIB));
+    if (accel.set) {
+        kv_str(em, "accelerators", accel.expr->u.s.text);
+    } else if (gpu > 0 && type.set) {
+        strbuf sb = STRBUF_INIT;
+        sb_printf(&sb, "%s:%lld", type.s, (long long)gpu);
+        kv_str(em, "accelerators", sb_cstr(&sb));
+        sb_free(&sb);
+    } else if (gpu > 0) {
+        ye_scalar(em, "accelerators");
+        ye_seq_start(em, true);
+        for (size_t i = 0; i < sizeof default_accelerators / sizeof default_accelerators[0]; i++) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%s:%lld", default_accelerators[i], (long long)gpu);
+            str(em, buf);
+        }
+        ye_seq_end(em);
+    }
+    ye_kv_bool(em, "use_spot", effective_opt(o, DEC_SKYPILOT, SKY_USE_SPOT).b);
+    ye_map_end(em);
+}
+
+/* PIPE_RUN_ID must be given (`sky launch --env PIPE_RUN_ID=...`): null
+   marks it required. The image's environment follows: there is no image. */
+static void emit_envs(yaml_out *em, const invocation *inv)
+{
+    const ast_expr *env = effective_opt(&inv->options, DEC_DOCKER, DOCKER_ENVIRONMENT).expr;
+    ye_scalar(em, "envs");
+    ye_map_start(em, false);
+    if (!env_has(env, "PIPE_RUN_ID"))
+        ye_kv(em, "PIPE_RUN_ID", "null");
+    if (!env_has(env, "PIPE_STORE"))
+        kv_str(em, "PIPE_STORE", STORE_DEFAULT);
+    for (size_t i = 0; env && i < env->u.items.len; i++) {
+        const ast_map_entry *e = env->u.items.items[i];
+        if (e->value->kind != EXPR_STRING || !*e->value->u.s.text)
+            continue; /* SkyPilot reads "" as "required": see empty_exports */
+        str(em, e->key.text);
+        str(em, e->value->u.s.text);
+    }
+    ye_map_end(em);
+}
+
+/* Variables of @docker environment set to "": exported by the scripts. */
+static void empty_exports(strbuf *sb, const invocation *inv)
+{
+    const ast_expr *env = effective_opt(&inv->options, DEC_DOCKER, DOCKER_ENVIRONMENT).expr;
+    for (size_t i = 0; env && i < env->u.items.len; i++) {
+        const ast_map_entry *e = env->u.items.items[i];
+        if (e->value->kind == EXPR_STRING && !*e->value->u.s.text) {
+            sb_puts(sb, "export ");
+            esc_shell_word(sb, e->key.text); /* a variable name (checked) */
+            sb_puts(sb, "=\n");
+        }
+    }
+}
+
+static void shell_words(strbuf *sb, const ast_expr *list)
+{
+    for (size_t i = 0; list && i < list->u.items.len; i++) {
+        const ast_expr *e = list->u.items.items[i];
+        if (e->kind == EXPR_STRING) {
+            sb_putc(sb, ' ');
+            esc_shell_word(sb, e->u.s.text);
+        }
+    }
+}
+
+static void setup_script(strbuf *sb, const invocation *inv)
+{
+    const effective_options *o = &inv->options;
+    const ast_expr *apt = effective_opt(o, DEC_DOCKER, DOCKER_APT_PACKAGES).expr;
+    const ast_expr *pip = effective_opt(o, DEC_DOCKER, DOCKER_REQUIREMENTS).expr;
+    sb_puts(sb, "set -eu\n");
+    empty_exports(sb, inv);
+    sb_puts(sb, "as_root() { if [ \"$(id -u)\" = 0 ]; then \"$@\"; else sudo \"$@\"; fi; }\n"
+                "# Build tools, libyaml and the packages of @docker, then the bundle.\n"
+                "as_root env DEBIAN_FRONTEND=noninteractive apt-get update\n"
+                "as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends"
+                " cmake build-essential pkg-config libyaml-dev");
+    shell_words(sb, apt);
+    sb_putc(sb, '\n');
+    if (pip && pip->u.items.len) {
+        /* `--`: each entry is a requirement, never a pip option. */
+        sb_puts(sb, "PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --");
+        shell_words(sb, pip);
+        sb_putc(sb, '\n');
+    }
+    sb_puts(sb, "if [ ! -d \"$PIPE_STORE\" ]; then\n"
+                "  as_root mkdir -p \"$PIPE_STORE\"\n"
+                "  as_root chown \"$(id -u):$(id -g)\" \"$PIPE_STORE\"\n"
+                "fi\n");
+    if (invocation_needs_gpu(inv))
+        sb_puts(sb, "if [ -d /usr/local/cuda/bin ]; then PATH=\"$PATH:/usr/local/cuda/bin\"; export PATH; fi\n");
+    sb_puts(sb, "cmake -S . -B " BUILD_DIR " -DCMAKE_BUILD_TYPE=Release\n"
+                "cmake --build " BUILD_DIR " -j \"$(nproc)\"\n");
+}
+
+static void run_script(strbuf *sb, const bundle *b, const invocation *inv, int64_t machines)
+{
+    sb_puts(sb, "set -eu\n");
+    empty_exports(sb, inv);
+    sb_puts(sb, ": \"${PIPE_RUN_ID:?set the run id: sky launch --env PIPE_RUN_ID=ID}\"\n"
+                "# PIPE_PARAMS: NAME=VALUE lines, each passed on as --param NAME=VALUE.\n"
+                "set --\n"
+                "while IFS= read -r param; do\n"
+                "  if [ -n \"$param\" ]; then set -- \"$@\" --param \"$param\"; fi\n"
+                "done <<EOF\n"
+                "${PIPE_PARAMS:-}\n"
+                "EOF\n");
+    if (machines > 1)
+        sb_puts(sb, "# Machine rank, main process address and a rendezvous token that\n"
+                    "# every node of this task computes alike, for the runtime.\n"
+                    "PIPE_MACHINE_RANK=\"${SKYPILOT_NODE_RANK:-0}\"\n"
+                    "MASTER_ADDR=\"$(printf '%s\\n' \"$SKYPILOT_NODE_IPS\" | head -n 1)\"\n"
+                    "if [ -z \"${PIPE_RDZV_TOKEN:-}\" ]; then\n"
+                    "  PIPE_RDZV_TOKEN=\"$(printf '%s %s' \"${SKYPILOT_TASK_ID:-}\" \"$PIPE_RUN_ID\" | sha256sum | cut -c1-32)\"\n"
+                    "fi\n"
+                    "export PIPE_MACHINE_RANK MASTER_ADDR PIPE_RDZV_TOKEN\n");
+    sb_puts(sb, "exec ./" BUILD_DIR "/");
+    esc_shell_word(sb, b->pl->name);
+    sb_puts(sb, " step ");
+    esc_shell_word(sb, inv->id);
+    sb_puts(sb, " --run-id \"$PIPE_RUN_ID\" --store \"$PIPE_STORE\" \"$@\"\n");
+}
+
+static int emit_task(bundle *b, k8s_names *names, const invocation *inv, char *err, size_t errsize)
+{
+    int64_t machines = 1;
+    if (inv->step->accelerated)
+        machines = effective_opt(&inv->options, DEC_ACCELERATE, ACC_NUM_MACHINES).i;
+    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "skypilot/%s.yaml", inv->id), false);
+    bundle_banner(b, out, "#");
+    yaml_out em;
+    if (!ye_open(&em, out)) {
+        snprintf(err, errsize, "cannot initialize the YAML emitter");
+        return -1;
+    }
+    ye_doc_start(&em, true);
+    ye_map_start(&em, false);
+    kv_str(&em, "name", k8s_name(names, arena_printf(b->arena, "%s-%s", b->pl->name, inv->id), K8S_LABEL_MAX));
+    /* Relative to where `sky launch` runs: the bundle's root. */
+    kv_str(&em, "workdir", ".");
+    ye_kv_int(&em, "num_nodes", (long long)machines);
+    emit_resources(&em, inv);
+    emit_envs(&em, inv);
+    strbuf script = STRBUF_INIT;
+    setup_script(&script, inv);
+    ye_scalar(&em, "setup");
+    scalar(&em, sb_cstr(&script), YAML_LITERAL_SCALAR_STYLE);
+    sb_reset(&script);
+    run_script(&script, b, inv, machines);
+    ye_scalar(&em, "run");
+    scalar(&em, sb_cstr(&script), YAML_LITERAL_SCALAR_STYLE);
+    sb_free(&script);
+    ye_map_end(&em);
+    ye_doc_end(&em);
+    return ye_close(&em, arena_printf(b->arena, "skypilot/%s.yaml", inv->id), err, errsize);
+}
 
 int gen_skypilot(bundle *b, char *err, size_t errsize)
 {
-    (void)b;
-    (void)err;
-    (void)errsize;
+    k8s_names names;
+    k8s_names_init(&names, b->arena);
+    for (size_t i = 0; i < b->pl->invocations.len; i++)
+        if (emit_task(b, &names, b->pl->invocations.items[i], err, errsize) != 0)
+            return -1;
     return 0;
 }

@@ -2,7 +2,7 @@
 
    Every value from the .pipe file that reaches these scripts is escaped for
    where it lands: `#SBATCH` arguments for sbatch's own directive parser
-   (sbatch_arg), shell words with esc_shell_word, comments with control
+   (sbatch_value), shell words with esc_shell_word, comments with control
    characters blanked. Job names are built from identifiers only and
    shortened with a digest when long, so they stay unique. */
 #include <ctype.h>
@@ -49,14 +49,19 @@ static bool plain_text(const char *s)
 /* One `#SBATCH` argument value as sbatch's directive parser reads it: plain
    text as it is, anything else in double quotes with `\` before `"`, `\`,
    `'` and `#` (the parser ends an argument at an unquoted blank and a line
-   at an unquoted `#`). Control characters never get here: the checker
-   rejects them in @slurm options. Old sbatch versions blank "packjob"
-   anywhere on a line; a backslash inside the word keeps it whole. */
-static void sbatch_value(strbuf *sb, const char *s)
+   at an unquoted `#`). Old sbatch versions blank "packjob" anywhere on a
+   line; a backslash inside the word keeps it whole. A control character
+   cannot be written (a newline would end the comment line and start a
+   command): the checker rejects them in @slurm options, and this returns
+   false should one get here anyway. */
+static bool sbatch_value(strbuf *sb, const char *s)
 {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return false;
     if (plain_text(s) && !has_packjob(s)) {
         sb_puts(sb, s);
-        return;
+        return true;
     }
     sb_putc(sb, '"');
     for (const char *p = s; *p; p++) {
@@ -71,6 +76,7 @@ static void sbatch_value(strbuf *sb, const char *s)
         sb_putc(sb, *p);
     }
     sb_putc(sb, '"');
+    return true;
 }
 
 /* Text for a `#` comment: control characters (a newline would end the
@@ -91,21 +97,27 @@ static bool is_identifier(const char *s)
     return true;
 }
 
-/* `pipe-<pipeline>-<invocation>`: only [A-Za-z0-9_.-] (anything else
-   becomes `-`), and when longer than JOB_NAME_MAX the head of it, `-` and
-   8 hex digits of the full name's SHA-256, so that it stays unique. */
+/* `pipe-<pipeline>-<invocation>`, only [A-Za-z0-9_.-] (anything else
+   becomes `-`). Longer than JOB_NAME_MAX, it keeps at most 16 characters
+   of the pipeline, as much of the invocation as fits, and ends in `-` and 8
+   hex digits of the full name's SHA-256, so that it stays unique. */
 static const char *job_name(bundle *b, const invocation *inv)
 {
     const char *full = arena_printf(b->arena, "pipe-%s-%s", b->pl->name, inv->id);
-    char *name = arena_strdup(b->arena, full);
+    char *name = (char *)full;
+    if (strlen(full) > JOB_NAME_MAX) {
+        char hex[PIPE_SHA256_HEX_SIZE];
+        pipe_sha256_hex_of(full, strlen(full), hex);
+        size_t plen = strlen(b->pl->name) < 16 ? strlen(b->pl->name) : 16;
+        size_t room = JOB_NAME_MAX - strlen("pipe-") - plen - strlen("--") - 8;
+        name = arena_printf(b->arena, "pipe-%.*s-%.*s-%.8s", (int)plen, b->pl->name, (int)room, inv->id, hex);
+    } else {
+        name = arena_strdup(b->arena, full);
+    }
     for (char *p = name; *p; p++)
         if (!(isalnum((unsigned char)*p) || strchr("_.-", *p)))
             *p = '-';
-    if (strlen(name) <= JOB_NAME_MAX)
-        return name;
-    char hex[PIPE_SHA256_HEX_SIZE];
-    pipe_sha256_hex_of(full, strlen(full), hex);
-    return arena_printf(b->arena, "%.*s-%.8s", JOB_NAME_MAX - 9, name, hex);
+    return name;
 }
 
 /* Bytes in Slurm's binary units: T or G when exact, else MiB rounded up. */
@@ -145,14 +157,16 @@ static void gres_type(strbuf *sb, const char *s)
     }
 }
 
-static void directive(strbuf *sb, const char *option, const char *value)
+static bool directive(strbuf *sb, const char *option, const char *value)
 {
     sb_printf(sb, "#SBATCH %s=", option);
-    sbatch_value(sb, value);
+    if (!sbatch_value(sb, value))
+        return false;
     sb_putc(sb, '\n');
+    return true;
 }
 
-static void sbatch_lines(bundle *b, const invocation *inv, const char *name, strbuf *sb)
+static int sbatch_lines(const invocation *inv, const char *name, strbuf *sb, char *err, size_t errsize)
 {
     const effective_options *o = &inv->options;
     int64_t machines = inv->step->accelerated ? effective_opt(o, DEC_ACCELERATE, ACC_NUM_MACHINES).i : 1;
@@ -212,8 +226,8 @@ static void sbatch_lines(bundle *b, const invocation *inv, const char *name, str
                    {SLURM_CONSTRAINT, "--constraint"}};
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
         opt_value v = effective_opt(o, DEC_SLURM, strings[i].opt);
-        if (v.set && v.s)
-            directive(sb, strings[i].flag, v.s);
+        if (v.set && v.s && !directive(sb, strings[i].flag, v.s))
+            goto control;
     }
     opt_value extra = effective_opt(o, DEC_SLURM, SLURM_EXTRA);
     if (extra.set && extra.expr && extra.expr->kind == EXPR_LIST) {
@@ -229,19 +243,23 @@ static void sbatch_lines(bundle *b, const invocation *inv, const char *name, str
             for (size_t k = 0; k < name_len; k++)
                 plain_name = plain_name && (isalnum((unsigned char)t[k]) || t[k] == '-');
             sb_puts(sb, "#SBATCH ");
+            bool ok;
             if (plain_name && !has_packjob(t)) {
                 sb_putn(sb, t, name_len);
-                if (eq) {
-                    sb_putc(sb, '=');
-                    sbatch_value(sb, eq + 1);
-                }
+                ok = !eq || (sb_putc(sb, '='), sbatch_value(sb, eq + 1));
             } else {
-                sbatch_value(sb, t);
+                ok = sbatch_value(sb, t);
             }
+            if (!ok)
+                goto control;
             sb_putc(sb, '\n');
         }
     }
-    (void)b;
+    return 0;
+control:
+    snprintf(err, errsize, "invocation `%s`: an @slurm value holds a control character, which no #SBATCH line can carry",
+             inv->id);
+    return -1;
 }
 
 /* `export NAME=VALUE` for @docker's environment: Slurm runs no container,
@@ -252,7 +270,10 @@ static int environment_lines(const invocation *inv, strbuf *sb, char *err, size_
     opt_value env = effective_opt(&inv->options, DEC_DOCKER, DOCKER_ENVIRONMENT);
     if (!env.set || !env.expr || env.expr->kind != EXPR_MAP || env.expr->u.items.len == 0)
         return 0;
-    sb_puts(sb, "# The environment of the step's image (@docker); Slurm runs no container.\n");
+    sb_puts(sb, "# The environment of the step's image (@docker): Slurm runs no container.\n"
+                "# The values are literal text, in single quotes.\n"
+                "# shellcheck disable=SC1003,SC2016\n"
+                "export");
     for (size_t i = 0; i < env.expr->u.items.len; i++) {
         const ast_map_entry *e = env.expr->u.items.items[i];
         if (!is_identifier(e->key.text)) {
@@ -262,10 +283,10 @@ static int environment_lines(const invocation *inv, strbuf *sb, char *err, size_
         }
         if (e->value->kind != EXPR_STRING)
             continue;
-        sb_printf(sb, "export %s=", e->key.text);
+        sb_printf(sb, " \\\n    %s=", e->key.text);
         esc_shell_word(sb, e->value->u.s.text);
-        sb_putc(sb, '\n');
     }
+    sb_putc(sb, '\n');
     return 0;
 }
 
@@ -276,8 +297,11 @@ static const char distributed_text[] =
     "\n"
     "# Machine rank: SLURM_NODEID. Main process: the first node of the job,\n"
     "# by its address; one rendezvous token for the launchers on every node.\n"
-    "FIRST_NODE=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
-    "MAIN_ADDR=$(scontrol show node \"$FIRST_NODE\" | sed -n 's/.*NodeAddr=\\([^ ]*\\).*/\\1/p' | head -n 1)\n"
+    "# (No `| head` here: with pipefail, a closed pipe would fail the job.)\n"
+    "NODES=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n"
+    "FIRST_NODE=${NODES%%$'\\n'*}\n"
+    "MAIN_ADDR=$(scontrol show node \"$FIRST_NODE\" | sed -n 's/.*NodeAddr=\\([^ ]*\\).*/\\1/p') || true\n"
+    "MAIN_ADDR=${MAIN_ADDR%%$'\\n'*}\n"
     "export MASTER_ADDR=\"${MAIN_ADDR:-$FIRST_NODE}\"\n"
     "if [ -z \"${PIPE_RDZV_TOKEN:-}\" ]; then\n"
     "    PIPE_RDZV_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')\n"
@@ -305,8 +329,7 @@ static int gen_sbatch(bundle *b, const invocation *inv, const char *name, const 
         sb_puts(&description, "\n# ");
         comment_text(&description, inv->step->description);
     }
-    sbatch_lines(b, inv, name, &lines);
-    if (environment_lines(inv, &env, err, errsize) != 0)
+    if (sbatch_lines(inv, name, &lines, err, errsize) != 0 || environment_lines(inv, &env, err, errsize) != 0)
         goto done;
     esc_shell_word(&word, inv->id);
     bool multi = inv->step->accelerated && effective_opt(&inv->options, DEC_ACCELERATE, ACC_NUM_MACHINES).i > 1;

@@ -25,6 +25,15 @@ typedef struct parse_ctx {
                                 right after a lexical error */
     bool syntax_error_seen;
     uint32_t syntax_error_at; /* lexical errors later on its line are not reported */
+    bool lex_error_reported;
+    uint32_t lex_error_at;    /* nor are other lexical errors on the line of one */
+    bool unterminated_seen;
+    uint32_t unterminated_end; /* end of the last unterminated string */
+    ast_expr *last_string;     /* the last string literal read */
+    bool closing;              /* closing brackets left open before a declaration */
+    bool in_broken_item;      /* a syntax error was reported in this declaration: no
+                                 other is, until `import`, `step`, `pipeline` or `@`
+                                 starts a line */
     /* Open brackets, innermost last, for "opened here" notes. */
     uint32_t open_at[64];
     char open_char[64];
@@ -39,6 +48,10 @@ ast_file *parse_file(arena *a, diag_engine *d, source_set *sources, uint32_t fil
    reporting bad escapes (E0003), control characters and invalid UTF-8
    (E0001). body_offset is the byte offset of the body in the file. */
 const char *decode_string(parse_ctx *p, const char *body, size_t len, uint32_t body_offset, size_t *out_len);
+
+/* True when offset `at` is on the line right after an unterminated string
+   (reported there): errors there are most likely the rest of that string. */
+bool continues_unterminated(const parse_ctx *p, uint32_t at);
 
 /* AST constructors called by the grammar actions. */
 ast_expr *ast_new_int(parse_ctx *p, span sp, const char *text, size_t len);

@@ -41,9 +41,12 @@ int pipe_yylex(PIPE_YYSTYPE *yylval, PIPE_YYLTYPE *yylloc, void *scanner);
 
 static void pipe_yyerror(PIPE_YYLTYPE *loc, void *scanner, parse_ctx *p, const char *msg);
 static ptr_vec *empty(parse_ctx *p) { return ast_new_vec(p); }
-static void colon_for_equals(parse_ctx *p, span colon, const char *name);
-static void unparenthesized_targets(parse_ctx *p, span comma, const char *first, ptr_vec *rest, const char *callee);
-static void unquoted_key(parse_ctx *p, span key, const char *name);
+/* recovering: bison's yyerrstatus; these are not reported while the parser
+   recovers from a syntax error, which they are most likely part of. */
+static void colon_for_equals(parse_ctx *p, span colon, const char *name, int recovering);
+static void unparenthesized_targets(parse_ctx *p, span comma, const char *first, ptr_vec *rest, const char *callee,
+                                    int recovering);
+static void unquoted_key(parse_ctx *p, span key, const char *name, int recovering);
 }
 
 %union {
@@ -97,7 +100,16 @@ items
     ;
 
 import
-    : IMPORT STRING            { ast_add_import(p, @1, $2); }
+    : IMPORT STRING
+        {
+            /* A path with a lexical error (reported) is not the file meant:
+               the steps it would bring in are lost, like names lost to a
+               syntax error. */
+            if ($2->poisoned)
+                p->result->syntax_errors++;
+            else
+                ast_add_import(p, @1, $2);
+        }
     ;
 
 decorators
@@ -153,7 +165,7 @@ fields
 
 field
     : IDENT '=' value                     { $$ = ast_new_field(p, $1, $3); }
-    | IDENT ':' value                     { colon_for_equals(p, @2, $1.text); $$ = ast_new_field(p, $1, $3); }
+    | IDENT ':' value                     { colon_for_equals(p, @2, $1.text, yyerrstatus); $$ = ast_new_field(p, $1, $3); }
     ;
 
 pipeline_decl
@@ -171,10 +183,20 @@ statement
     : call                                { $$ = ast_new_statement(p, NULL, false, @1, $1); }
     | IDENT '=' call                      { $$ = ast_new_statement(p, ast_vec_push(p, empty(p), ast_new_name(p, $1)), false, @1, $3); }
     | '(' ident_list opt_comma ')' '=' call { $$ = ast_new_statement(p, $2, true, span_join(@1, @4), $6); }
+    | IDENT ':' call
+        {
+            colon_for_equals(p, @2, $1.text, yyerrstatus);
+            $$ = ast_new_statement(p, ast_vec_push(p, empty(p), ast_new_name(p, $1)), false, @1, $3);
+        }
+    | '(' ident_list opt_comma ')' ':' call
+        {
+            colon_for_equals(p, @5, NULL, yyerrstatus);
+            $$ = ast_new_statement(p, $2, true, span_join(@1, @4), $6);
+        }
     | IDENT ',' ident_list opt_comma '=' call
         {
             /* `a, b = f()`: reported, then read as `(a, b) = f()`. */
-            unparenthesized_targets(p, @2, $1.text, $3, $6->callee.text);
+            unparenthesized_targets(p, @2, $1.text, $3, $6->callee.text, yyerrstatus);
             ptr_vec *targets = ast_vec_push(p, empty(p), ast_new_name(p, $1));
             for (size_t i = 0; i < $3->len; i++)
                 ast_vec_push(p, targets, $3->items[i]);
@@ -204,7 +226,7 @@ args
 
 arg
     : IDENT '=' expr                      { $$ = ast_new_arg(p, &$1, $3); }
-    | IDENT ':' expr                      { colon_for_equals(p, @2, $1.text); $$ = ast_new_arg(p, &$1, $3); }
+    | IDENT ':' expr                      { colon_for_equals(p, @2, $1.text, yyerrstatus); $$ = ast_new_arg(p, &$1, $3); }
     | expr                                { $$ = ast_new_arg(p, NULL, $1); }
     ;
 
@@ -248,7 +270,7 @@ map_entry
     : STRING ':' value                    { $$ = ast_new_map_entry(p, $1, $3); }
     | IDENT ':' value
         {
-            unquoted_key(p, @1, $1.text);
+            unquoted_key(p, @1, $1.text, yyerrstatus);
             $$ = ast_new_map_entry(p, ast_new_string(p, @1, $1.text, strlen($1.text)), $3);
         }
     ;
@@ -361,11 +383,15 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, parse_c
     (void)scanner;
     const span *loc = yypcontext_location(ctx);
     p->result->syntax_errors++;
-    bool quiet = p->lex_error_seen && p->ntokens <= p->quiet_through;
+    if (p->lex_error_seen && p->ntokens <= p->quiet_through)
+        return 0; /* a consequence of the lexical error just reported */
+    if (p->in_broken_item)
+        return 0; /* one per declaration: the others are most often the parser out of step */
+    if (continues_unterminated(p, loc->start))
+        return 0; /* the rest of a string that was not closed on its line (E0002) */
+    p->in_broken_item = true;
     p->syntax_error_seen = true;
     p->syntax_error_at = loc->start;
-    if (quiet)
-        return 0; /* a consequence of the lexical error just reported */
     enum { MAX_EXPECTED = 24 };
     yysymbol_kind_t expected[MAX_EXPECTED];
     int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
@@ -429,7 +455,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, parse_c
        and the parser met the end of the file or the start of a declaration. */
     bool next_item = tok == YYSYMBOL_YYEOF || tok == YYSYMBOL_STEP || tok == YYSYMBOL_PIPELINE ||
                      tok == YYSYMBOL_IMPORT || strcmp(yysymbol_name(tok), "'@'") == 0;
-    if (expects_close && next_item) {
+    /* ... or the first token of a later line: `load(path = "x"` then `train(...)`. */
+    uint32_t open_at = expects_close ? p->open_at[p->depth - 1] : 0;
+    bool later_line = expects_close && expects_close_only_line_break(p, loc->start) &&
+                      memchr(p->src->text + open_at, '\n', loc->start > open_at ? loc->start - open_at : 0) != NULL;
+    if (expects_close && (next_item || later_line)) {
         uint32_t at = p->open_at[p->depth - 1];
         span open = {p->file, at, at + 1};
         diag_note(p->diag, dg, open, "the `%c` opened here is not closed", p->open_char[p->depth - 1]);
@@ -445,12 +475,21 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, parse_c
         foreign = foreign_word_help(before);
     if (foreign)
         diag_help(p->diag, dg, "%s", foreign);
-    else if (tok == YYSYMBOL_IDENT && expects_string)
-        diag_help(p->diag, dg, "text is written in double quotes: \"...\"");
+    else if (tok == YYSYMBOL_IDENT && expects_string) {
+        /* `import lib/data.pipe`: the text as far as it goes. */
+        uint32_t e = loc->start;
+        while (e < p->src->len && strchr(" \t\r\n,)]}#\"", p->src->text[e]) == NULL)
+            e++;
+        if (e - loc->start <= 80)
+            diag_help(p->diag, dg, "text is written in double quotes: \"%.*s\"", (int)(e - loc->start),
+                      p->src->text + loc->start);
+        else
+            diag_help(p->diag, dg, "text is written in double quotes: \"...\"");
+    }
     else if (expects_comma && expects_closer && tok != YYSYMBOL_YYEOF &&
              !expects_close_only_line_break(p, loc->start))
         diag_help(p->diag, dg, "a `,` may be missing before this");
-    else if (n == 1 && strcmp(yysymbol_name(expected[0]), "':'") == 0)
+    else if (n == 1 && strcmp(yysymbol_name(expected[0]), "':'") == 0 && word_before(p, loc->start, before, sizeof before))
         diag_help(p->diag, dg, "parameters and outputs are written `name: type`, e.g. `data: dataset`");
     sb_free(&list);
     return 0;
@@ -466,17 +505,26 @@ static void pipe_yyerror(PIPE_YYLTYPE *loc, void *scanner, parse_ctx *p, const c
 /* Mistakes the grammar accepts in order to report them precisely and read
    on as if they had been written right: nothing is lost, so they do not
    count as syntax errors that hide later name errors. */
-static void colon_for_equals(parse_ctx *p, span colon, const char *name)
+static void colon_for_equals(parse_ctx *p, span colon, const char *name, int recovering)
 {
+    if (recovering)
+        return;
     diagnostic *dg = diag_error(p->diag, colon, "E0010", "expected `=`, found `:`");
     diag_label(p->diag, dg, "`=` goes here");
-    diag_help(p->diag, dg, "write `%s = ...`; `:` only gives a parameter its type (`epochs: int`) and a map key "
-                           "its value",
-              name);
+    if (name)
+        diag_help(p->diag, dg, "write `%s = ...`; `:` only gives a parameter its type (`epochs: int`) and a map "
+                               "key its value",
+                  name);
+    else
+        diag_help(p->diag, dg, "bind outputs with `=`; `:` only gives a parameter its type (`epochs: int`) and a map "
+                               "key its value");
 }
 
-static void unparenthesized_targets(parse_ctx *p, span comma, const char *first, ptr_vec *rest, const char *callee)
+static void unparenthesized_targets(parse_ctx *p, span comma, const char *first, ptr_vec *rest, const char *callee,
+                                    int recovering)
 {
+    if (recovering)
+        return;
     strbuf names = STRBUF_INIT;
     sb_puts(&names, first);
     for (size_t i = 0; i < rest->len; i++)
@@ -487,8 +535,10 @@ static void unparenthesized_targets(parse_ctx *p, span comma, const char *first,
     sb_free(&names);
 }
 
-static void unquoted_key(parse_ctx *p, span key, const char *name)
+static void unquoted_key(parse_ctx *p, span key, const char *name, int recovering)
 {
+    if (recovering)
+        return;
     diagnostic *dg = diag_error(p->diag, key, "E0010", "expected a string, found identifier `%s`", name);
     diag_label(p->diag, dg, "map keys are strings");
     diag_help(p->diag, dg, "write the key in quotes: \"%s\": ...", name);

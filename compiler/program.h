@@ -19,6 +19,7 @@ typedef struct param_info {
     const char *type_name; /* "int", ... or the artifact type */
     ast_param *decl;
     ast_expr *default_value; /* NULL when required */
+    bool reported; /* its declaration was reported (E0208): arguments for it are not checked */
 } param_info;
 
 typedef struct output_info {

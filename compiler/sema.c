@@ -74,8 +74,15 @@ void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bo
                                         "pipeline parameter `%s` has artifact type `%s`", p->name.text,
                                         p->type.text);
             diag_label(pg->diag, dg, "pipeline parameters are values");
-            diag_help(pg->diag, dg, "pipeline parameters are `int`, `float`, `bool` or `string`; artifacts are "
-                                    "produced by steps (pass a path as a `string` and load it in a step)");
+            const char *typo = sema_value_type_typo(p->type.text);
+            if (typo)
+                diag_help(pg->diag, dg, "did you mean `%s: %s`? pipeline parameters are `int`, `float`, `bool` or "
+                                        "`string`",
+                          p->name.text, typo);
+            else
+                diag_help(pg->diag, dg, "pipeline parameters are `int`, `float`, `bool` or `string`; artifacts are "
+                                        "produced by steps (pass a path as a `string` and load it in a step)");
+            pi->reported = true;
             pi->default_value = NULL;
             continue;
         }
@@ -83,8 +90,15 @@ void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bo
             diagnostic *dg = diag_error(pg->diag, p->sp, "E0208",
                                         "artifact parameter `%s` cannot have a default", p->name.text);
             diag_label(pg->diag, dg, "an artifact comes from another step");
-            diag_help(pg->diag, dg, "remove `= ...`: pass the artifact in the pipeline, `%s = ...`", p->name.text);
+            const char *typo = sema_value_type_typo(p->type.text);
+            if (typo)
+                diag_help(pg->diag, dg, "did you mean `%s: %s`? `%s` is not a value type, so it names an artifact",
+                          p->name.text, typo, p->type.text);
+            else
+                diag_help(pg->diag, dg, "remove `= ...`: pass the artifact in the pipeline, `%s = ...`",
+                          p->name.text);
             pi->default_value = NULL;
+            pi->reported = true;
             continue;
         }
         if (p->default_value && p->default_value->poisoned) {
@@ -139,6 +153,51 @@ bool sema_damaged(const sema *s, span sp)
             return true;
     }
     return false;
+}
+
+static uint32_t item_end(const ast_item *it)
+{
+    switch (it->kind) {
+    case ITEM_IMPORT: return it->u.import->path.sp.end;
+    case ITEM_STEP: return it->u.step->sp.end;
+    case ITEM_PIPELINE: return it->u.pipeline->sp.end;
+    }
+    return 0;
+}
+
+bool sema_decl_damaged(const sema *s, uint32_t file, const void *decl)
+{
+    const program *pg = s->pg;
+    for (size_t f = 0; f < pg->files.len; f++) {
+        const ast_file *af = pg->files.items[f];
+        if (af->file != file)
+            continue;
+        uint32_t start = 0;
+        for (size_t i = 0; i < af->items.len; i++) {
+            const ast_item *it = af->items.items[i];
+            const void *node = it->kind == ITEM_STEP ? (const void *)it->u.step
+                               : it->kind == ITEM_PIPELINE ? (const void *)it->u.pipeline
+                                                           : (const void *)it->u.import;
+            if (node == decl) {
+                /* The decorators: from the item before to the keyword. */
+                uint32_t keyword = it->kind == ITEM_STEP ? it->u.step->keyword.start
+                                   : it->kind == ITEM_PIPELINE ? it->u.pipeline->keyword.start
+                                                               : it->u.import->keyword.start;
+                span region = {file, start, keyword};
+                return sema_damaged(s, region);
+            }
+            start = item_end(it);
+        }
+    }
+    return false;
+}
+
+const char *sema_value_type_typo(const char *type_name)
+{
+    static const char *const value_types[] = {"int", "float", "bool", "string"};
+    if (sema_type_of(type_name) != TYPE_ARTIFACT)
+        return NULL;
+    return suggest_closest(type_name, value_types, 4);
 }
 
 const char *sema_text(const sema *s, span sp)

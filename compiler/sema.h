@@ -30,7 +30,10 @@ void sema_check_pipelines(sema *s);
 /* sema_rules.c: rules over the options in force for a step in a pipeline
    (pipeline NULL: the step's own options only). */
 void sema_check_accelerate(sema *s, step_info *st);
-void sema_check_effective(sema *s, step_info *st, const effective_options *eff);
+/* damaged: the declarations the options come from lost something to a
+   syntax error, so the rules that combine them (E0305, E0401, W0401-W0403)
+   stay silent. */
+void sema_check_effective(sema *s, step_info *st, const effective_options *eff, bool damaged);
 
 /* Shared helpers. */
 bool sema_value_matches(value_type t, const ast_expr *v);
@@ -43,6 +46,11 @@ const char *sema_join_path(arena *a, const char *dir, const char *rel);
 const char *sema_suggest(const char *name, const char *const *candidates, size_t n);
 /* A lexical or syntax error was reported inside sp: parts of it may be lost. */
 bool sema_damaged(const sema *s, span sp);
+/* A lexical or syntax error among the decorators of a declaration (from the
+   end of the item before it to its keyword): a decorator may have been lost. */
+bool sema_decl_damaged(const sema *s, uint32_t file, const void *decl);
+/* A value type name close to an artifact type name ("flat" -> "float"), or NULL. */
+const char *sema_value_type_typo(const char *type_name);
 /* The source text of a span (for help lines that quote what was written). */
 const char *sema_text(const sema *s, span sp);
 

@@ -31,6 +31,7 @@ typedef struct scope {
     symtab ids;          /* invocation ids taken */
     symtab step_counts;  /* step name -> (void*)count */
     symtab used_early;   /* names used (and reported) before the statement that binds them */
+    symtab reported;     /* unknown names reported (E0106) */
 } scope;
 
 static const char *a_or_an(const char *word) { return strchr("aeiou", word[0]) ? "an" : "a"; }
@@ -88,6 +89,9 @@ static void report_unknown_name(scope *sc, ast_name *name, const param_info *p)
         return;
     if (name->text[0] == '$')
         return; /* `$VAR`, reported by the lexer */
+    if (symtab_get(&sc->reported, name->text))
+        return; /* one report per name: the other uses are the same mistake */
+    symtab_put(&sc->reported, name->text, (void *)1);
     diagnostic *dg = diag_error(pg->diag, name->sp, "E0106", "no artifact or pipeline parameter named `%s`",
                                 name->text);
     diag_label(pg->diag, dg, "not bound");
@@ -123,6 +127,7 @@ static void report_unknown_name(scope *sc, ast_name *name, const param_info *p)
 }
 
 static void check_orphan_args(scope *sc, ptr_vec *args);
+static void look_up_value(scope *sc, ast_expr *v);
 
 /* The source text of `name = value` arguments, "a = 1, b = 2". */
 static const char *args_text(scope *sc, ptr_vec *args, size_t from)
@@ -208,6 +213,10 @@ static void check_arg_value(scope *sc, step_info *st, param_info *p, ast_expr *v
     out->sp = v->sp;
     if (reject_call_value(sc, v))
         return;
+    if (p->reported) {
+        look_up_value(sc, v); /* its declaration is wrong (reported): only look up the names */
+        return;
+    }
     if (v->kind == EXPR_IDENT) {
         binding *b = symtab_get(&sc->names, v->u.ident.text);
         if (!b) {
@@ -262,7 +271,16 @@ static void check_arg_value(scope *sc, step_info *st, param_info *p, ast_expr *v
                                     "parameter `%s` of `%s` expects an artifact of type `%s`, found %s", p->name,
                                     st->name, p->type_name, expr_kind_name(v->kind));
         diag_label(pg->diag, dg, "expected an artifact");
-        diag_help(pg->diag, dg, "pass the output of an earlier step: `x = producer(...)`, then `%s = x`", p->name);
+        const char *typo = sema_value_type_typo(p->type_name);
+        if (typo) {
+            diag_help(pg->diag, dg, "`%s` is not a value type, so it names an artifact: did you mean `%s: %s` in "
+                                    "the declaration of `%s`?",
+                      p->type_name, p->name, typo, st->name);
+            diag_note(pg->diag, dg, p->decl->type.sp, "the type is declared here");
+        } else {
+            diag_help(pg->diag, dg, "pass the output of an earlier step: `x = producer(...)`, then `%s = x`",
+                      p->name);
+        }
     } else if (!sema_value_matches(p->type, v)) {
         diagnostic *dg = diag_error(pg->diag, v->sp, "E0201", "parameter `%s` of `%s` expects %s `%s`, found %s",
                                     p->name, st->name, a_or_an(p->type_name), p->type_name,
@@ -275,24 +293,39 @@ static void check_arg_value(scope *sc, step_info *st, param_info *p, ast_expr *v
     }
 }
 
+/* For a value that is not type-checked: nested calls are still rejected,
+   names still looked up (and marked used). */
+static void look_up_value(scope *sc, ast_expr *v)
+{
+    if (reject_call_value(sc, v))
+        return;
+    if (v->kind != EXPR_IDENT)
+        return;
+    binding *b = symtab_get(&sc->names, v->u.ident.text);
+    if (b)
+        b->used = true;
+    else
+        report_unknown_name(sc, &v->u.ident, NULL);
+}
+
 /* For a call whose step is unknown: still look at the argument values. */
 static void check_orphan_args(scope *sc, ptr_vec *args)
 {
-    for (size_t i = 0; i < args->len; i++) {
-        ast_arg *a = args->items[i];
-        if (reject_call_value(sc, a->value))
-            continue;
-        if (a->value->kind == EXPR_IDENT) {
-            binding *b = symtab_get(&sc->names, a->value->u.ident.text);
-            if (b)
-                b->used = true;
-            else
-                report_unknown_name(sc, &a->value->u.ident, NULL);
-        }
-    }
+    for (size_t i = 0; i < args->len; i++)
+        look_up_value(sc, ((ast_arg *)args->items[i])->value);
 }
 
-static void unknown_parameter(scope *sc, step_info *st, ast_arg *a)
+/* The index of parameter `name` of st, or st->nparams. */
+static size_t param_index(const step_info *st, const char *name)
+{
+    for (size_t k = 0; k < st->nparams; k++)
+        if (strcmp(st->params[k].name, name) == 0)
+            return k;
+    return st->nparams;
+}
+
+/* Returns the index of the parameter it suggests, or st->nparams. */
+static size_t unknown_parameter(scope *sc, step_info *st, ast_arg *a)
 {
     program *pg = sc->s->pg;
     const char **names = arena_alloc(pg->arena, (st->nparams + 1) * sizeof *names);
@@ -311,15 +344,7 @@ static void unknown_parameter(scope *sc, step_info *st, ast_arg *a)
     else
         diag_help(pg->diag, dg, "`%s` takes no parameters", st->name);
     diag_note(pg->diag, dg, st->decl->name.sp, "`%s` is declared here", st->name);
-}
-
-/* The index of parameter `name` of st, or st->nparams. */
-static size_t param_index(const step_info *st, const char *name)
-{
-    for (size_t k = 0; k < st->nparams; k++)
-        if (strcmp(st->params[k].name, name) == 0)
-            return k;
-    return st->nparams;
+    return close ? param_index(st, close) : st->nparams;
 }
 
 /* Matches the arguments of a call to the step's parameters. */
@@ -332,6 +357,7 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
     /* Parameters named anywhere in the call, for guessing what a misplaced
        positional argument was meant to be. */
     bool *named = arena_alloc(pg->arena, (st->nparams ? st->nparams : 1) * sizeof *named);
+    bool *suggested = arena_alloc(pg->arena, (st->nparams ? st->nparams : 1) * sizeof *suggested);
     for (size_t i = 0; i < args->len; i++) {
         ast_arg *a = args->items[i];
         size_t k = a->name.text ? param_index(st, a->name.text) : st->nparams;
@@ -414,8 +440,10 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
             seen_keyword = true;
             idx = param_index(st, a->name.text);
             if (idx == st->nparams) {
-                unknown_parameter(sc, st, a);
-                check_orphan_args(sc, &(ptr_vec){(void **)&a, 1, 1});
+                size_t meant = unknown_parameter(sc, st, a);
+                if (meant < st->nparams)
+                    suggested[meant] = true; /* `dtaa = x` for `data`: not also missing */
+                look_up_value(sc, a->value);
                 continue;
             }
         }
@@ -425,7 +453,7 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
             diag_label(pg->diag, dg, "second occurrence");
             diag_note(pg->diag, dg, given[idx]->sp, "first given here");
             diag_help(pg->diag, dg, "remove one of them");
-            check_orphan_args(sc, &(ptr_vec){(void **)&a, 1, 1});
+            look_up_value(sc, a->value);
             continue;
         }
         given[idx] = a;
@@ -441,8 +469,8 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
             bound[k].value = st->params[k].default_value;
             continue;
         }
-        if (st->params[k].decl->default_value)
-            continue; /* its default was wrong and already reported */
+        if (st->params[k].decl->default_value || suggested[k])
+            continue; /* its default was wrong, or a misspelling of it was given: reported already */
         missing[nmissing++] = st->params[k].name;
     }
     /* A call that lost arguments to a syntax error is not short of them. */
@@ -528,6 +556,20 @@ static void unknown_step(scope *sc, ast_call *call)
     }
 }
 
+/* A statement whose line has a syntax error before the callee (`model
+   train(...)`, `(a, b) == split(...)`, `(a, b)c = split(...)`): its targets
+   are not what was written. */
+static bool targets_lost(const sema *s, const ast_statement *stmt)
+{
+    span callee = stmt->call->callee.sp;
+    const char *text = s->pg->sources->files[callee.file]->text;
+    uint32_t line = callee.start;
+    while (line > 0 && text[line - 1] != '\n')
+        line--;
+    span before = {callee.file, line, callee.end};
+    return sema_damaged(s, before);
+}
+
 static void check_statement(scope *sc, ast_statement *stmt)
 {
     program *pg = sc->s->pg;
@@ -568,7 +610,7 @@ static void check_statement(scope *sc, ast_statement *stmt)
     inv->targets = arena_alloc(pg->arena, (st->noutputs ? st->noutputs : 1) * sizeof *inv->targets);
     vec_push(pg->arena, &sc->pl->invocations, inv);
 
-    if (stmt->targets.len != st->noutputs) {
+    if (stmt->targets.len != st->noutputs && !targets_lost(sc->s, stmt)) {
         /* With no targets at all, point at the call: that is where they go. */
         span at = stmt->targets.len ? stmt->targets_sp : call->callee.sp;
         diagnostic *dg = diag_error(pg->diag, at, "E0203",
@@ -611,6 +653,7 @@ static void check_pipeline(sema *s, ast_pipeline *decl)
                                         decl->name.text);
             diag_label(pg->diag, dg, "second declaration");
             diag_note(pg->diag, dg, prev->decl->name.sp, "first declared here");
+            diag_help(pg->diag, dg, "rename one of them; `--pipeline NAME` picks a pipeline by its name");
             return;
         }
     }
@@ -657,15 +700,18 @@ static void check_pipeline(sema *s, ast_pipeline *decl)
                       b->name, b->producer->step->name);
         }
     }
+    bool pipeline_damaged = sema_decl_damaged(s, decl->file, decl);
     for (size_t i = 0; i < pl->invocations.len; i++) {
         invocation *inv = pl->invocations.items[i];
-        sema_check_effective(s, inv->step, &inv->options);
+        bool damaged = pipeline_damaged || sema_decl_damaged(s, inv->step->file, inv->step->decl);
+        sema_check_effective(s, inv->step, &inv->options, damaged);
     }
     symtab_free(&sc.names);
     symtab_free(&sc.later);
     symtab_free(&sc.ids);
     symtab_free(&sc.step_counts);
     symtab_free(&sc.used_early);
+    symtab_free(&sc.reported);
 }
 
 void sema_check_pipelines(sema *s)
@@ -681,7 +727,7 @@ void sema_check_pipelines(sema *s)
         if (st->invoked)
             continue;
         effective_options own = {&st->decorators, NULL};
-        sema_check_effective(s, st, &own);
+        sema_check_effective(s, st, &own, sema_decl_damaged(s, st->file, st->decl));
         if (st->file == pg->root->file && pg->pipelines.len > 0 && !s->lost_names) {
             diagnostic *dg = diag_warning(pg->diag, st->decl->name.sp, "W0405", "step `%s` is never invoked",
                                           st->name);

@@ -144,8 +144,9 @@ static void check_images(sema *s, step_info *st, const effective_options *eff, b
     diag_engine *d = s->pg->diag;
     opt_value parent = effective_opt(eff, DEC_DOCKER, DOCKER_PARENT_IMAGE);
     opt_value build = effective_opt(eff, DEC_DOCKER, DOCKER_BUILD_IMAGE);
-    if (gpu_unsure) {
-        /* no W0401 */
+    bool image_unsure = effective_uncertain(eff, DEC_DOCKER, DOCKER_PARENT_IMAGE);
+    if (gpu_unsure || image_unsure) {
+        /* no W0401: what it would say is not known */
     } else if (needs_gpu && parent.set && !image_is_cuda(parent.s)) {
         diagnostic *dg = diag_warning(d, value_span(&parent), "W0401",
                                       "step `%s` needs a GPU but image \"%s\" is not CUDA-enabled", st->name,
@@ -161,7 +162,8 @@ static void check_images(sema *s, step_info *st, const effective_options *eff, b
         diag_note_plain(d, dg, "pipec uses a default CUDA image matching the local toolkit");
     }
     int pma, pmi, bma, bmi;
-    if (parent.set && build.set && image_cuda_version(parent.s, &pma, &pmi) &&
+    if (parent.set && build.set && !image_unsure && !effective_uncertain(eff, DEC_DOCKER, DOCKER_BUILD_IMAGE) &&
+        image_cuda_version(parent.s, &pma, &pmi) &&
         image_cuda_version(build.s, &bma, &bmi) && (pma != bma || pmi != bmi)) {
         diagnostic *dg = diag_warning(d, value_span(&build), "W0402",
                                       "build image has CUDA %d.%d but the parent image has CUDA %d.%d", bma, bmi,
@@ -190,8 +192,10 @@ static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu)
     }
 }
 
-void sema_check_effective(sema *s, step_info *st, const effective_options *eff)
+void sema_check_effective(sema *s, step_info *st, const effective_options *eff, bool damaged)
 {
+    if (damaged)
+        return; /* a decorator may have been lost: the options in force are not known */
     int64_t gpu = effective_opt(eff, DEC_RESOURCES, RES_GPU).i;
     const decorator_inst *accel = st->decorators.by_id[DEC_ACCELERATE];
     bool needs_gpu = gpu > 0 || (accel && acc(accel, ACC_MULTI_GPU).b);

@@ -184,19 +184,29 @@ static const char *field_alias(const char *name)
     return NULL;
 }
 
-static void unknown_field(sema *s, ast_field *f)
+/* Returns the field it suggests, if any. */
+static const char *unknown_field(sema *s, ast_field *f)
 {
     program *pg = s->pg;
+    const char *meant = field_alias(f->name.text);
+    if (!meant)
+        meant = sema_suggest(f->name.text, field_names, FIELD_COUNT);
+    /* A name on a line the parser stumbled on (`d escription = ...`) was
+       reported as a syntax error already. */
+    const char *text = pg->sources->files[f->name.sp.file]->text;
+    uint32_t line = f->name.sp.start;
+    while (line > 0 && text[line - 1] != '\n')
+        line--;
+    span before = {f->name.sp.file, line, f->name.sp.end};
+    if (sema_damaged(s, before))
+        return meant;
     diagnostic *dg = diag_error(pg->diag, f->name.sp, "E0110", "steps have no field `%s`", f->name.text);
     diag_label(pg->diag, dg, "unknown field");
     char list[256];
     format_name_list(list, sizeof list, field_names, FIELD_COUNT);
-    const char *close = field_alias(f->name.text);
-    if (!close)
-        close = sema_suggest(f->name.text, field_names, FIELD_COUNT);
-    if (close) {
-        diag_help(pg->diag, dg, "did you mean `%s`? the fields are %s", close, list);
-        return;
+    if (meant) {
+        diag_help(pg->diag, dg, "did you mean `%s`? the fields are %s", meant, list);
+        return meant;
     }
     /* An option of a decorator written as a field: say which decorator. */
     for (int d = 0; d < DEC_COUNT; d++) {
@@ -204,17 +214,19 @@ static void unknown_field(sema *s, ast_field *f)
         if (option_index(ds, f->name.text) >= 0) {
             diag_help(pg->diag, dg, "`%s` is an option of @%s: write `@%s(%s = ...)` above the step", f->name.text,
                       ds->name, ds->name, f->name.text);
-            return;
+            return NULL;
         }
     }
     diag_help(pg->diag, dg, "the fields are %s; options such as resources go in decorators (`@resources(...)`)",
               list);
+    return NULL;
 }
 
 static void check_fields(sema *s, step_info *st)
 {
     program *pg = s->pg;
     ast_field *seen[FIELD_COUNT] = {0};
+    bool source_misspelled = false; /* `souce = ...`, reported as E0110 */
     for (size_t i = 0; i < st->decl->fields.len; i++) {
         ast_field *f = st->decl->fields.items[i];
         int idx = -1;
@@ -222,7 +234,9 @@ static void check_fields(sema *s, step_info *st)
             if (strcmp(field_names[k], f->name.text) == 0)
                 idx = k;
         if (idx < 0) {
-            unknown_field(s, f);
+            const char *meant = unknown_field(s, f);
+            if (meant && strcmp(meant, "source") == 0)
+                source_misspelled = true;
             continue;
         }
         if (seen[idx]) {
@@ -234,6 +248,8 @@ static void check_fields(sema *s, step_info *st)
         }
         seen[idx] = f;
         ast_expr *v = f->value;
+        if (v->poisoned)
+            continue; /* a lexical error in the value, reported already */
         switch (idx) {
         case FIELD_SOURCE: check_sources(s, st, f); break;
         case FIELD_ENTRY:
@@ -272,14 +288,14 @@ static void check_fields(sema *s, step_info *st)
     }
     if (!seen[FIELD_SOURCE]) {
         /* A field lost to a syntax error in the body may have been the source. */
-        if (!sema_damaged(s, st->decl->sp)) {
+        if (!source_misspelled && !sema_damaged(s, st->decl->sp)) {
             diagnostic *dg = diag_error(pg->diag, st->decl->keyword, "E0113", "step `%s` has no `source`", st->name);
             diag_label(pg->diag, dg, "this step");
             diag_help(pg->diag, dg, "add `source = \"src/%s.c\"` (a .c or .cu file, relative to this .pipe file)",
                       st->name);
         }
     } else if (st->nsources == 0 && seen[FIELD_SOURCE]->value->kind == EXPR_LIST &&
-               seen[FIELD_SOURCE]->value->u.items.len == 0) {
+               seen[FIELD_SOURCE]->value->u.items.len == 0 && !sema_damaged(s, seen[FIELD_SOURCE]->value->sp)) {
         diagnostic *dg = diag_error(pg->diag, st->decl->keyword, "E0113", "step `%s` has an empty `source` list",
                                     st->name);
         diag_label(pg->diag, dg, "this step");

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bundle.h"
 
@@ -27,13 +28,26 @@ void ye_scalar(yaml_out *em, const char *text)
 }
 
 /* A string from the .pipe file: quoted when it would read as another type. */
+bool ye_plain_ok(const char *s)
+{
+    static const char *const typed[] = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"};
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              strchr("-_./", *p)))
+            return false;
+    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
+        if (strcasecmp(s, typed[i]) == 0)
+            return false;
+    return true;
+}
+
 void ye_string_scalar(yaml_out *em, const char *text)
 {
-    bool looks_typed = strcmp(text, "true") == 0 || strcmp(text, "false") == 0 || strcmp(text, "null") == 0 ||
-                       strcmp(text, "~") == 0 || text[0] == '\0' || strspn(text, "0123456789.-+eE") == strlen(text);
     yaml_event_t ev;
     yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text), 1, 1,
-                                 looks_typed ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE);
+                                 ye_plain_ok(text) ? YAML_ANY_SCALAR_STYLE : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
     ye_emit(em, &ev);
 }
 

@@ -24,9 +24,14 @@ void ye_doc_end(yaml_out *em);
 /* Ends the stream and frees the emitter; -1 with a message if anything failed. */
 int ye_close(yaml_out *em, const char *what, char *err, size_t errsize);
 
+/* Whether a string from a .pipe file may be written unquoted: a letter,
+   then letters, digits and -_./ only, and not a word YAML 1.1 readers take
+   for a bool or null (y, n, yes, no, on, off, true, false, null). */
+bool ye_plain_ok(const char *s);
+
 /* A scalar in plain style where YAML allows it. */
 void ye_scalar(yaml_out *em, const char *text);
-/* A string from the .pipe file: quoted when it would read as a bool, null or number. */
+/* A string from the .pipe file: plain only when ye_plain_ok, else double-quoted. */
 void ye_string_scalar(yaml_out *em, const char *text);
 void ye_map_start(yaml_out *em, bool flow);
 void ye_map_end(yaml_out *em);

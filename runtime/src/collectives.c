@@ -1,9 +1,13 @@
 /* pipe_allreduce & co.: argument checks, then the context's backend
-   (collectives.h). Backends: `single` for a world of one rank, `none` for
-   larger worlds until a transport (CPU over TCP, NCCL) is plugged in. */
+   (collectives.h). Backends: `single` for a world of one rank, `cpu`
+   (coll_cpu.c) and `nccl` (coll_nccl.c) for more, and `none` when a GPU
+   step wants NCCL that the build does not have. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "coll_cpu.h"
+#include "coll_nccl.h"
 #include "collectives.h"
 #include "ctx.h"
 
@@ -21,7 +25,10 @@ size_t pipe_dtype_size(pipe_dtype dtype)
     return 0;
 }
 
-static bool valid_op(pipe_op op) { return op == PIPE_SUM || op == PIPE_PROD || op == PIPE_MAX || op == PIPE_MIN || op == PIPE_AVG; }
+static bool valid_op(pipe_op op)
+{
+    return op == PIPE_SUM || op == PIPE_PROD || op == PIPE_MAX || op == PIPE_MIN || op == PIPE_AVG;
+}
 
 /* The byte size of count elements of dtype; 0 and ctx's error when the
    arguments are bad. */
@@ -41,7 +48,7 @@ static int check_buffer(pipe_ctx *ctx, const char *fn, const char *what, const v
 
 int pipe_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
 {
-    size_t bytes;
+    size_t bytes = 0;
     int rc;
     if (!ctx)
         return PIPE_EINVAL;
@@ -54,7 +61,7 @@ int pipe_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pip
 
 int pipe_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root)
 {
-    size_t bytes;
+    size_t bytes = 0;
     int rc;
     if (!ctx)
         return PIPE_EINVAL;
@@ -68,7 +75,7 @@ int pipe_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int
 
 int pipe_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype)
 {
-    size_t bytes;
+    size_t bytes = 0;
     int rc;
     if (!ctx)
         return PIPE_EINVAL;
@@ -124,13 +131,13 @@ static const pipe_coll_backend single_backend = {
     .barrier = single_barrier,
 };
 
-/* none: several ranks and no transport yet. */
+/* none: NCCL wanted, not built in. */
 
 static int unsupported(pipe_ctx *ctx, const char *fn)
 {
     return pipe_ctx_error(ctx, PIPE_ENOTSUP,
-                          "%s: collectives across %d ranks need a communication backend (CPU or NCCL), and this "
-                          "runtime has none yet; a step with more than one rank can only run without collectives",
+                          "%s: this multi-GPU step needs NCCL across its %d ranks, and the bundle was built without "
+                          "NCCL (install NCCL where the bundle is built, or run the step with `cpu = true`)",
                           fn, ctx->world_size);
 }
 
@@ -162,7 +169,20 @@ static const pipe_coll_backend none_backend = {
     .barrier = none_barrier,
 };
 
+/* The launcher says which transport the ranks share (PIPE_COLL_BACKEND):
+   NCCL for multi-GPU steps when the runtime has it, else the CPU backend. */
 const pipe_coll_backend *pipe_coll_select(const pipe_ctx *ctx)
 {
-    return ctx->world_size <= 1 ? &single_backend : &none_backend;
+    if (ctx->world_size <= 1)
+        return &single_backend;
+    const char *want = getenv("PIPE_COLL_BACKEND");
+    if (want && strcmp(want, "nccl") == 0) {
+#if defined(PIPE_HAVE_NCCL) && PIPE_HAVE_NCCL
+        (void)&none_backend;
+        return &pipe_coll_nccl_backend;
+#else
+        return &none_backend;
+#endif
+    }
+    return &pipe_coll_cpu_backend;
 }

@@ -7,30 +7,11 @@
 
 #include "cliopt.h"
 #include "commands.h"
+#include "resources.h"
 
 static const char *type_word(const pipe_mparam *p)
 {
     return p->type == PIPE_TYPE_ARTIFACT ? p->type_name : p->type_name ? p->type_name : "?";
-}
-
-/* 16000000000 -> "16 GB", 536870912 -> "512 MiB", else "1234 bytes". */
-static void format_size(uint64_t v, char *buf, size_t size)
-{
-    static const struct {
-        const char *unit;
-        uint64_t factor;
-    } units[] = {
-        {"PiB", 1ull << 50}, {"PB", 1000000000000000ull}, {"TiB", 1ull << 40}, {"TB", 1000000000000ull},
-        {"GiB", 1ull << 30}, {"GB", 1000000000ull},       {"MiB", 1ull << 20}, {"MB", 1000000ull},
-        {"KiB", 1ull << 10}, {"KB", 1000ull},
-    };
-    for (size_t i = 0; v > 0 && i < sizeof units / sizeof units[0]; i++) {
-        if (v % units[i].factor == 0) {
-            snprintf(buf, size, "%" PRIu64 " %s", v / units[i].factor, units[i].unit);
-            return;
-        }
-    }
-    snprintf(buf, size, "%" PRIu64 " bytes", v);
 }
 
 /* Milliseconds as the language writes durations: "2h", "90s", "500ms". */
@@ -64,17 +45,17 @@ static void print_resources(const pipe_resources *r)
         sep = ", ";
     }
     if (r->memory > 0) {
-        format_size(r->memory, mem, sizeof mem);
+        pipe_format_size(r->memory, mem, sizeof mem);
         printf("%s%s memory", sep, mem);
         sep = ", ";
     }
     if (r->disk > 0) {
-        format_size(r->disk, mem, sizeof mem);
+        pipe_format_size(r->disk, mem, sizeof mem);
         printf("%s%s disk", sep, mem);
         sep = ", ";
     }
     if (r->shm > 0) {
-        format_size(r->shm, mem, sizeof mem);
+        pipe_format_size(r->shm, mem, sizeof mem);
         printf("%s%s shm", sep, mem);
         sep = ", ";
     }

@@ -29,27 +29,10 @@ static char *canonical_int(const char *value)
     return pipe_asprintf("%lld", v);
 }
 
-/* The shortest %.Ng (N = 1..17) that reads back as the same double, so that
-   "0.05" stays "0.05" and 0.1 + 0.2 becomes "0.30000000000000004". */
 static char *canonical_double(double v)
 {
     char buf[64];
-    int prec;
-    for (prec = 1; prec < 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    snprintf(buf, sizeof buf, "%.*g", prec, v);
-    /* %g switches to an exponent once the exponent reaches the precision:
-       1000 at precision 1 is "1e+03". Integers below 1e16 read better in
-       full ("1000", "15000000000"), and are as exact. */
-    const char *e = strchr(buf, 'e');
-    if (e) {
-        int exp10 = atoi(e + 1);
-        if (exp10 >= 0 && exp10 < 16 && exp10 + 1 > prec)
-            snprintf(buf, sizeof buf, "%.*g", exp10 + 1, v);
-    }
+    pipe_format_double(v, buf, sizeof buf);
     return pipe_strdup(buf);
 }
 

@@ -254,9 +254,23 @@ static void format_count(char *buf, size_t size, double v)
         snprintf(buf, size, "%g", v);
 }
 
-static void human_bytes(char *buf, size_t size, uint64_t v)
+void pipe_format_size(uint64_t v, char *buf, size_t size)
 {
-    static const char *const units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+    static const struct {
+        const char *unit;
+        uint64_t factor;
+    } exact[] = {
+        {"PiB", 1ull << 50}, {"PB", 1000000000000000ull}, {"TiB", 1ull << 40}, {"TB", 1000000000000ull},
+        {"GiB", 1ull << 30}, {"GB", 1000000000ull},       {"MiB", 1ull << 20}, {"MB", 1000000ull},
+        {"KiB", 1ull << 10}, {"KB", 1000ull},
+    };
+    for (size_t i = 0; v > 0 && i < sizeof exact / sizeof exact[0]; i++) {
+        if (v % exact[i].factor == 0) {
+            snprintf(buf, size, "%llu %s", (unsigned long long)(v / exact[i].factor), exact[i].unit);
+            return;
+        }
+    }
+    static const char *const units[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
     double x = (double)v;
     size_t u = 0;
     while (x >= 1000 && u + 1 < sizeof units / sizeof units[0]) {
@@ -289,8 +303,8 @@ bool pipe_resources_unmet(const pipe_local_resources *local, const pipe_resource
         unmet = true;
     }
     if (req->memory > local->memory) {
-        human_bytes(a, sizeof a, req->memory);
-        human_bytes(b, sizeof b, local->memory);
+        pipe_format_size(req->memory, a, sizeof a);
+        pipe_format_size(local->memory, b, sizeof b);
         APPEND("%s of memory (this machine has %s)", a, b);
         unmet = true;
     }

@@ -43,6 +43,8 @@ static void on_child_signal(int sig) { (void)sig; } /* only to wake poll() */
 #define KILL_GRACE_S 10.0
 #define POLL_MAX_MS 250
 #define PARTIAL_MAX 65536
+#define DRAIN_MAX (256 * 1024)
+#define DRAIN_FINAL_MAX (64 * 1024 * 1024)
 
 typedef struct run_config {
     char *store;
@@ -233,7 +235,8 @@ static void free_strings(char **v, size_t n)
 }
 
 /* The child's environment: ours, with CUDA_VISIBLE_DEVICES (its GPUs),
-   OMP_NUM_THREADS (when unset: its CPUs per local rank), the step's
+   OMP_NUM_THREADS (when unset: its CPUs per local rank, rounded up, as the
+   supervisor computes it), the step's
    environment map and PIPE_STORE, PIPE_RUN_ID, PIPE_INVOCATION. */
 static int build_env(runner *r, size_t i, char ***envp, size_t *nenv)
 {
@@ -264,7 +267,7 @@ static int build_env(runner *r, size_t i, char ***envp, size_t *nenv)
         int64_t ranks = inv->accelerate.enabled && inv->accelerate.num_machines > 0
                             ? inv->accelerate.num_processes / inv->accelerate.num_machines
                             : 1;
-        long threads = (long)floor(s->grant.cpu / (double)(ranks > 0 ? ranks : 1));
+        long threads = (long)ceil(s->grant.cpu / (double)(ranks > 0 ? ranks : 1));
         ADD("OMP_NUM_THREADS", "OMP_NUM_THREADS=%ld", threads > 0 ? threads : 1L);
     }
     for (size_t e = 0; e < step->nenvironment; e++)
@@ -420,11 +423,20 @@ static void emit_lines(runner *r, slot *s, bool flush_all)
     s->plen -= start;
 }
 
-/* Reads what the child wrote; closes the pipe at EOF. */
+/* Reads what the child wrote; closes the pipe at EOF. A bounded amount per
+   call, so that a child that writes without pause cannot stall the loop. */
 static void drain(runner *r, slot *s, bool final)
 {
     char buf[8192];
+    size_t budget = final ? DRAIN_FINAL_MAX : DRAIN_MAX;
     while (s->fd >= 0) {
+        if (budget < sizeof buf) {
+            if (final) { /* a grandchild still writes: stop listening */
+                close(s->fd);
+                s->fd = -1;
+            }
+            break;
+        }
         ssize_t n = read(s->fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
@@ -437,8 +449,10 @@ static void drain(runner *r, slot *s, bool final)
         }
         char *bigger = realloc(s->partial, s->plen + (size_t)n + 1);
         if (!bigger) { /* drop the text rather than the run */
+            budget -= (size_t)n;
             continue;
         }
+        budget -= (size_t)n;
         s->partial = bigger;
         memcpy(s->partial + s->plen, buf, (size_t)n);
         s->plen += (size_t)n;
@@ -496,6 +510,8 @@ static void finish(runner *r, size_t i, int wstatus)
             why = "the bundle executable could not be started";
         else if (!rec && exited && code == 0)
             why = "the step exited 0 without writing its step record";
+        else if (!rec && rc != PIPE_ENOENT && err[0])
+            why = err;
         else if (!rec)
             why = "it wrote no step record (see its output above)";
         /* The error may span lines (a log tail): the first line here. */

@@ -31,23 +31,6 @@ int pipe_step_status_parse(const char *text, pipe_step_status *out)
     return PIPE_EFORMAT;
 }
 
-void pipe_format_double(double v, char *buf, size_t size)
-{
-    if (isnan(v)) {
-        snprintf(buf, size, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        snprintf(buf, size, v < 0 ? "-inf" : "inf");
-        return;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 static void emit_artifacts(pipe_yw *w, const char *key, const pipe_step_artifact *a, size_t n)
 {
     pipe_yw_plain(w, key);

@@ -82,7 +82,5 @@ int pipe_step_record_add_output(pipe_step_record *r, const char *name, const cha
 /* Sets a metric, replacing an earlier value of the same name. */
 int pipe_step_record_set_metric(pipe_step_record *r, const char *name, double value);
 
-/* Shortest text that reads back as the same double ("0.0123", "nan", "inf"). */
-void pipe_format_double(double v, char *buf, size_t size);
 
 #endif

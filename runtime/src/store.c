@@ -129,7 +129,10 @@ char *pipe_store_step_file(const char *store, const char *run_id, const char *in
     return pipe_asprintf("%s/%s/%s/step.yaml", store, run_id, invocation);
 }
 
-char *pipe_store_run_file(const char *store, const char *run_id) { return pipe_asprintf("%s/%s/run.yaml", store, run_id); }
+char *pipe_store_run_file(const char *store, const char *run_id)
+{
+    return pipe_asprintf("%s/%s/run.yaml", store, run_id);
+}
 
 char *pipe_store_cache_dir(const char *store) { return pipe_asprintf("%s/cache", store); }
 
@@ -156,26 +159,52 @@ static int format_run_info(const pipe_run_info *info, char **text, size_t *len, 
     return pipe_yw_finish(&w, text, len, err, errsize);
 }
 
-/* Writes text to a unique temporary file next to path and links it to path:
-   link(2) fails with EEXIST when another writer was first. */
+/* Writes text to a unique temporary file next to path (pid and random
+   digits: unique even across machines sharing the store) and links it to
+   path: link(2) fails with EEXIST when another writer was first. */
 static int create_exclusive(const char *path, const char *text, size_t len, bool *created, char *err, size_t errsize)
 {
     int rc = 0;
-    char *tmp = pipe_asprintf("%s.new.%ld", path, (long)getpid());
+    unsigned char r[4];
+    random_bytes(r, sizeof r);
+    char *tmp = pipe_asprintf("%s.new.%ld.%02x%02x%02x%02x", path, (long)getpid(), r[0], r[1], r[2], r[3]);
     if (!tmp)
         return PIPE_ENOMEM;
-    rc = pipe_write_file_atomic(tmp, text, len, err, errsize);
-    if (rc != 0)
-        goto fail;
-    if (link(tmp, path) == 0) {
-        *created = true;
-    } else if (errno == EEXIST) {
-        *created = false;
-    } else {
-        pipe_errf(err, errsize, "cannot create %s: %s", path, strerror(errno));
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        pipe_errf(err, errsize, "cannot create %s: %s", tmp, strerror(errno));
+        free(tmp);
+        return PIPE_EIO;
+    }
+    for (size_t done = 0; done < len;) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            pipe_errf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
+            rc = PIPE_EIO;
+            break;
+        }
+        done += (size_t)w;
+    }
+    if (rc == 0 && fsync(fd) != 0) {
+        pipe_errf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
         rc = PIPE_EIO;
     }
-fail:
+    if (close(fd) != 0 && rc == 0) {
+        pipe_errf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
+        rc = PIPE_EIO;
+    }
+    if (rc == 0) {
+        if (link(tmp, path) == 0) {
+            *created = true;
+        } else if (errno == EEXIST) {
+            *created = false;
+        } else {
+            pipe_errf(err, errsize, "cannot create %s: %s", path, strerror(errno));
+            rc = PIPE_EIO;
+        }
+    }
     unlink(tmp);
     free(tmp);
     return rc;

@@ -16,9 +16,13 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "cache.h"
 #include "commands.h"
+#include "launcher.h"
 #include "params.h"
 #include "pipe/error.h"
 #include "sha256.h"
@@ -61,6 +65,7 @@ typedef struct step_options {
     const char **params; /* "NAME=VALUE" from --param */
     size_t nparams;
     bool no_cache, echo;
+    pipe_launch_options launch; /* --machine-rank, --main-process-ip */
 } step_options;
 
 typedef struct line_buffer {
@@ -69,6 +74,7 @@ typedef struct line_buffer {
 } line_buffer;
 
 typedef struct rank_proc {
+    int rank; /* global rank */
     pid_t pid;
     int fd; /* read end of its stdout/stderr pipe; -1 at EOF */
     bool exited;
@@ -82,6 +88,7 @@ typedef struct attempt_result {
     int interrupted; /* the signal that stopped the supervisor, or 0 */
     int rank;        /* the rank whose status decides the attempt */
     int status;      /* its wait status */
+    char *rendezvous; /* why the ranks never met (malloc'ed), or NULL */
 } attempt_result;
 
 typedef struct supervisor {
@@ -103,6 +110,7 @@ typedef struct supervisor {
     double t0;
     uint64_t grace_ms;
     int nlocal, world, machine_rank;
+    pipe_launch launch;
     char *omp_threads; /* OMP_NUM_THREADS for the worker, NULL: leave alone */
     char *scratch_root;
     signals sig;
@@ -270,13 +278,15 @@ static void unknown_invocation(const pipe_manifest *m, const char *id, char *err
 /* ---- options ---- */
 
 static const char usage_text[] =
-    "usage: step INVOCATION --run-id ID [--store DIR] [--param NAME=VALUE ...] [--no-cache] [--echo]";
+    "usage: step INVOCATION --run-id ID [--store DIR] [--param NAME=VALUE ...] [--no-cache] [--echo]\n"
+    "            [--machine-rank N] [--main-process-ip ADDR]";
 
 /* 1 for --help; 0; or PIPE_EUSAGE with the message in err. */
 static int parse_options(int argc, char **argv, step_options *o, char *err, size_t errsize)
 {
     if (argc > 1 && !(o->params = calloc((size_t)argc, sizeof *o->params)))
         return PIPE_ENOMEM;
+    o->launch.machine_rank = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
@@ -289,10 +299,11 @@ static int parse_options(int argc, char **argv, step_options *o, char *err, size
             o->echo = true;
             continue;
         }
-        static const char *const with_value[] = {"--run-id", "--store", "--param"};
+        static const char *const with_value[] = {"--run-id", "--store", "--param", "--machine-rank",
+                                                 "--main-process-ip"};
         const char *value = NULL;
         size_t k = 0;
-        for (; k < 3; k++) {
+        for (; k < 5; k++) {
             size_t n = strlen(with_value[k]);
             if (strncmp(a, with_value[k], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
                 if (a[n] == '=')
@@ -312,8 +323,20 @@ static int parse_options(int argc, char **argv, step_options *o, char *err, size
             o->store = value;
         else if (k == 2)
             o->params[o->nparams++] = value;
+        else if (k == 3) {
+            char *end;
+            long r = strtol(value, &end, 10);
+            if (*end || r < 0 || r > 65535) {
+                pipe_errf(err, errsize, "--machine-rank needs a machine number, not `%s`", value);
+                return PIPE_EUSAGE;
+            }
+            o->launch.machine_rank = (int)r;
+        } else if (k == 4)
+            o->launch.main_process_ip = value;
         else if (a[0] == '-' && a[1] != '\0') {
-            pipe_errf(err, errsize, "unknown option `%s` for step (options: --run-id, --store, --param, --no-cache, --echo)",
+            pipe_errf(err, errsize,
+                      "unknown option `%s` for step (options: --run-id, --store, --param, --no-cache, --echo, "
+                      "--machine-rank, --main-process-ip)",
                       a);
             return PIPE_EUSAGE;
         } else if (!o->invocation) {
@@ -513,36 +536,13 @@ static int setup(supervisor *s, char *err, size_t errsize)
     if ((rc = load_run(s, err, errsize)) != 0)
         return rc;
 
-    /* Ranks on this machine. */
-    const pipe_accelerate *acc = &s->inv->accelerate;
-    s->world = 1;
-    s->nlocal = 1;
-    s->machine_rank = 0;
-    if (acc->enabled && acc->num_processes > 1) {
-        int64_t machines = acc->num_machines > 0 ? acc->num_machines : 1;
-        if (acc->num_processes > 4096 || acc->num_processes % machines != 0) {
-            pipe_errf(err, errsize, "invocation `%s`: num_processes %lld is not a multiple of num_machines %lld",
-                      s->inv->id, (long long)acc->num_processes, (long long)machines);
-            return PIPE_EUSAGE;
-        }
-        s->world = (int)acc->num_processes;
-        s->nlocal = (int)(acc->num_processes / machines);
-        static const char *const machine_vars[] = {"PIPE_MACHINE_RANK", "SLURM_NODEID", "JOB_COMPLETION_INDEX"};
-        for (size_t i = 0; i < 3; i++) {
-            const char *v = getenv(machine_vars[i]);
-            if (v && *v) {
-                char *end;
-                long r = strtol(v, &end, 10);
-                if (*end || r < 0 || r >= machines) {
-                    pipe_errf(err, errsize, "%s=%s is not a machine rank below %lld", machine_vars[i], v,
-                              (long long)machines);
-                    return PIPE_EUSAGE;
-                }
-                s->machine_rank = (int)r;
-                break;
-            }
-        }
-    }
+    /* Ranks on this machine, and where they meet. */
+    bool gpu_step = s->ms->needs_cuda || s->inv->resources.gpu > 0;
+    if ((rc = pipe_launch_setup(&s->launch, s->inv, s->o.run_id, gpu_step, &s->o.launch, err, errsize)) != 0)
+        return rc;
+    s->world = s->launch.world;
+    s->nlocal = s->launch.nlocal;
+    s->machine_rank = s->launch.machine_rank;
     if (s->inv->resources.cpu > 0 && !getenv("OMP_NUM_THREADS")) {
         double per_rank = ceil(s->inv->resources.cpu / s->nlocal);
         s->omp_threads = pipe_asprintf("%lld", (long long)(per_rank < 1 ? 1 : per_rank));
@@ -640,8 +640,9 @@ static int resolve_args(supervisor *s, char *err, size_t errsize)
                         value = m->params[p].default_value;
             }
             if (!value) {
-                pipe_errf(err, errsize, "argument `%s` of `%s` is pipeline parameter `%s`, which has no value in run `%s`",
-                          pname, s->inv->id, a->value ? a->value : "?", s->o.run_id);
+                pipe_errf(err, errsize,
+                          "argument `%s` of `%s` is pipeline parameter `%s`, which has no value in run `%s`", pname,
+                          s->inv->id, a->value ? a->value : "?", s->o.run_id);
                 return PIPE_EUSAGE;
             }
             break;
@@ -849,9 +850,17 @@ static void narrow_devices(int local_rank, int nlocal)
 }
 
 /* In the forked child: never returns. */
-static void worker_child(supervisor *s, rank_proc *ranks, int local_rank, int out_fd, pid_t pgid)
+static _Noreturn void worker_child(supervisor *s, rank_proc *ranks, int local_rank, int out_fd, pid_t pgid, pid_t parent)
 {
     setpgid(0, pgid);
+#ifdef __linux__
+    /* A supervisor that dies (even by SIGKILL) takes its workers along. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        _exit(1);
+#else
+    (void)parent;
+#endif
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -898,10 +907,7 @@ static void worker_child(supervisor *s, rank_proc *ranks, int local_rank, int ou
     const pipe_accelerate *acc = &s->inv->accelerate;
     if (acc->enabled) {
         set_env_int("GROUP_RANK", s->machine_rank);
-        if (!getenv("MASTER_ADDR"))
-            setenv("MASTER_ADDR", "127.0.0.1", 1);
-        if (acc->main_process_port > 0)
-            set_env_int("MASTER_PORT", acc->main_process_port);
+        pipe_launch_child_env(&s->launch, local_rank);
         if (acc->mixed_precision)
             setenv("PIPE_MIXED_PRECISION", acc->mixed_precision, 1);
         narrow_devices(local_rank, s->nlocal);
@@ -911,6 +917,7 @@ static void worker_child(supervisor *s, rank_proc *ranks, int local_rank, int ou
         .impl = s->impl,
         .mstep = s->ms,
         .cuda = s->prog->cuda,
+        .use_gpu = s->ms->needs_cuda || s->inv->resources.gpu > 0,
         .cleanup_memory = s->inv->cleanup_memory,
         .invocation = s->inv->id,
         .run_id = s->o.run_id,
@@ -930,6 +937,33 @@ static void kill_group(pid_t pgid, int sig)
         kill(-pgid, sig);
 }
 
+/* Whether needle occurs in the first n bytes of p. */
+static bool contains(const char *p, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(p + i, needle, k) == 0)
+            return true;
+    return false;
+}
+
+/* A rank's line goes to the log as it is when it already names its rank
+   (pipe_log's "[rank N]"), else with "[rank N] " in front, so that the
+   failure summary can find the last lines of the rank that failed. */
+static void emit_rank_line(supervisor *s, const rank_proc *r, const char *line, size_t n)
+{
+    size_t head = n < 48 ? n : 48;
+    if (s->world <= 1 || contains(line, head, "[rank ")) {
+        emit_line(s, line, n);
+        return;
+    }
+    char *p = pipe_asprintf("[rank %d] %.*s", r->rank, (int)n, line);
+    if (p) {
+        emit_line(s, p, strlen(p));
+        free(p);
+    }
+}
+
 static void copy_output(supervisor *s, rank_proc *r, bool eof)
 {
     line_buffer *b = &r->line;
@@ -946,11 +980,11 @@ static void copy_output(supervisor *s, rank_proc *r, bool eof)
             /* A partial line: end it so that the log stays line-oriented. */
             char *line = pipe_asprintf("%.*s\n", (int)n, b->data);
             if (line) {
-                emit_line(s, line, n + 1);
+                emit_rank_line(s, r, line, n + 1);
                 free(line);
             }
         } else {
-            emit_line(s, b->data, n);
+            emit_rank_line(s, r, b->data, n);
         }
         memmove(b->data, b->data + n, b->len - n);
         b->len -= n;
@@ -992,8 +1026,17 @@ static int run_attempt(supervisor *s, attempt_result *res, char *err, size_t err
     for (int i = 0; i < s->nlocal; i++)
         ranks[i].fd = -1;
 
+    if ((rc = pipe_launch_begin(&s->launch, err, errsize)) != 0) {
+        free(ranks);
+        return rc;
+    }
+    if (s->launch.distributed && s->machine_rank == 0)
+        note(s, "%d ranks on %d machine%s meet at %s:%d (%s collectives)", s->world, s->launch.num_machines,
+             s->launch.num_machines == 1 ? "" : "s", s->launch.master_addr, s->launch.master_port,
+             s->launch.backend);
     fflush(stdout);
     fflush(stderr);
+    pid_t self = getpid();
     for (; started < s->nlocal; started++) {
         int fds[2];
         if (pipe(fds) != 0) {
@@ -1012,7 +1055,7 @@ static int run_attempt(supervisor *s, attempt_result *res, char *err, size_t err
         }
         if (pid == 0) {
             close(fds[0]);
-            worker_child(s, ranks, started, fds[1], pgid);
+            worker_child(s, ranks, started, fds[1], pgid, self);
         }
         if (pgid == 0)
             pgid = pid;
@@ -1020,6 +1063,7 @@ static int run_attempt(supervisor *s, attempt_result *res, char *err, size_t err
         close(fds[1]);
         fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
         ranks[started].pid = pid;
+        ranks[started].rank = s->machine_rank * s->nlocal + started;
         ranks[started].fd = fds[0];
     }
     if (rc != 0) {
@@ -1080,6 +1124,14 @@ static int run_attempt(supervisor *s, attempt_result *res, char *err, size_t err
             signal_text(pending_stop, name, sizeof name);
             note(s, "received %s; stopping the step", name);
             kill_group(pgid, pending_stop);
+            stopping = true;
+            kill_at = now + (double)s->grace_ms / 1000.0;
+        }
+        char *rdzv = running > 0 && !stopping ? pipe_launch_check(&s->launch, now) : NULL;
+        if (rdzv) {
+            note(s, "%s", rdzv);
+            res->rendezvous = rdzv;
+            kill_group(pgid, SIGTERM);
             stopping = true;
             kill_at = now + (double)s->grace_ms / 1000.0;
         }
@@ -1148,10 +1200,53 @@ static int run_attempt(supervisor *s, attempt_result *res, char *err, size_t err
     }
     /* Nothing the step started outlives it. */
     kill_group(pgid, SIGKILL);
+    pipe_launch_end(&s->launch);
     free(pfds);
     free(ranks);
-    res->ok = rc == 0 && started == s->nlocal && !res->status && !res->timed_out && !res->interrupted;
+    res->ok = rc == 0 && started == s->nlocal && !res->status && !res->timed_out && !res->interrupted &&
+              !res->rendezvous;
     return rc;
+}
+
+/* The last lines of one rank in the log (as torchrun's error summary shows
+   them), malloc'ed, or NULL when it printed nothing. */
+static char *log_tail(supervisor *s, int rank)
+{
+    enum { TAIL_LINES = 8 };
+    char *text = NULL;
+    if (pipe_read_file(s->log_path, &text, NULL, NULL, 0) != 0)
+        return NULL;
+    char tag[32];
+    snprintf(tag, sizeof tag, "[rank %d] ", rank);
+    const char *lines[TAIL_LINES];
+    size_t lens[TAIL_LINES], n = 0;
+    for (char *p = text; *p;) {
+        char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (contains(p, len, tag)) {
+            lines[n % TAIL_LINES] = p;
+            lens[n % TAIL_LINES] = len;
+            n++;
+        }
+        p += len + (nl ? 1 : 0);
+    }
+    char *out = NULL;
+    if (n > 0) {
+        size_t first = n > TAIL_LINES ? n - TAIL_LINES : 0, total = 0;
+        for (size_t i = first; i < n; i++)
+            total += lens[i % TAIL_LINES] + 5;
+        out = malloc(total + 1);
+        if (out) {
+            size_t o = 0;
+            for (size_t i = first; i < n; i++) {
+                o += (size_t)sprintf(out + o, "    %.*s\n", (int)lens[i % TAIL_LINES], lines[i % TAIL_LINES]);
+            }
+            while (o > 0 && out[o - 1] == '\n')
+                out[--o] = '\0';
+        }
+    }
+    free(text);
+    return out;
 }
 
 /* Why an attempt failed, malloc'ed. */
@@ -1168,10 +1263,15 @@ static char *describe_failure(supervisor *s, const attempt_result *r)
             text = NULL;
         }
     }
-    char who[64] = "";
-    if (s->world > 1)
-        snprintf(who, sizeof who, "rank %d ", r->rank);
-    if (r->timed_out) {
+    char who[320] = "";
+    if (s->world > 1) {
+        char host[256] = "?";
+        gethostname(host, sizeof host - 1);
+        snprintf(who, sizeof who, "rank %d (machine %d, host %s) ", r->rank, s->machine_rank, host);
+    }
+    if (r->rendezvous) {
+        result = pipe_strdup(r->rendezvous);
+    } else if (r->timed_out) {
         duration_text(s->inv->timeout_ms, d, sizeof d);
         result = pipe_asprintf("timed out after %s", d);
     } else if (r->interrupted) {
@@ -1187,6 +1287,17 @@ static char *describe_failure(supervisor *s, const attempt_result *r)
         result = pipe_asprintf("%sexited with status %d", who, WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1);
     }
     free(text);
+    if (result && s->world > 1 && !r->rendezvous && !r->timed_out && !r->interrupted) {
+        char *tail = log_tail(s, r->rank);
+        if (tail) {
+            char *with = pipe_asprintf("%s\nlast lines of rank %d:\n%s", result, r->rank, tail);
+            if (with) {
+                free(result);
+                result = with;
+            }
+            free(tail);
+        }
+    }
     return result;
 }
 
@@ -1271,7 +1382,7 @@ static int make_scratch(supervisor *s, char *err, size_t errsize)
 static int execute(supervisor *s)
 {
     char err[1024];
-    int64_t max = 1 + (s->inv->retry_max > 0 ? s->inv->retry_max : 0);
+    int64_t max = 1 + (s->inv->retry_max > 0 ? s->inv->retry_max : 0), restarts = 0;
     for (int64_t attempt = 1;; attempt++) {
         attempt_result res;
         char *why = NULL;
@@ -1324,6 +1435,18 @@ static int execute(supervisor *s)
         if (!why)
             why = pipe_strdup("the step failed");
         read_metrics(s);
+        free(res.rendezvous);
+        res.rendezvous = NULL;
+        /* max_restarts: the whole group again at once, before any @retry. */
+        if (!res.interrupted && s->launch.distributed && restarts < s->inv->accelerate.max_restarts) {
+            restarts++;
+            note(s, "%s; restarting the %d ranks (restart %lld of %lld)", why, s->world, (long long)restarts,
+                 (long long)s->inv->accelerate.max_restarts);
+            free(why);
+            reset_attempt(s);
+            attempt--;
+            continue;
+        }
         if (res.interrupted || attempt >= max) {
             int status = fail_step(s, why ? why : "the step failed");
             free(why);

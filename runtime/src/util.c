@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,4 +186,31 @@ void pipe_sleep_ms(uint64_t ms)
     struct timespec req = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L}, rem;
     while (nanosleep(&req, &rem) != 0 && errno == EINTR)
         req = rem;
+}
+
+void pipe_format_double(double v, char *buf, size_t size)
+{
+    if (isnan(v)) {
+        snprintf(buf, size, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, size, v < 0 ? "-inf" : "inf");
+        return;
+    }
+    int prec;
+    for (prec = 1; prec < 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    snprintf(buf, size, "%.*g", prec, v);
+    /* %g switches to an exponent once it reaches the precision: 1000 at
+       precision 1 is "1e+03". Integers below 1e16 read better in full. */
+    const char *e = strchr(buf, 'e');
+    if (e) {
+        int exp10 = atoi(e + 1);
+        if (exp10 >= 0 && exp10 < 16 && exp10 + 1 > prec)
+            snprintf(buf, size, "%.*g", exp10 + 1, v);
+    }
 }

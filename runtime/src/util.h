@@ -25,6 +25,12 @@ int pipe_read_file(const char *path, char **data, size_t *len, char *err, size_t
 bool pipe_file_exists(const char *path);
 bool pipe_dir_exists(const char *path);
 
+/* The canonical text of a double: the shortest %g form that reads back as
+   the same value, integers below 1e16 written in full ("1000", not
+   "1e+03"), and nan/inf/-inf. Parameters, step records, metrics and the
+   compiler's manifest all use it, so the same value is always the same text. */
+void pipe_format_double(double v, char *buf, size_t size);
+
 /* Monotonic seconds, and wall-clock time as "2026-11-22T10:15:00.123Z". */
 double pipe_now(void);
 void pipe_iso8601(char *buf, size_t size);

@@ -97,7 +97,8 @@ int pipe_worker_build_args(const pipe_step_impl *impl, const pipe_mstep *mstep, 
             rc = PIPE_EABI;
             goto fail;
         }
-        bool field_artifact = f->type == PIPE_TYPE_ARTIFACT, param_artifact = mstep->params[p].type == PIPE_TYPE_ARTIFACT;
+        bool field_artifact = f->type == PIPE_TYPE_ARTIFACT,
+             param_artifact = mstep->params[p].type == PIPE_TYPE_ARTIFACT;
         if (field_artifact != param_artifact) {
             pipe_errf(err, errsize, "step `%s`: argument `%s` is %s in the driver but %s in the manifest",
                       impl->name, f->name, field_artifact ? "an artifact" : "a value",
@@ -177,12 +178,12 @@ int pipe_worker_run(const pipe_worker_spec *spec)
         explain(spec->dir, "cannot start step `%s`: %s", ms->name, err);
         goto fail;
     }
-    if (spec->cuda && spec->cuda->select_device &&
+    if (spec->use_gpu && spec->cuda && spec->cuda->select_device &&
         (rc = spec->cuda->select_device(ctx->local_rank, err, sizeof err)) != 0) {
         explain(spec->dir, "rank %d cannot select its GPU: %s", ctx->rank, err);
         goto fail;
     }
-    if (spec->cleanup_memory && spec->cuda && spec->cuda->release_caches) {
+    if (spec->use_gpu && spec->cleanup_memory && spec->cuda && spec->cuda->release_caches) {
         size_t freed = 0;
         if ((rc = spec->cuda->release_caches(&freed, err, sizeof err)) != 0)
             pipe_log(ctx, "cleanup_memory: %s", err);

@@ -15,6 +15,7 @@ typedef struct pipe_worker_spec {
     const pipe_step_impl *impl;
     const pipe_mstep *mstep;
     const pipe_cuda_hooks *cuda; /* NULL without CUDA */
+    bool use_gpu;                /* the step needs CUDA or the invocation asks for GPUs */
     bool cleanup_memory;
     const char *invocation;
     const char *run_id;

@@ -51,7 +51,8 @@ void pipe_yw_map_begin(pipe_yw *w, bool flow)
 {
     yaml_event_t ev;
     emit(w, &ev,
-         yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE));
+         yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
+                                             flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE));
 }
 
 void pipe_yw_map_end(pipe_yw *w)

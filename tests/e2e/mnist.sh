@@ -64,8 +64,8 @@ session_pids() {
 
 # SIGKILL every process of session SID; waits up to 10 s for them to go.
 kill_session() {
-    local sid=$1 pids i
-    for i in $(seq 1 100); do
+    local sid=$1 pids
+    for _ in $(seq 1 100); do
         pids=$(session_pids "$sid")
         [ -z "$pids" ] && return 0
         # shellcheck disable=SC2086 # one pid per word
@@ -140,7 +140,7 @@ acc=$(accuracy "$first")
 [ -n "$acc" ] || { show_file "$tmp/first.out"; fail "no accuracy metric in $first/evaluate"; }
 awk -v a="$acc" 'BEGIN { exit !(a >= 0.9) }' || fail "accuracy $acc is below 0.9"
 for inv in make_data train evaluate; do
-    [ "$(status "$first" $inv)" = done ] || fail "$inv: status $(status "$first" $inv), expected done"
+    [ "$(status "$first" $inv)" = "done" ] || fail "$inv: status $(status "$first" $inv), expected done"
 done
 grep -q "epoch 10/10 loss" "$first/train/log" || { show_file "$first/train/log"; fail "no per-epoch loss in train's log"; }
 grep -q "accuracy" "$tmp/first.out" || fail "the run's output does not show the accuracy"
@@ -149,27 +149,27 @@ echo "accuracy $acc"
 step "a second identical run is cached"
 run second 0
 for inv in make_data train evaluate; do
-    [ "$(status "$rundir" $inv)" = cached ] || { show_file "$tmp/second.out"; fail "$inv: status $(status "$rundir" $inv), expected cached"; }
+    [ "$(status "$rundir" $inv)" = "cached" ] || { show_file "$tmp/second.out"; fail "$inv: status $(status "$rundir" $inv), expected cached"; }
 done
 grep -q "cached" "$tmp/second.out" || fail "the output of the second run does not say cached"
 [ "$(model_digest "$rundir")" = "$(model_digest "$first")" ] || fail "the cached model differs"
 
 step "the same parameters without the cache train the same model"
 run nocache 0 --no-cache
-[ "$(status "$rundir" train)" = done ] || fail "train: status $(status "$rundir" train) with --no-cache, expected done"
+[ "$(status "$rundir" train)" = "done" ] || fail "train: status $(status "$rundir" train) with --no-cache, expected done"
 [ "$(model_digest "$rundir")" = "$(model_digest "$first")" ] || fail "training is not deterministic: another model"
 
 step "--param epochs=1 changes the model"
 run one_epoch 0 --param epochs=1 --param min_accuracy=0
-[ "$(status "$rundir" make_data)" = cached ] || fail "make_data: status $(status "$rundir" make_data), expected cached"
-[ "$(status "$rundir" train)" = done ] || fail "train: status $(status "$rundir" train), expected done"
+[ "$(status "$rundir" make_data)" = "cached" ] || fail "make_data: status $(status "$rundir" make_data), expected cached"
+[ "$(status "$rundir" train)" = "done" ] || fail "train: status $(status "$rundir" train), expected done"
 [ "$(model_digest "$rundir")" != "$(model_digest "$first")" ] || fail "epochs=1 gave the same model"
 grep -q "epoch 1/1 loss" "$rundir/train/log" || { show_file "$rundir/train/log"; fail "train did not run 1 epoch"; }
 echo "accuracy after 1 epoch: $(accuracy "$rundir") (10 epochs: $acc)"
 
 step "--param min_accuracy=0.999 fails the run, naming evaluate"
 run strict 1 --param min_accuracy=0.999
-[ "$(status "$rundir" evaluate)" = failed ] || fail "evaluate: status $(status "$rundir" evaluate), expected failed"
+[ "$(status "$rundir" evaluate)" = "failed" ] || fail "evaluate: status $(status "$rundir" evaluate), expected failed"
 grep -q "evaluate.*failed\|failed.*evaluate" "$tmp/strict.out" || { show_file "$tmp/strict.out"; fail "the output does not name evaluate as failed"; }
 grep -q "below min_accuracy" "$tmp/strict.out" || { show_file "$tmp/strict.out"; fail "the output does not say why evaluate failed"; }
 
@@ -189,22 +189,25 @@ command -v setsid >/dev/null || fail "setsid (util-linux) is needed"
 before=$(runs)
 # In a session of its own, so that every process of the run can be found;
 # the session leader writes its pid (the session id) before exec.
+# shellcheck disable=SC2016 # $$ and $@ are for the inner shell
 setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$tmp/killed.sid" \
     "$exe" run --store "$store" --param epochs=100000000 >"$tmp/killed.out" 2>&1 &
-for i in $(seq 1 300); do
+for _ in $(seq 1 300); do
     killed_sid=$(cat "$tmp/killed.sid" 2>/dev/null || true)
     killed=$(comm -13 <(echo "$before") <(runs) | head -n 1)
     [ -n "$killed_sid" ] && [ -n "$killed" ] && grep -q "epoch 1/" "$store/$killed/train/log" 2>/dev/null && break
     sleep 0.1
 done
-[ -n "$killed" ] && grep -q "epoch 1/" "$store/$killed/train/log" 2>/dev/null ||
-    { show_file "$tmp/killed.out"; fail "train did not start within 30 s"; }
+if [ -z "$killed" ] || ! grep -q "epoch 1/" "$store/$killed/train/log" 2>/dev/null; then
+    show_file "$tmp/killed.out"
+    fail "train did not start within 30 s"
+fi
 kill_session "$killed_sid" || fail "could not kill the run"
 killed_sid=
-wait || true
+{ wait || true; } 2>/dev/null # the shell's "Killed" notice
 [ ! -e "$store/$killed/train/outputs/model" ] || fail "a killed train left $store/$killed/train/outputs/model"
-[ "$(status "$store/$killed" train)" != done ] || fail "a killed train is recorded as done"
-echo "no outputs/model in $killed/train ($(ls -A "$store/$killed/train/outputs" 2>/dev/null | wc -l) temporary files)"
+[ "$(status "$store/$killed" train)" != "done" ] || fail "a killed train is recorded as done"
+echo "no outputs/model in $killed/train; left there: $(find "$store/$killed/train/outputs" -mindepth 1 -printf '%f ' 2>/dev/null)"
 
 step "a run after the killed one succeeds"
 run after 0

@@ -44,9 +44,9 @@ grep -q "steps/numbers.h" "$b/counter.pipec.d" || fail "the depfile does not nam
 
 # An unchanged rebuild: nothing runs, no file changes.
 no_work() {
-    times "${watched[@]}" >"$tmp/before"
+    file_times "${watched[@]}" >"$tmp/before"
     logged "$cmake" --build "$b"
-    times "${watched[@]}" >"$tmp/after"
+    file_times "${watched[@]}" >"$tmp/after"
     if ! diff "$tmp/before" "$tmp/after" >&2; then
         cat "$tmp/log" >&2
         fail "$1: an unchanged rebuild changed files"
@@ -64,9 +64,9 @@ no_work "after the first build"
 
 changed() { [ "$(grep -F "$1 " "$tmp/before")" != "$(grep -F "$1 " "$tmp/after")" ]; }
 rebuild_after() {
-    times "${watched[@]}" >"$tmp/before"
+    file_times "${watched[@]}" >"$tmp/before"
     logged "$cmake" --build "$b"
-    times "${watched[@]}" >"$tmp/after"
+    file_times "${watched[@]}" >"$tmp/after"
 }
 
 step "touch the imported .pipe file: pipec runs again, nothing recompiles"

@@ -45,9 +45,9 @@ install_pipec() {
     done
 }
 
-# times FILE...: one "path time" line per file (nanoseconds where the file
+# file_times FILE...: one "path time" line per file (nanoseconds where the file
 # system has them); a missing file reads "missing".
-times() {
+file_times() {
     for f in "$@"; do
         if [ -e "$f" ]; then
             echo "$f $(stat -c %y "$f")"
@@ -56,7 +56,6 @@ times() {
         fi
     done
 }
-mtime() { stat -c %y "$1"; }
 
 # PATH without any directory holding a pipec executable.
 path_without_pipec() {

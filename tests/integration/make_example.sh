@@ -32,9 +32,9 @@ logged mk
 grep -q "steps.pipe" "$ex/build/training.d" || fail "the depfile does not name the imported steps.pipe"
 
 step "unchanged rebuild"
-times "${objs[@]}" >"$tmp/before"
+file_times "${objs[@]}" >"$tmp/before"
 logged mk
-times "${objs[@]}" >"$tmp/after"
+file_times "${objs[@]}" >"$tmp/after"
 diff "$tmp/before" "$tmp/after" >&2 || fail "an unchanged make changed files"
 grep -q "Nothing to be done" "$tmp/log" || { cat "$tmp/log" >&2; fail "an unchanged make did work"; }
 
@@ -47,10 +47,10 @@ grep -E "^cc |-c " "$tmp/log" >&2 && fail "make recompiled though the bundle did
 
 step "touch src/fit.c: only fit.o recompiles"
 tick
-times "${objs[@]}" >"$tmp/before"
+file_times "${objs[@]}" >"$tmp/before"
 touch "$ex/src/fit.c"
 logged mk
-times "${objs[@]}" >"$tmp/after"
+file_times "${objs[@]}" >"$tmp/after"
 changed() { [ "$(grep -F "$1 " "$tmp/before")" != "$(grep -F "$1 " "$tmp/after")" ]; }
 changed "$ex/build/obj/src/fit.o" || fail "src/fit.c was touched and fit.o not rebuilt"
 changed "$ex/build/obj/src/make_points.o" && fail "make_points.o was rebuilt though make_points.c did not change"

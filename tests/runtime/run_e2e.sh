@@ -265,6 +265,20 @@ PIPE_PROGRESS_INTERVAL=0.2 "$D" run --no-cache --param sleep_ms=900 >p1.out 2>&1
 st=$?
 if expect_exit 0 $st p1.out && has p1.out "  still running: left " && hasnt p1.out "$(printf '\033')"; then ok; fi
 
+begin "a status line on a terminal"
+if script --version 2>/dev/null | grep -q util-linux; then
+    script -qec "\"$D\" run --no-cache --param sleep_ms=1200" p2.out >/dev/null 2>&1
+    st=$?
+    last_run=$(run_id_of p2.out | tr -d '\r')
+    if expect_exit 0 $st p2.out && has p2.out "$(printf '\033[K')" && has p2.out "running: left " &&
+        has p2.out "4 done"; then
+        ok
+    fi
+else
+    echo "skipped: $case_name (no util-linux script)"
+    last_run=$(run_id_of p1.out)
+fi
+
 # ---- stores and run ids ----
 begin "--run-id and PIPE_STORE"
 PIPE_STORE=other "$D" run --run-id my-run --param sleep_ms=10 >i1.out 2>&1
@@ -296,7 +310,7 @@ begin "runs"
 "$D" runs >h3.out 2>&1
 st=$?
 newest=$(sed -n '2s/ .*//p' h3.out)
-last=$(run_id_of p1.out)
+last=$last_run
 if expect_exit 0 $st h3.out && has h3.out "$RUN1" && has h3.out "RUN" && has h3.out "failed" && has h3.out "done"; then
     if [ "$newest" != "$last" ]; then fail "newest run is '$newest', expected '$last'" h3.out; else ok; fi
 fi

@@ -43,6 +43,13 @@ static void test_canonical(void)
     expect_canon(PIPE_TYPE_FLOAT, "0.1", "0.1");
     expect_canon(PIPE_TYPE_FLOAT, "0.30000000000000004", "0.30000000000000004");
     expect_canon(PIPE_TYPE_FLOAT, "1e300", "1e+300");
+    expect_canon(PIPE_TYPE_FLOAT, "1.5e10", "15000000000");
+    expect_canon(PIPE_TYPE_FLOAT, "1e15", "1000000000000000");
+    expect_canon(PIPE_TYPE_FLOAT, "1e16", "1e+16");
+    expect_canon(PIPE_TYPE_FLOAT, "1.25e-7", "1.25e-07");
+    expect_canon(PIPE_TYPE_FLOAT, "0.0001", "0.0001");
+    expect_canon(PIPE_TYPE_FLOAT, "-0", "-0");
+    expect_canon(PIPE_TYPE_FLOAT, "0x10", "16");
     expect_canon(PIPE_TYPE_FLOAT, "1e400", NULL);
     expect_canon(PIPE_TYPE_FLOAT, "inf", NULL);
     expect_canon(PIPE_TYPE_FLOAT, "-infinity", NULL);

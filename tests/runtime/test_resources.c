@@ -33,6 +33,23 @@ static void test_sizes(void)
     CHECK_EQ_INT(pipe_parse_size("max", &v), -1);
 }
 
+static void test_format_size(void)
+{
+    char buf[64];
+    pipe_format_size(0, buf, sizeof buf);
+    CHECK_STREQ(buf, "0 bytes");
+    pipe_format_size(1000, buf, sizeof buf);
+    CHECK_STREQ(buf, "1 KB");
+    pipe_format_size(16000000000ull, buf, sizeof buf);
+    CHECK_STREQ(buf, "16 GB");
+    pipe_format_size(512ull << 30, buf, sizeof buf);
+    CHECK_STREQ(buf, "512 GiB");
+    pipe_format_size(25300000001ull, buf, sizeof buf);
+    CHECK_STREQ(buf, "25.3 GB");
+    pipe_format_size(999, buf, sizeof buf);
+    CHECK_STREQ(buf, "999 bytes");
+}
+
 static void expect_gpus(size_t count, const char *cvd, const char *expected)
 {
     char **gpus;
@@ -205,6 +222,7 @@ static void test_pool(void)
 int main(void)
 {
     test_sizes();
+    test_format_size();
     test_gpu_list();
     test_detect();
     test_unmet();

@@ -122,7 +122,9 @@ static void test_parse_errors(void)
 {
     char err[512];
     pipe_step_record *r = (pipe_step_record *)1;
-    const char *bad[][2] = {
+    static const struct {
+        const char *text, *names;
+    } bad[] = {
         {"status: done\n", "invocation"},
         {"invocation: a\n", "status"},
         {"invocation: a\nstatus: running\n", "status"},
@@ -137,12 +139,12 @@ static void test_parse_errors(void)
         {"just text\n", "mapping"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        int rc = pipe_step_record_parse(bad[i][0], strlen(bad[i][0]), &r, err, sizeof err);
+        int rc = pipe_step_record_parse(bad[i].text, strlen(bad[i].text), &r, err, sizeof err);
         CHECK_EQ_INT(rc, PIPE_EFORMAT);
         CHECK_NULL(r);
-        if (!fx_contains(err, bad[i][1]))
-            fprintf(stderr, "case %zu: message `%s` does not name `%s`\n", i, err, bad[i][1]);
-        CHECK(fx_contains(err, bad[i][1]));
+        if (!fx_contains(err, bad[i].names))
+            fprintf(stderr, "case %zu: the message `%s` does not name the key\n", i, err);
+        CHECK(fx_contains(err, bad[i].names));
     }
     /* Unknown keys are ignored; empty maps are fine; YAML's .nan spelling. */
     const char *ok = "invocation: a\nstatus: cached\nfuture_key: {x: 1}\nparams: {}\ninputs:\noutputs: {}\n"

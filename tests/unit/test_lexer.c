@@ -167,13 +167,16 @@ static void test_strings(void)
     CHECK_STREQ(code_at(&l, 0, &at), "E0002");
     done(&l);
 
-    /* Unknown escapes: E0003 at the backslash, one per escape. */
-    lex(&l, "\"a\\qb\\x41\"");
+    /* Unknown escapes: E0003 at the backslash; one lexical error per line
+       (the others on a line are most often the same mistake). */
+    lex(&l, "\"a\\qb\\x41\"\n\"\\d\"");
     CHECK_STREQ(code_at(&l, 0, &at), "E0003");
     CHECK_EQ_U64(at, 2);
     CHECK_STREQ(code_at(&l, 1, &at), "E0003");
-    CHECK_EQ_U64(at, 5);
-    CHECK_EQ_INT(l.n, 1);
+    CHECK_EQ_U64(at, 12);
+    CHECK_EQ_U64(l.d.diags.len, 2);
+    CHECK_EQ_INT(l.n, 2);
+    CHECK(l.values[0].expr->poisoned);
     done(&l);
 
     /* Control characters and invalid UTF-8 inside strings. */
@@ -222,7 +225,7 @@ static void test_bad_characters(void)
     CHECK_EQ_INT(l.n, 2);
     done(&l);
     /* $VAR and ${VAR}: one E0001 each, read as a poisoned string. */
-    lex(&l, "$HOME ${DATA_DIR} x");
+    lex(&l, "$HOME\n${DATA_DIR} x");
     CHECK_EQ_U64(l.d.diags.len, 2);
     CHECK_STREQ(code_at(&l, 1, &at), "E0001");
     CHECK_EQ_U64(at, 6);
@@ -329,6 +332,41 @@ static void test_recovery(void)
     }
 }
 
+static void test_missing_quotes(void)
+{
+    lexed l;
+    uint32_t at;
+    /* A value whose opening quote is missing: one E0002 at the value, read
+       as the string meant, the rest of the line read as usual. */
+    lex(&l, "(memory = 16GB\", shm = \"2GiB\"\nt = H100\")");
+    CHECK_EQ_U64(l.d.diags.len, 2);
+    CHECK_STREQ(code_at(&l, 0, &at), "E0002");
+    CHECK_EQ_U64(at, 10);
+    CHECK_STREQ(code_at(&l, 1, &at), "E0002");
+    CHECK_EQ_U64(at, 34);
+    CHECK_EQ_INT(l.kinds[3], STRING);
+    CHECK_STREQ(l.values[3].expr->u.s.text, "16GB");
+    CHECK_EQ_INT(l.kinds[7], STRING);
+    CHECK_STREQ(l.values[7].expr->u.s.text, "2GiB");
+    CHECK_EQ_INT(l.kinds[10], STRING);
+    CHECK_STREQ(l.values[10].expr->u.s.text, "H100");
+    CHECK_EQ_INT(l.kinds[11], ')');
+    done(&l);
+    /* Not when the quote opens a string that closes: `import"x.pipe"`. */
+    lex(&l, "import\"x.pipe\" a\"b\"");
+    CHECK_EQ_U64(l.d.diags.len, 0);
+    CHECK_EQ_INT(l.kinds[0], IMPORT);
+    CHECK_EQ_INT(l.kinds[1], STRING);
+    CHECK_EQ_INT(l.kinds[2], IDENT);
+    CHECK_EQ_INT(l.kinds[3], STRING);
+    done(&l);
+    /* Runs of `-` are one error. */
+    lex(&l, "--x");
+    CHECK_EQ_U64(l.d.diags.len, 1);
+    CHECK_EQ_INT(l.n, 1);
+    done(&l);
+}
+
 static void test_comments(void)
 {
     lexed l;
@@ -347,6 +385,7 @@ int main(void)
     test_strings();
     test_bad_characters();
     test_comments();
+    test_missing_quotes();
     test_recovery();
     return check_summary();
 }

@@ -27,9 +27,10 @@ int evaluate(pipe_ctx *ctx, const mnist_evaluate_args *args)
         return pipe_fail(ctx, "%s", err);
     }
     if (m.n_in != mnist_dataset_features(&ds) || m.n_out < ds.n_classes) {
-        pipe_fail(ctx, "the model %s (%u inputs, %u classes) does not fit the data %s (%ux%u images, "
-                       "%u classes)", args->model, m.n_in, m.n_out, args->data, ds.width,
-                  ds.height, ds.n_classes);
+        pipe_fail(ctx,
+                  "the model %s (%u inputs, %u classes) does not fit the data %s "
+                  "(%ux%u images, %u classes)",
+                  args->model, m.n_in, m.n_out, args->data, ds.width, ds.height, ds.n_classes);
         goto done;
     }
     hidden = malloc(m.n_hidden * sizeof *hidden);

@@ -121,7 +121,8 @@ static int check_header(const char *path, const unsigned char *buf, size_t len, 
         return -1;
     }
     if (memcmp(buf, magic, 4) != 0) {
-        snprintf(err, errsz, "%s: not a %s file (it does not start with \"%s\")", path, what, magic);
+        snprintf(err, errsz, "%s: not a %s file (it does not start with \"%s\")", path, what,
+                 magic);
         return -1;
     }
     uint32_t version = get_u32(buf + 4);

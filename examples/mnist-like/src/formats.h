@@ -53,7 +53,8 @@ int mnist_dataset_alloc(mnist_dataset *ds, uint32_t n_rows, uint32_t width, uint
                         uint32_t n_classes, char *err, size_t errsz);
 void mnist_dataset_free(mnist_dataset *ds);
 /* Writes ds to f (not closed). name is for messages. 0, or -1 with a message. */
-int mnist_dataset_write(const mnist_dataset *ds, FILE *f, const char *name, char *err, size_t errsz);
+int mnist_dataset_write(const mnist_dataset *ds, FILE *f, const char *name, char *err,
+                        size_t errsz);
 /* Reads and validates a dataset file. 0, or -1 with a message naming path. */
 int mnist_dataset_read(const char *path, mnist_dataset *ds, char *err, size_t errsz);
 

@@ -35,7 +35,7 @@ static int gpu_usable(char *info, size_t infosz)
 #if defined(PIPE_HAVE_CUDA) && PIPE_HAVE_CUDA
     return mlp_gpu_device_count(info, infosz) > 0;
 #else
-    snprintf(info, infosz, "this bundle was built without CUDA: CMake found no CUDA compiler");
+    snprintf(info, infosz, "built without CUDA: CMake found no CUDA compiler");
     return 0;
 #endif
 }
@@ -96,7 +96,7 @@ int train(pipe_ctx *ctx, const mnist_train_args *args)
         use_gpu = 0;
         snprintf(info, sizeof info, "device = \"cpu\"");
     } else if (!(use_gpu = gpu_usable(info, sizeof info)) && strcmp(device, "cuda") == 0) {
-        return pipe_fail(ctx, "device = \"cuda\" but no GPU can be used: %s", info);
+        return pipe_fail(ctx, "device = \"cuda\", but the GPU cannot be used (%s)", info);
     }
 
     if (mnist_dataset_read(args->data, &ds, err, sizeof err) != 0)
@@ -126,7 +126,8 @@ int train(pipe_ctx *ctx, const mnist_train_args *args)
         pipe_fail(ctx, "%s", err);
         goto done;
     }
-    pipe_log(ctx, "training a %u-%u-%u MLP on %u images: %lld epochs, batch %u, lr %g, on the %s (%s)",
+    pipe_log(ctx,
+             "training a %u-%u-%u MLP on %u images: %lld epochs, batch %u, lr %g, on the %s (%s)",
              m.n_in, m.n_hidden, m.n_out, ds.n_rows, (long long)args->epochs, batch, args->lr,
              use_gpu ? "GPU" : "CPU", info);
 
@@ -134,7 +135,8 @@ int train(pipe_ctx *ctx, const mnist_train_args *args)
         double loss_sum = 0.0, loss;
         uint64_t right = 0;
         shuffle(order, ds.n_rows, &rng);
-        if (epoch(&t, &m, &ds, order, batch, (float)args->lr, &loss_sum, &right, err, sizeof err) != 0) {
+        if (epoch(&t, &m, &ds, order, batch, (float)args->lr, &loss_sum, &right, err,
+                  sizeof err) != 0) {
             pipe_fail(ctx, "epoch %lld on the GPU: %s", (long long)e, err);
             goto done;
         }
@@ -144,7 +146,8 @@ int train(pipe_ctx *ctx, const mnist_train_args *args)
         pipe_metric(ctx, "loss", loss);
         pipe_metric(ctx, "train_accuracy", (double)right / ds.n_rows);
         if (!isfinite(loss)) {
-            pipe_fail(ctx, "the loss diverged at epoch %lld: lower lr (now %g)", (long long)e, args->lr);
+            pipe_fail(ctx, "the loss diverged at epoch %lld: lower lr (now %g)", (long long)e,
+                      args->lr);
             goto done;
         }
     }

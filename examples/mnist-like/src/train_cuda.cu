@@ -45,6 +45,14 @@ static int ok(cudaError_t e, const char *what, char *err, size_t errsz)
     return 0;
 }
 
+/* cudaMalloc, with the size in the message when it fails. */
+static int dev_alloc(void **p, size_t bytes, char *err, size_t errsz)
+{
+    char what[64];
+    snprintf(what, sizeof what, "cudaMalloc(%zu bytes)", bytes);
+    return ok(cudaMalloc(p, bytes), what, err, errsz);
+}
+
 static unsigned blocks_for(size_t n)
 {
     return (unsigned)((n + THREADS - 1) / THREADS);
@@ -80,9 +88,9 @@ __global__ void forward_out(const float *a1, uint32_t batch, uint32_t n_hidden, 
 
 /* One thread per row of the batch. loss and right are indexed by the
    row's position in the epoch. */
-__global__ void softmax_xent(const float *z2, const uint8_t *y, const uint32_t *rows, uint32_t batch,
-                             uint32_t n_out, float inv_batch, float *g2, float *loss,
-                             uint8_t *right)
+__global__ void softmax_xent(const float *z2, const uint8_t *y, const uint32_t *rows,
+                             uint32_t batch, uint32_t n_out, float inv_batch, float *g2,
+                             float *loss, uint8_t *right)
 {
     const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= batch)
@@ -181,20 +189,23 @@ extern "C" int mlp_gpu_create(mlp_gpu **out, const float *pixels, const uint8_t 
         mlp_gpu_destroy(g);
         return -1;
     }
-    if (!ok(cudaSetDevice(0), "cudaSetDevice", err, errsz) ||
-        !ok(cudaMalloc(&g->x, (size_t)n_rows * n_in * sizeof(float)), "cudaMalloc", err, errsz) ||
-        !ok(cudaMalloc(&g->y, n_rows), "cudaMalloc", err, errsz) ||
-        !ok(cudaMalloc(&g->order, (size_t)n_rows * sizeof(uint32_t)), "cudaMalloc", err, errsz) ||
-        !ok(cudaMalloc(&g->params, n_params * sizeof(float)), "cudaMalloc", err, errsz) ||
-        !ok(cudaMalloc(&g->a1, (size_t)max_batch * n_hidden * sizeof(float)), "cudaMalloc", err, errsz) ||
-        !ok(cudaMalloc(&g->g1, (size_t)max_batch * n_hidden * sizeof(float)), "cudaMalloc", err, errsz) ||
-        !ok(cudaMalloc(&g->z2, (size_t)max_batch * n_out * sizeof(float)), "cudaMalloc", err, errsz) ||
-        !ok(cudaMalloc(&g->g2, (size_t)max_batch * n_out * sizeof(float)), "cudaMalloc", err, errsz) ||
-        !ok(cudaMalloc(&g->loss, (size_t)n_rows * sizeof(float)), "cudaMalloc", err, errsz) ||
-        !ok(cudaMalloc(&g->right, n_rows), "cudaMalloc", err, errsz) ||
-        !ok(cudaMemcpy(g->x, pixels, (size_t)n_rows * n_in * sizeof(float), cudaMemcpyHostToDevice),
-            "copying the images", err, errsz) ||
-        !ok(cudaMemcpy(g->y, labels, n_rows, cudaMemcpyHostToDevice), "copying the labels", err, errsz) ||
+    const size_t rows_f = (size_t)n_rows * sizeof(float); /* bytes of one float per row */
+    const size_t batch_f = (size_t)max_batch * sizeof(float);
+    if (!ok(cudaSetDevice(0), "cudaSetDevice(0)", err, errsz) ||
+        !dev_alloc((void **)&g->x, rows_f * n_in, err, errsz) ||
+        !dev_alloc((void **)&g->y, n_rows, err, errsz) ||
+        !dev_alloc((void **)&g->order, (size_t)n_rows * sizeof(uint32_t), err, errsz) ||
+        !dev_alloc((void **)&g->params, n_params * sizeof(float), err, errsz) ||
+        !dev_alloc((void **)&g->a1, batch_f * n_hidden, err, errsz) ||
+        !dev_alloc((void **)&g->g1, batch_f * n_hidden, err, errsz) ||
+        !dev_alloc((void **)&g->z2, batch_f * n_out, err, errsz) ||
+        !dev_alloc((void **)&g->g2, batch_f * n_out, err, errsz) ||
+        !dev_alloc((void **)&g->loss, rows_f, err, errsz) ||
+        !dev_alloc((void **)&g->right, n_rows, err, errsz) ||
+        !ok(cudaMemcpy(g->x, pixels, rows_f * n_in, cudaMemcpyHostToDevice), "copying the images",
+            err, errsz) ||
+        !ok(cudaMemcpy(g->y, labels, n_rows, cudaMemcpyHostToDevice), "copying the labels", err,
+            errsz) ||
         !ok(cudaMemcpy(g->params, params, n_params * sizeof(float), cudaMemcpyHostToDevice),
             "copying the weights", err, errsz)) {
         mlp_gpu_destroy(g);
@@ -215,26 +226,25 @@ extern "C" int mlp_gpu_epoch(mlp_gpu *g, const uint32_t *order, uint32_t batch, 
         snprintf(err, errsz, "batch %u outside 1..%u", batch, g->max_batch);
         return -1;
     }
-    if (!ok(cudaMemcpy(g->order, order, (size_t)g->n_rows * sizeof(uint32_t), cudaMemcpyHostToDevice),
-            "copying the order", err, errsz))
+    if (!ok(cudaMemcpy(g->order, order, (size_t)g->n_rows * sizeof(uint32_t),
+                       cudaMemcpyHostToDevice), "copying the order", err, errsz))
         return -1;
     for (uint32_t first = 0; first < g->n_rows; first += batch) {
         const uint32_t b = g->n_rows - first < batch ? g->n_rows - first : batch;
         const uint32_t *rows = g->order + first;
-        forward_hidden<<<blocks_for((size_t)b * n_hidden), THREADS>>>(g->x, rows, b, n_in, n_hidden,
-                                                                     w1, b1, g->a1);
-        forward_out<<<blocks_for((size_t)b * n_out), THREADS>>>(g->a1, b, n_hidden, n_out, w2, b2,
-                                                              g->z2);
-        softmax_xent<<<blocks_for(b), THREADS>>>(g->z2, g->y, rows, b, n_out, 1.0f / (float)b, g->g2,
-                                               g->loss + first, g->right + first);
-        backward_hidden<<<blocks_for((size_t)b * n_hidden), THREADS>>>(g->g2, w2, g->a1, b, n_hidden,
-                                                                      n_out, g->g1);
-        update_layer<<<blocks_for((size_t)n_out * (n_hidden + 1)), THREADS>>>(g->g2, g->a1, NULL, b,
-                                                                             n_hidden, n_out, w2,
-                                                                             b2, lr);
-        update_layer<<<blocks_for((size_t)n_hidden * (n_in + 1)), THREADS>>>(g->g1, g->x, rows, b,
-                                                                            n_in, n_hidden, w1, b1,
-                                                                            lr);
+        const unsigned hidden_grid = blocks_for((size_t)b * n_hidden);
+        const unsigned out_grid = blocks_for((size_t)b * n_out), rows_grid = blocks_for(b);
+        const unsigned w2_grid = blocks_for((size_t)n_out * (n_hidden + 1));
+        const unsigned w1_grid = blocks_for((size_t)n_hidden * (n_in + 1));
+
+        forward_hidden<<<hidden_grid, THREADS>>>(g->x, rows, b, n_in, n_hidden, w1, b1, g->a1);
+        forward_out<<<out_grid, THREADS>>>(g->a1, b, n_hidden, n_out, w2, b2, g->z2);
+        softmax_xent<<<rows_grid, THREADS>>>(g->z2, g->y, rows, b, n_out, 1.0f / (float)b, g->g2,
+                                             g->loss + first, g->right + first);
+        backward_hidden<<<hidden_grid, THREADS>>>(g->g2, w2, g->a1, b, n_hidden, n_out, g->g1);
+        /* In stream order: w2 changes only after backward_hidden has read it. */
+        update_layer<<<w2_grid, THREADS>>>(g->g2, g->a1, NULL, b, n_hidden, n_out, w2, b2, lr);
+        update_layer<<<w1_grid, THREADS>>>(g->g1, g->x, rows, b, n_in, n_hidden, w1, b1, lr);
     }
     if (!ok(cudaGetLastError(), "launching the kernels", err, errsz) ||
         !ok(cudaMemcpy(g->host_loss, g->loss, (size_t)g->n_rows * sizeof(float),

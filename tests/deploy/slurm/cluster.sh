@@ -56,6 +56,14 @@ pick_ports() {
     die "no free ports found"
 }
 
+# True while process $1 runs (a zombie, which a container's init may
+# never reap, counts as stopped).
+running() {
+    local state
+    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+
 # Sends SIGTERM to the process in pid file $1, SIGKILL after 5 s.
 stop_pidfile() {
     local file=$1 pid i
@@ -64,11 +72,11 @@ stop_pidfile() {
     case $pid in '' | *[!0-9]*) return 0 ;; esac
     kill -TERM "$pid" 2>/dev/null || { rm -f "$file"; return 0; }
     for i in $(seq 1 50); do
-        kill -0 "$pid" 2>/dev/null || break
+        running "$pid" || break
         sleep 0.1
         : "$i"
     done
-    if kill -0 "$pid" 2>/dev/null; then
+    if running "$pid"; then
         kill -KILL "$pid" 2>/dev/null || true
     fi
     rm -f "$file"
@@ -83,7 +91,7 @@ start() {
     chmod 755 "$dir"
     mkdir -p "$dir/etc" "$dir/state" "$dir/spool" "$dir/run" "$dir/log" "$dir/munge" "$dir/dev"
     local k
-    for k in $(seq 0 15); do
+    for k in $(seq 0 23); do
         ln -sf /dev/null "$dir/dev/nvidia$k"
     done
 

@@ -24,7 +24,6 @@ static const struct {
     {"BACKSLASHES", "C:\\dir\\ end\\"},
     {"EMPTY", ""},
     {"SPACES", "  two  "},
-    {"PIPE_STORE", "/pipe/store"},
 };
 
 int check(pipe_ctx *ctx, const hello_check_args *args)

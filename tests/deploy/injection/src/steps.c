@@ -20,3 +20,15 @@ int third(pipe_ctx *ctx, const injection_third_args *args)
     pipe_log(ctx, "%s", args->data);
     return 0;
 }
+
+int fourth(pipe_ctx *ctx, const injection_fourth_args *args)
+{
+    pipe_log(ctx, "%s %s", args->data, args->note);
+    return 0;
+}
+
+int fifth(pipe_ctx *ctx, const injection_fifth_args *args)
+{
+    pipe_log(ctx, "%s", args->data);
+    return 0;
+}

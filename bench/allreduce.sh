@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# All-reduce bandwidth on one machine: 4 CPU ranks sum a float32 buffer of
+# MIB MiB (default 64) ITERS times (default 20), in the same run:
+#   pipe   a step with @run_with_accelerate(num_processes = 4, cpu = true):
+#          pipe_allreduce(PIPE_F32, PIPE_SUM) through the CPU backend (shared
+#          memory between local ranks), timed inside the step between two
+#          pipe_barrier calls after WARMUP untimed calls; rank 0 reports it
+#          with pipe_log and pipe_metric;
+#   torch  torchrun --nproc-per-node 4 of dist.all_reduce on a float32 tensor
+#          of the same size with gloo, timed the same way (torch from PyPI in
+#          the virtual environment of bench/launch.sh, build/bench-venv).
+# Prints the algorithm bandwidth (bytes of the buffer / time per all-reduce,
+# in GB/s = 1e9 bytes/s) of each and their ratio. Both check the first sum.
+#
+#   bash bench/allreduce.sh [MIB] [ITERS] [PIPEC]
+# WARMUP (default 3) untimed all-reduces first. BENCH_VENV overrides the
+# virtual environment's directory.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mib=${1:-64}
+iters=${2:-20}
+pipec=${3:-$root/build/compiler/pipec}
+warmup=${WARMUP:-3}
+venv=${BENCH_VENV:-$root/build/bench-venv}
+[ -x "$pipec" ] || { echo "build pipec first (cmake --build build)" >&2; exit 2; }
+[ "$warmup" -ge 1 ] || { echo "WARMUP must be at least 1 (the first all-reduce is checked)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMP_NUM_THREADS=1
+
+# ---- pipe ----
+mkdir -p "$work/src"
+cat >"$work/src/allreduce.c" <<'C'
+#include "allreduce.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int allreduce(pipe_ctx *ctx, const allreduce_allreduce_args *a)
+{
+    const int rank = pipe_rank(ctx), world = pipe_world_size(ctx);
+    const size_t n = (size_t)a->mib * (1u << 20) / sizeof(float);
+    const float want = (float)world * (float)(world + 1) / 2.0f;
+    float *buf;
+    double t0, t;
+    int rc;
+
+    if (a->mib < 1 || a->iters < 1 || a->warmup < 1)
+        return pipe_fail(ctx, "need mib, iters and warmup >= 1");
+    if (!(buf = malloc(n * sizeof *buf)))
+        return pipe_fail(ctx, "out of memory for %lld MiB", (long long)a->mib);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (float)(rank + 1);
+    for (int64_t w = 0; w < a->warmup; w++) {
+        if ((rc = pipe_allreduce(ctx, buf, n, PIPE_F32, PIPE_SUM)) != 0)
+            goto fail;
+        if (w == 0)
+            for (size_t i = 0; i < n; i += 4093)
+                if (buf[i] != want) {
+                    free(buf);
+                    return pipe_fail(ctx, "rank %d: element %zu is %g after the sum, expected %g", rank, i,
+                                     (double)buf[i], (double)want);
+                }
+    }
+    if ((rc = pipe_barrier(ctx)) != 0)
+        goto fail;
+    t0 = now();
+    for (int64_t it = 0; it < a->iters; it++)
+        if ((rc = pipe_allreduce(ctx, buf, n, PIPE_F32, PIPE_SUM)) != 0)
+            goto fail;
+    if ((rc = pipe_barrier(ctx)) != 0)
+        goto fail;
+    t = now() - t0;
+    free(buf);
+    if (rank == 0) {
+        double gbps = (double)n * sizeof(float) * (double)a->iters / t / 1e9;
+        pipe_log(ctx, "%d ranks, %lld MiB float32, %lld all-reduces in %.3f s: %.3f GB/s", world,
+                 (long long)a->mib, (long long)a->iters, t, gbps);
+        pipe_metric(ctx, "gbps", gbps);
+        pipe_metric(ctx, "seconds", t);
+    }
+    return 0;
+fail:
+    free(buf);
+    return pipe_fail(ctx, "rank %d: %s (%d)", rank, pipe_last_error(ctx), rc);
+}
+C
+cat >"$work/allreduce.pipe" <<'PIPE'
+pipeline allreduce(mib: int = 64, iters: int = 20, warmup: int = 3) {
+    allreduce(mib = mib, iters = iters, warmup = warmup)
+}
+
+@resources(cpu = 4, memory = "1GB")
+@run_with_accelerate(num_processes = 4, cpu = true, main_process_port = 0)
+step allreduce(mib: int = 64, iters: int = 20, warmup: int = 3) {
+    source = "src/allreduce.c"
+}
+PIPE
+"$pipec" build "$work/allreduce.pipe" -o "$work/bundle" --target local
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+cmake -S "$work/bundle" -B "$work/bundle/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/bundle/build" >/dev/null
+store=$work/store
+if ! "$work/bundle/build/allreduce" step allreduce --run-id bench --store "$store" --no-cache \
+    --param mib="$mib" --param iters="$iters" --param warmup="$warmup" >"$work/pipe.out" 2>&1; then
+    cat "$work/pipe.out" "$store/bench/allreduce/log" >&2 2>/dev/null || true
+    echo "the pipe step failed" >&2
+    exit 1
+fi
+pipe_gbps=$(awk -F, '$2 == "gbps" { v = $3 } END { print v }' "$store/bench/allreduce/metrics.csv")
+pipe_line=$(sed -n 's/.*\[rank 0\] //p' "$store/bench/allreduce/log" | tail -n 1)
+
+# ---- torch gloo ----
+torch_gbps=
+if ! [ -x "$venv/bin/torchrun" ] || ! "$venv/bin/python" -c 'import torch.distributed' 2>/dev/null; then
+    echo "installing torch from PyPI into $venv (once; several GB)..." >&2
+    { python3 -m venv "$venv" && "$venv/bin/pip" install -q torch; } >"$work/pip.log" 2>&1 ||
+        { tail -5 "$work/pip.log" >&2; echo "pip failed: no torch figure" >&2; }
+fi
+if [ -x "$venv/bin/torchrun" ]; then
+    if "$venv/bin/torchrun" --standalone --nproc-per-node 4 "$root/bench/torch_allreduce.py" \
+        "$mib" "$iters" "$warmup" >"$work/torch.out" 2>&1; then
+        torch_gbps=$(sed -n 's/^gbps //p' "$work/torch.out" | tail -n 1)
+        torch_line=$(grep '^torch gloo' "$work/torch.out" | tail -n 1)
+    else
+        tail -20 "$work/torch.out" >&2
+        echo "the torch run failed: no torch figure" >&2
+    fi
+fi
+
+python3 - "$mib" "$iters" "$pipe_gbps" "${torch_gbps:-}" "$pipe_line" "${torch_line:-}" "$(getconf _NPROCESSORS_ONLN)" <<'PY'
+import sys
+mib, iters, pipe, torch, pipe_line, torch_line, cpus = sys.argv[1:]
+print(f"all-reduce (sum) of {mib} MiB float32 over 4 CPU ranks, {iters} timed iterations ({cpus} CPUs)")
+print(f"  pipe_allreduce (cpu backend) : {float(pipe):8.3f} GB/s   [{pipe_line}]")
+if torch:
+    print(f"  torch gloo dist.all_reduce   : {float(torch):8.3f} GB/s   [{torch_line}]")
+    print(f"  pipe / torch                 : {float(pipe) / float(torch):8.2f}x")
+else:
+    print("  torch gloo dist.all_reduce   :   (not available)")
+PY

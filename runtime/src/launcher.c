@@ -1,0 +1,270 @@
+#include "launcher.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coll_cpu.h"
+#include "pipe/error.h"
+#include "sha256.h"
+#include "util.h"
+
+int pipe_slurm_first_host(const char *nodelist, char *out, size_t size)
+{
+    /* The first entry: up to a ',' that is not inside brackets. */
+    size_t n = 0;
+    int depth = 0;
+    while (nodelist[n] && !(nodelist[n] == ',' && depth == 0)) {
+        depth += nodelist[n] == '[' ? 1 : nodelist[n] == ']' ? -1 : 0;
+        n++;
+    }
+    const char *open = memchr(nodelist, '[', n);
+    if (!open) {
+        if (n == 0 || n >= size)
+            return PIPE_EINVAL;
+        snprintf(out, size, "%.*s", (int)n, nodelist);
+        return 0;
+    }
+    /* prefix[a-b,c] -> prefix + a (zero padding kept). */
+    const char *num = open + 1, *end = num;
+    while (isdigit((unsigned char)*end))
+        end++;
+    if (end == num)
+        return PIPE_EINVAL;
+    int len = snprintf(out, size, "%.*s%.*s", (int)(open - nodelist), nodelist, (int)(end - num), num);
+    return len < 0 || (size_t)len >= size ? PIPE_EINVAL : 0;
+}
+
+static int env_rank(const char *name, int machines, int *out, char *err, size_t errsize)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 1;
+    char *end;
+    long r = strtol(v, &end, 10);
+    if (*end || r < 0 || r >= machines) {
+        pipe_errf(err, errsize, "%s=%s is not a machine rank below %d", name, v, machines);
+        return PIPE_EUSAGE;
+    }
+    *out = (int)r;
+    return 0;
+}
+
+static void random_token(char *out, size_t size)
+{
+    unsigned char bytes[16];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd >= 0 ? read(fd, bytes, sizeof bytes) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (got != (ssize_t)sizeof bytes) {
+        /* No urandom: the time and pid still differ between runs. */
+        double t = pipe_now();
+        pid_t pid = getpid();
+        memcpy(bytes, &t, sizeof t);
+        memcpy(bytes + 8, &pid, sizeof pid);
+    }
+    char hex[PIPE_SHA256_HEX_SIZE];
+    pipe_sha256_hex_of(bytes, sizeof bytes, hex);
+    snprintf(out, size, "%.32s", hex);
+}
+
+int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *run_id, bool gpu_step,
+                      const pipe_launch_options *o, char *err, size_t errsize)
+{
+    memset(l, 0, sizeof *l);
+    l->shm_fd = -1;
+    const pipe_accelerate *acc = &inv->accelerate;
+    l->num_machines = acc->enabled && acc->num_machines > 0 ? (int)acc->num_machines : 1;
+    l->world = acc->enabled && acc->num_processes > 0 ? (int)acc->num_processes : 1;
+    if (l->world > 4096 || l->world % l->num_machines != 0) {
+        pipe_errf(err, errsize, "invocation `%s`: num_processes %d is not a multiple of num_machines %d", inv->id,
+                  l->world, l->num_machines);
+        return PIPE_EUSAGE;
+    }
+    l->nlocal = l->world / l->num_machines;
+    l->distributed = l->world > 1;
+    l->rdzv_timeout_ms = acc->rdzv_timeout_ms ? acc->rdzv_timeout_ms : 300000;
+    l->master_port = (int)acc->main_process_port;
+    /* As with torchrun, MASTER_PORT in the environment wins. */
+    const char *port_env = getenv("MASTER_PORT");
+    if (port_env && *port_env) {
+        char *end;
+        long p = strtol(port_env, &end, 10);
+        if (*end || p < 0 || p > 65535) {
+            pipe_errf(err, errsize, "MASTER_PORT=%s is not a port number", port_env);
+            return PIPE_EUSAGE;
+        }
+        l->master_port = (int)p;
+    }
+    snprintf(l->gpu_ids, sizeof l->gpu_ids, "%s", acc->gpu_ids && strcmp(acc->gpu_ids, "all") != 0 ? acc->gpu_ids : "");
+    l->backend = gpu_step && acc->multi_gpu && !acc->cpu ? "nccl" : "cpu";
+
+    if (o && o->machine_rank >= 0) {
+        if (o->machine_rank >= l->num_machines) {
+            pipe_errf(err, errsize, "--machine-rank %d is not below num_machines %d", o->machine_rank,
+                      l->num_machines);
+            return PIPE_EUSAGE;
+        }
+        l->machine_rank = o->machine_rank;
+    } else if (l->num_machines > 1) {
+        static const char *const vars[] = {"PIPE_MACHINE_RANK", "SLURM_NODEID", "JOB_COMPLETION_INDEX",
+                                           "SKYPILOT_NODE_RANK"};
+        for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+            int rc = env_rank(vars[i], l->num_machines, &l->machine_rank, err, errsize);
+            if (rc == 0)
+                break;
+            if (rc < 0)
+                return rc;
+        }
+    }
+
+    const char *addr = o && o->main_process_ip ? o->main_process_ip : getenv("MASTER_ADDR");
+    const char *nodelist = getenv("SLURM_JOB_NODELIST"), *sky = getenv("SKYPILOT_NODE_IPS");
+    if (addr && *addr) {
+        snprintf(l->master_addr, sizeof l->master_addr, "%s", addr);
+    } else if (l->num_machines > 1 && nodelist && *nodelist) {
+        if (pipe_slurm_first_host(nodelist, l->master_addr, sizeof l->master_addr) != 0) {
+            pipe_errf(err, errsize, "cannot read the first host of SLURM_JOB_NODELIST=%s", nodelist);
+            return PIPE_EUSAGE;
+        }
+    } else if (l->num_machines > 1 && sky && *sky) {
+        snprintf(l->master_addr, sizeof l->master_addr, "%.*s", (int)strcspn(sky, "\n "), sky);
+    } else {
+        snprintf(l->master_addr, sizeof l->master_addr, "127.0.0.1");
+    }
+    if (l->master_port == 0 && l->num_machines > 1) {
+        pipe_errf(err, errsize, "invocation `%s`: main_process_port = 0 cannot be used across %d machines", inv->id,
+                  l->num_machines);
+        return PIPE_EUSAGE;
+    }
+
+    const char *token = getenv("PIPE_RDZV_TOKEN");
+    if (token && *token) {
+        snprintf(l->token, sizeof l->token, "%s", token);
+    } else if (l->num_machines == 1) {
+        random_token(l->token, sizeof l->token);
+    } else {
+        /* Every machine's launcher must agree without talking first: derive
+           it from what they share. Set PIPE_RDZV_TOKEN for a secret one. */
+        char *seed = pipe_asprintf("pipe-rdzv/%s/%s", run_id, inv->id);
+        char hex[PIPE_SHA256_HEX_SIZE];
+        if (!seed)
+            return PIPE_ENOMEM;
+        pipe_sha256_hex_of(seed, strlen(seed), hex);
+        free(seed);
+        snprintf(l->token, sizeof l->token, "%.32s", hex);
+    }
+    return 0;
+}
+
+int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize)
+{
+    if (!l->distributed)
+        return 0;
+    int rc;
+    if (l->machine_rank == 0) {
+        int bound = 0;
+        rc = pipe_rdzv_server_start(NULL, l->master_port, l->token, &l->server, &bound, err, errsize);
+        if (rc != 0)
+            return rc;
+        l->master_port = bound;
+    }
+    if ((rc = pipe_coll_shm_create(l->nlocal, &l->shm_fd, err, errsize)) != 0) {
+        pipe_launch_end(l);
+        return rc;
+    }
+    l->attempt_started = pipe_now();
+    l->all_joined = false;
+    return 0;
+}
+
+static void set_int(const char *name, long v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%ld", v);
+    setenv(name, buf, 1);
+}
+
+void pipe_launch_child_env(const pipe_launch *l, int local_rank)
+{
+    (void)local_rank;
+    set_int("PIPE_NUM_MACHINES", l->num_machines);
+    set_int("PIPE_MACHINE_RANK", l->machine_rank);
+    set_int("NODE_RANK", l->machine_rank);
+    setenv("MASTER_ADDR", l->master_addr, 1);
+    set_int("MASTER_PORT", l->master_port);
+    if (!l->distributed)
+        return;
+    setenv("PIPE_RDZV_TOKEN", l->token, 1);
+    /* Machine 0's launcher watches the rendezvous and names the missing
+       ranks; its own ranks wait a little longer so that it speaks first. */
+    set_int("PIPE_RDZV_TIMEOUT_MS", (long)(l->rdzv_timeout_ms + (l->machine_rank == 0 ? 5000 : 0)));
+    setenv("PIPE_COLL_BACKEND", l->backend, 1);
+    if (l->shm_fd >= 0)
+        set_int("PIPE_SHM_FD", l->shm_fd);
+    /* gpu_ids narrows the machine's GPUs before each rank takes its own. */
+    if (l->gpu_ids[0])
+        setenv("CUDA_VISIBLE_DEVICES", l->gpu_ids, 1);
+}
+
+char *pipe_launch_check(pipe_launch *l, double now)
+{
+    if (!l->server || l->all_joined)
+        return NULL;
+    bool all = true;
+    for (int r = 0; r < l->world && all; r++) {
+        char key[32];
+        snprintf(key, sizeof key, "rank/%d", r);
+        all = pipe_rdzv_server_has(l->server, key);
+    }
+    if (all) {
+        l->all_joined = true;
+        return NULL;
+    }
+    if (now - l->attempt_started < (double)l->rdzv_timeout_ms / 1000.0)
+        return NULL;
+    /* Name the ranks that never came, and their machines. */
+    char ranks[512] = "", machines[256] = "";
+    size_t rl = 0, ml = 0;
+    int nmissing = 0, last_machine = -1;
+    for (int r = 0; r < l->world; r++) {
+        char key[32];
+        snprintf(key, sizeof key, "rank/%d", r);
+        if (pipe_rdzv_server_has(l->server, key))
+            continue;
+        if (rl < sizeof ranks - 16)
+            rl += (size_t)snprintf(ranks + rl, sizeof ranks - rl, "%s%d", nmissing ? ", " : "", r);
+        nmissing++;
+        int m = r / l->nlocal;
+        if (m != last_machine && ml < sizeof machines - 16) {
+            ml += (size_t)snprintf(machines + ml, sizeof machines - ml, "%s%d", last_machine >= 0 ? ", " : "", m);
+            last_machine = m;
+        }
+    }
+    l->all_joined = true; /* reported once */
+    if (l->num_machines == 1)
+        return pipe_asprintf("rendezvous timed out after %.0f s: rank%s %s of %d never joined at %s:%d",
+                             (double)l->rdzv_timeout_ms / 1000.0, nmissing == 1 ? "" : "s", ranks, l->world,
+                             l->master_addr, l->master_port);
+    return pipe_asprintf("rendezvous timed out after %.0f s: rank%s %s of %d never joined at %s:%d (they run on "
+                         "machine %s: is its launcher started, and can it reach %s:%d?)",
+                         (double)l->rdzv_timeout_ms / 1000.0, nmissing == 1 ? "" : "s", ranks, l->world,
+                         l->master_addr, l->master_port, machines, l->master_addr, l->master_port);
+}
+
+void pipe_launch_end(pipe_launch *l)
+{
+    if (l->server) {
+        pipe_rdzv_server_stop(l->server);
+        l->server = NULL;
+    }
+    if (l->shm_fd >= 0) {
+        close(l->shm_fd);
+        l->shm_fd = -1;
+    }
+}

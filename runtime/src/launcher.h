@@ -1,0 +1,59 @@
+/* The accelerate-style launcher's distributed part (private): where the
+   ranks meet (MASTER_ADDR/MASTER_PORT, the token), the rendezvous store
+   machine 0 runs for each attempt, the shared memory of the local ranks,
+   and the environment every rank gets. supervisor.c forks the ranks and
+   watches them; this file knows what they need to find each other. */
+#ifndef PIPE_LAUNCHER_H
+#define PIPE_LAUNCHER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pipe/manifest.h"
+#include "rendezvous.h"
+
+typedef struct pipe_launch {
+    bool distributed; /* more than one rank */
+    int world, nlocal, machine_rank, num_machines;
+    char master_addr[256];
+    int master_port; /* the port in use (after binding when 0 was asked) */
+    char token[PIPE_RDZV_TOKEN_MAX + 1];
+    const char *backend; /* "cpu" or "nccl" */
+    char gpu_ids[256];   /* "" for all */
+    uint64_t rdzv_timeout_ms;
+    pipe_rdzv_server *server; /* machine 0, during an attempt */
+    int shm_fd;
+    double attempt_started;
+    bool all_joined;
+} pipe_launch;
+
+/* Command-line overrides of `step` (NULL / -1 when not given). */
+typedef struct pipe_launch_options {
+    const char *main_process_ip;
+    int machine_rank;
+} pipe_launch_options;
+
+/* Decides the world of inv on this machine: machine rank (--machine-rank,
+   PIPE_MACHINE_RANK, SLURM_NODEID, JOB_COMPLETION_INDEX,
+   SKYPILOT_NODE_RANK), the main address (--main-process-ip, MASTER_ADDR,
+   the first host of SLURM_JOB_NODELIST, the first of SKYPILOT_NODE_IPS,
+   else 127.0.0.1), the token (PIPE_RDZV_TOKEN, else random on one machine
+   and derived from the run and invocation across machines) and the
+   collectives backend. PIPE_EUSAGE with a message for bad values. */
+int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *run_id, bool gpu_step,
+                      const pipe_launch_options *o, char *err, size_t errsize);
+/* Before forking an attempt's ranks: machine 0 starts the rendezvous;
+   every machine makes its local ranks' shared memory. */
+int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize);
+/* In a forked rank, before it runs the step. */
+void pipe_launch_child_env(const pipe_launch *l, int local_rank);
+/* Polled while the ranks run: a malloc'ed message once the rendezvous has
+   waited rdzv_timeout without every rank joining (naming the missing ranks
+   and the address and port), else NULL. Machine 0 only. */
+char *pipe_launch_check(pipe_launch *l, double now);
+void pipe_launch_end(pipe_launch *l);
+
+/* "n[1-3],x" -> "n1": the first host of a Slurm node list. */
+int pipe_slurm_first_host(const char *nodelist, char *out, size_t size);
+
+#endif

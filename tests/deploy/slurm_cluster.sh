@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# The Slurm target on a real cluster (docs/deploy-slurm.md): starts munged,
+# slurmctld and four slurmd on this host (tests/deploy/slurm/cluster.sh),
+# then
+#  1. `sbatch --test-only` accepts every batch script of every example,
+#     golden case and deploy test pipeline; of the injection corpus it
+#     accepts each or refuses it for the value only (an unknown partition,
+#     named exactly as written, an unknown feature or gres), never for the
+#     syntax of an #SBATCH line;
+#  2. the corpus' #SBATCH values read back from held jobs exactly as the
+#     .pipe file wrote them (account, comment);
+#  3. tests/deploy/slurm/pipeline.pipe, built with pipec and CMake, runs
+#     through submit.sh: every job completes, the store holds the right
+#     artifacts, the two-machine accelerated step gets two nodes with one
+#     launcher on each (SLURM_NODEID 0 and 1), its ranks meet and all-reduce
+#     across the nodes (CPU backend) and write the right sum;
+#  4. with fail=true the failing step's job is FAILED, its record in the
+#     store says why, and its dependants are cancelled and never run.
+# The daemons are stopped by PID at the end, also when the test fails.
+#
+#   slurm_cluster.sh PIPEC REPO_ROOT
+#
+# Needs root (the daemons, apt-get when Slurm is missing); exits 77 (skip)
+# without it. PIPE_SLURM_TEST_ACCELERATE=auto tolerates (and reports) an
+# accelerated step that fails for a runtime without a CPU collective
+# backend; by default it must succeed.
+set -euo pipefail
+pipec=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$2" && pwd)
+here="$root/tests/deploy/slurm"
+# shellcheck source=tests/deploy/slurm/lib.sh disable=SC1091
+. "$here/lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP: the test cluster's daemons run as root"
+    exit 77
+fi
+if ! "$here/cluster.sh" install; then
+    echo "SKIP: slurm-wlm and munge cannot be installed"
+    exit 77
+fi
+python3 -c 'import yaml' 2>/dev/null || need_tool python3 python3-yaml || true
+
+work=$(mktemp -d /tmp/pipec-slurm.XXXXXX)
+chmod 755 "$work"
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+    local rc=$?
+    "$here/cluster.sh" stop "$work/cluster" || true
+    if [ "$rc" != 0 ]; then
+        echo "--- slurmctld log (tail) ---"
+        tail -n 30 "$work/cluster/log/slurmctld.log" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+status=0
+fail() {
+    echo "FAIL: $*"
+    status=1
+}
+
+"$here/cluster.sh" start "$work/cluster" >/dev/null
+export SLURM_CONF="$work/cluster/etc/slurm.conf"
+
+# Waits until none of the jobs is pending or running (120 s at most).
+wait_jobs() {
+    local i left
+    for i in $(seq 1 1200); do
+        left=$(squeue -h -j "$(
+            IFS=,
+            echo "$*"
+        )" -t PENDING,RUNNING,CONFIGURING,COMPLETING,SUSPENDED -o %i 2>/dev/null || true)
+        [ -z "$left" ] && return 0
+        sleep 0.1
+        : "$i"
+    done
+    fail "jobs still queued after 120 s: $left"
+    squeue -t all
+    return 1
+}
+
+# STATE REASON of a finished job (jobs stay listed for MinJobAge).
+job_state() {
+    squeue -h -j "$1" -t all -o '%T %r'
+}
+
+# ---- 1. sbatch --test-only on every batch script ----
+mapfile -t pipelines < <(slurm_test_pipelines "$root")
+for entry in "${pipelines[@]}"; do
+    pipe=${entry% *}
+    pipeline=${entry##* }
+    out="$work/$(slurm_case_name "$pipe" "$pipeline")"
+    if ! slurm_build "$pipe" "$pipeline" "$root" "$pipec" "$out"; then
+        fail "$pipe: pipec build --pipeline $pipeline --target slurm failed: $(cat "$out.err")"
+        continue
+    fi
+    corpus=0
+    [ "$pipe" = tests/deploy/injection/injection.pipe ] && corpus=1
+    for script in "$out"/slurm/*.sbatch; do
+        rc=0
+        msg=$(sbatch --test-only "$script" 2>&1) || rc=$?
+        if [ $rc = 0 ]; then
+            continue
+        fi
+        if [ $corpus = 1 ] && ! grep -qiE 'invalid directive|unmatched|unrecognized option|invalid option|unexpected' <<<"$msg"; then
+            # Refused for a value: an unknown partition must be named exactly
+            # as written (so the #SBATCH quoting kept it whole).
+            inv=$(basename "$script" .sbatch)
+            want=$(python3 - "$out/bundle.yaml" "$inv" <<'EOF'
+import sys, yaml
+m = yaml.load(open(sys.argv[1], encoding="utf-8"), Loader=yaml.BaseLoader)
+inv = [i for i in m["invocations"] if i["id"] == sys.argv[2]][0]
+print((inv.get("slurm") or {}).get("partition", ""))
+EOF
+)
+            if grep -q 'invalid partition specified' <<<"$msg"; then
+                grep -qF "invalid partition specified: $want" <<<"$msg" ||
+                    fail "$script: the partition did not reach sbatch exactly: $msg (wanted: $want)"
+                continue
+            fi
+            if grep -qE 'Invalid feature specification|Invalid generic resource|Requested node configuration is not available' <<<"$msg"; then
+                continue
+            fi
+        fi
+        fail "sbatch --test-only $script: $msg"
+    done
+done
+
+# ---- 2. the corpus' values read back from held jobs ----
+inj="$work/$(slurm_case_name tests/deploy/injection/injection.pipe injection)"
+held=()
+for script in "$inj"/slurm/*.sbatch; do
+    # The corpus' own partition and constraint are refused (above): the
+    # command line overrides them here, the rest comes from the script.
+    if id=$(sbatch --parsable --hold --partition=debug --constraint= --gres=none --gpus-per-node=0 \
+        "$script" 2>"$work/held.err"); then
+        held+=("${id%%;*}")
+        echo "$(basename "$script" .sbatch) ${id%%;*}" >>"$work/held"
+    else
+        fail "sbatch --hold $script: $(cat "$work/held.err")"
+    fi
+done
+if [ ${#held[@]} -gt 0 ]; then
+    squeue --json -j "$(
+        IFS=,
+        echo "${held[*]}"
+    )" >"$work/held.json"
+    python3 - "$inj/bundle.yaml" "$work/held" "$work/held.json" <<'EOF' || fail "#SBATCH values did not read back exactly (above)"
+import json, sys, yaml
+m = yaml.load(open(sys.argv[1], encoding="utf-8"), Loader=yaml.BaseLoader)
+ids = dict(line.split() for line in open(sys.argv[2]))
+jobs = {str(j["job_id"]): j for j in json.load(open(sys.argv[3], encoding="utf-8"))["jobs"]}
+bad = checked = 0
+for inv in m["invocations"]:
+    job = jobs.get(ids.get(inv["id"], ""))
+    if job is None:
+        print("FAIL: no held job for", inv["id"]); bad += 1; continue
+    slurm = inv.get("slurm") or {}
+    want = {}
+    if "account" in slurm:
+        want["account"] = slurm["account"]
+    for flag in slurm.get("extra") or []:
+        if flag.startswith("--comment="):
+            want["comment"] = flag[len("--comment="):]
+    for key, value in want.items():
+        checked += 1
+        if job.get(key) != value:
+            print(f"FAIL: {inv['id']}: {key} read back as {job.get(key)!r}, written {value!r}"); bad += 1
+if checked < 2:
+    print(f"FAIL: only {checked} values to read back: the corpus lost its @slurm account or --comment"); bad += 1
+sys.exit(1 if bad else 0)
+EOF
+    scancel "${held[@]}" || true
+fi
+
+# ---- 3. a real run of the test pipeline ----
+st="$work/$(slurm_case_name tests/deploy/slurm/pipeline.pipe slurmtest)"
+if ! cmake -S "$st" -B "$st/build" >"$work/cmake.log" 2>&1 || ! cmake --build "$st/build" -j 4 >>"$work/cmake.log" 2>&1; then
+    cat "$work/cmake.log"
+    fail "the test pipeline's bundle did not build"
+    exit 1
+fi
+store="$work/shared store"
+submit_run() {
+    local run=$1
+    shift
+    (cd "$work" && "$st/slurm/submit.sh" --store "$store" --run-id "$run" "$@" >"$work/$run.jobs" 2>"$work/$run.err") ||
+        { fail "submit.sh --run-id $run: $(cat "$work/$run.err")"; return 1; }
+    # shellcheck disable=SC2046
+    wait_jobs $(cut -d' ' -f2 "$work/$run.jobs")
+}
+job_of() { awk -v i="$2" '$1 == i {print $2}' "$work/$1.jobs"; }
+record() { python3 -c 'import sys, yaml; print((yaml.safe_load(open(sys.argv[1])) or {}).get(sys.argv[2], ""))' "$@"; }
+
+# A label that naive quoting would run or split, through real sbatch and srun.
+# shellcheck disable=SC2016 # literal text
+label='sum $(touch /tmp/pwned) `touch /tmp/pwned` "dq" '"'sq'"' ${HOME} % ü'
+pwned_before=$(stat -c '%i %Y' /tmp/pwned 2>/dev/null || echo none)
+submit_run ok --param "label=$label"
+for inv in generate square total; do
+    state=$(job_state "$(job_of ok "$inv")")
+    [ "$state" = "COMPLETED None" ] || fail "ok: job of $inv is $state"
+    [ "$(record "$store/ok/$inv/step.yaml" status 2>/dev/null)" = "done" ] || fail "ok: $inv/step.yaml does not say done"
+done
+[ "$(cat "$store/ok/total/outputs/report" 2>/dev/null)" = "$label: 385" ] ||
+    fail "ok: total's report is '$(cat "$store/ok/total/outputs/report" 2>/dev/null)'"
+[ "$(wc -l <"$store/ok/square/outputs/squares" 2>/dev/null)" = 10 ] || fail "ok: square's output does not hold 10 lines"
+[ -f "$store/ok/run.yaml" ] || fail "ok: no run.yaml"
+for inv in generate square total distributed_sum; do
+    ls "$store/ok/slurm/pipe-slurmtest-$inv-"*.out >/dev/null 2>&1 || fail "ok: no Slurm output of $inv in the store"
+done
+grep -q "\[generate\]" "$store"/ok/slurm/pipe-slurmtest-generate-*.out || fail "ok: generate's Slurm output lacks its log"
+
+# The accelerated step: two nodes, one launcher each, then the result.
+dist=$(job_of ok distributed_sum)
+nodes=$(squeue -h -j "$dist" -t all -o '%D %N')
+[ "$nodes" = "2 n[1-2]" ] || fail "distributed_sum ran on '$nodes', not on n1 and n2"
+dist_out=$(cat "$store"/ok/slurm/pipe-slurmtest-distributed_sum-*.out "$store"/ok/distributed_sum/log* 2>/dev/null || true)
+for r in 0 1; do
+    grep -q "rank $r of 2 on SLURM_NODEID $r" <<<"$dist_out" || fail "distributed_sum: no rank $r on SLURM_NODEID $r"
+done
+state=$(job_state "$dist")
+if [ "$state" = "COMPLETED None" ]; then
+    [ "$(cat "$store/ok/distributed_sum/outputs/sum" 2>/dev/null)" = "sum 385 ranks 2 nodes 3" ] ||
+        fail "distributed_sum's output is '$(cat "$store/ok/distributed_sum/outputs/sum" 2>/dev/null)'"
+elif [ "${PIPE_SLURM_TEST_ACCELERATE:-1}" = auto ] && grep -q 'need a communication backend' <<<"$dist_out"; then
+    echo "NOTE: distributed_sum failed for the missing CPU collective backend; its result is not checked yet"
+else
+    fail "distributed_sum's job is $state: $(grep -h 'error' "$store/ok/distributed_sum/step.yaml" 2>/dev/null)"
+fi
+
+[ "$pwned_before" = "$(stat -c '%i %Y' /tmp/pwned 2>/dev/null || echo none)" ] || fail "ok: a payload in the label ran"
+
+# ---- 4. a failing step: its dependants never run ----
+submit_run bad --param fail=true
+[ "$(job_state "$(job_of bad generate)")" = "COMPLETED None" ] || fail "bad: generate did not complete"
+[ "$(job_state "$(job_of bad square)")" = "FAILED NonZeroExitCode" ] ||
+    fail "bad: square's job is $(job_state "$(job_of bad square)"), not FAILED"
+[ "$(record "$store/bad/square/step.yaml" status 2>/dev/null)" = failed ] || fail "bad: square/step.yaml does not say failed"
+grep -q 'failing on purpose' "$store/bad/square/step.yaml" 2>/dev/null || fail "bad: square/step.yaml does not say why"
+for inv in total distributed_sum; do
+    state=$(job_state "$(job_of bad "$inv")")
+    [ "$state" = "CANCELLED DependencyNeverSatisfied" ] || fail "bad: $inv's job is $state"
+    [ ! -e "$store/bad/$inv/step.yaml" ] || fail "bad: $inv ran although square failed"
+done
+
+[ $status = 0 ] && echo "slurm cluster: ok (${#pipelines[@]} pipelines validated, 2 runs)"
+exit $status
