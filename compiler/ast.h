@@ -145,6 +145,9 @@ typedef struct ast_file {
     ptr_vec items;    /* ast_item* in source order */
     ptr_vec comments; /* ast_comment* in source order */
     size_t syntax_errors;
+    /* span* of every syntax error, the ones not reported (consequences of
+       another) included: the checker stays silent about what they touch. */
+    ptr_vec syntax_error_spans;
 } ast_file;
 
 static inline span span_join(span a, span b)

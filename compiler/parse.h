@@ -49,6 +49,9 @@ ast_file *parse_file(arena *a, diag_engine *d, source_set *sources, uint32_t fil
    (E0001). body_offset is the byte offset of the body in the file. */
 const char *decode_string(parse_ctx *p, const char *body, size_t len, uint32_t body_offset, size_t *out_len);
 
+/* Counts a syntax error at sp (reported or not) in the result. */
+void parse_note_syntax_error(parse_ctx *p, span sp);
+
 /* True when offset `at` is on the line right after an unterminated string
    (reported there): errors there are most likely the rest of that string. */
 bool continues_unterminated(const parse_ctx *p, uint32_t at);

@@ -382,7 +382,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, parse_c
 {
     (void)scanner;
     const span *loc = yypcontext_location(ctx);
-    p->result->syntax_errors++;
+    parse_note_syntax_error(p, *loc);
     if (p->lex_error_seen && p->ntokens <= p->quiet_through)
         return 0; /* a consequence of the lexical error just reported */
     if (p->in_broken_item)
@@ -498,7 +498,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, parse_c
 static void pipe_yyerror(PIPE_YYLTYPE *loc, void *scanner, parse_ctx *p, const char *msg)
 {
     (void)scanner;
-    p->result->syntax_errors++;
+    parse_note_syntax_error(p, *loc);
     diag_error(p->diag, *loc, "E0010", "%s", msg);
 }
 
@@ -507,7 +507,7 @@ static void pipe_yyerror(PIPE_YYLTYPE *loc, void *scanner, parse_ctx *p, const c
    count as syntax errors that hide later name errors. */
 static void colon_for_equals(parse_ctx *p, span colon, const char *name, int recovering)
 {
-    if (recovering)
+    if (recovering || p->in_broken_item)
         return;
     diagnostic *dg = diag_error(p->diag, colon, "E0010", "expected `=`, found `:`");
     diag_label(p->diag, dg, "`=` goes here");
@@ -523,7 +523,7 @@ static void colon_for_equals(parse_ctx *p, span colon, const char *name, int rec
 static void unparenthesized_targets(parse_ctx *p, span comma, const char *first, ptr_vec *rest, const char *callee,
                                     int recovering)
 {
-    if (recovering)
+    if (recovering || p->in_broken_item)
         return;
     strbuf names = STRBUF_INIT;
     sb_puts(&names, first);
@@ -537,7 +537,7 @@ static void unparenthesized_targets(parse_ctx *p, span comma, const char *first,
 
 static void unquoted_key(parse_ctx *p, span key, const char *name, int recovering)
 {
-    if (recovering)
+    if (recovering || p->in_broken_item)
         return;
     diagnostic *dg = diag_error(p->diag, key, "E0010", "expected a string, found identifier `%s`", name);
     diag_label(p->diag, dg, "map keys are strings");

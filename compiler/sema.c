@@ -144,6 +144,16 @@ const char *sema_suggest(const char *name, const char *const *candidates, size_t
 
 bool sema_damaged(const sema *s, span sp)
 {
+    for (size_t f = 0; f < s->pg->files.len; f++) {
+        const ast_file *af = s->pg->files.items[f];
+        if (af->file != sp.file)
+            continue;
+        for (size_t i = 0; i < af->syntax_error_spans.len; i++) {
+            const span *e = af->syntax_error_spans.items[i];
+            if (e->start >= sp.start && e->start < sp.end)
+                return true;
+        }
+    }
     const diag_engine *d = s->pg->diag;
     for (size_t i = 0; i < d->diags.len; i++) {
         const diagnostic *dg = d->diags.items[i];

@@ -610,7 +610,11 @@ static void check_statement(scope *sc, ast_statement *stmt)
     inv->targets = arena_alloc(pg->arena, (st->noutputs ? st->noutputs : 1) * sizeof *inv->targets);
     vec_push(pg->arena, &sc->pl->invocations, inv);
 
-    if (stmt->targets.len != st->noutputs && !targets_lost(sc->s, stmt)) {
+    if (stmt->targets.len != st->noutputs && targets_lost(sc->s, stmt)) {
+        poison_targets(sc, stmt); /* the syntax error said it */
+        return;
+    }
+    if (stmt->targets.len != st->noutputs) {
         /* With no targets at all, point at the call: that is where they go. */
         span at = stmt->targets.len ? stmt->targets_sp : call->callee.sp;
         diagnostic *dg = diag_error(pg->diag, at, "E0203",

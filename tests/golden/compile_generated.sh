@@ -10,7 +10,9 @@ case_dir="$root/tests/golden/$name"
 if [ -f "$case_dir/pipe_path" ]; then pipe="$root/$(cat "$case_dir/pipe_path")"; else pipe="$case_dir/case.pipe"; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$pipec" build "$pipe" -o "$work/out" --target local
+select=()
+[ -f "$case_dir/pipeline" ] && select=(--pipeline "$(cat "$case_dir/pipeline")")
+"$pipec" build "$pipe" "${select[@]}" -o "$work/out" --target local
 cd "$work/out"
 for cc in gcc clang; do
     command -v $cc >/dev/null || continue

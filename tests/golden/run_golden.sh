@@ -18,9 +18,11 @@ fi
 export PIPEC_CUDA_VERSION=12.4.1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+select=()
+[ -f "$case_dir/pipeline" ] && select=(--pipeline "$(cat "$case_dir/pipeline")")
 # Run from the .pipe's folder so banners and paths do not depend on where the repo is.
 cd "$(dirname "$pipe")" || exit 2
-if ! "$pipec" build "$(basename "$pipe")" -o "$work/out" --target all -MD -MF "$work/out.d" -MT bundle; then
+if ! "$pipec" build "$(basename "$pipe")" "${select[@]}" -o "$work/out" --target all -MD -MF "$work/out.d" -MT bundle; then
     echo "FAIL: pipec build failed"
     exit 1
 fi
@@ -59,7 +61,7 @@ fi
 find "$work/out" -type f -printf '%P %T@\n' | LC_ALL=C sort > "$work/mtimes1"
 cp -r "$work/out" "$work/first"
 sleep 0.01
-"$pipec" build "$(basename "$pipe")" -o "$work/out" --target all -MD -MF "$work/out.d" -MT bundle || status=1
+"$pipec" build "$(basename "$pipe")" "${select[@]}" -o "$work/out" --target all -MD -MF "$work/out.d" -MT bundle || status=1
 find "$work/out" -type f -printf '%P %T@\n' | LC_ALL=C sort > "$work/mtimes2"
 if ! diff -r "$work/first" "$work/out" >/dev/null; then
     echo "FAIL: a second build produced different bytes"
