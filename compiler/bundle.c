@@ -65,15 +65,7 @@ strbuf *bundle_add_file(bundle *b, const char *path, bool executable)
     return &f->text;
 }
 
-bundle_step *bundle_find_step(const bundle *b, const step_info *st)
-{
-    for (size_t i = 0; i < b->steps.len; i++) {
-        bundle_step *bs = b->steps.items[i];
-        if (bs->step == st)
-            return bs;
-    }
-    return NULL;
-}
+bundle_step *bundle_find_step(const bundle *b, const step_info *st) { return symtab_get(&b->step_index, st->name); }
 
 void bundle_banner(const bundle *b, strbuf *sb, const char *prefix)
 {
@@ -125,6 +117,8 @@ bool invocation_needs_gpu(const invocation *inv)
     return inv->step->accelerated && effective_opt(&inv->options, DEC_ACCELERATE, ACC_MULTI_GPU).b;
 }
 
+static const char *st_name_of(const bundle_step *bs) { return bs->step->name; }
+
 static void collect_steps(bundle *b)
 {
     for (size_t i = 0; i < b->pl->invocations.len; i++) {
@@ -136,6 +130,7 @@ static void collect_steps(bundle *b)
             for (size_t k = 0; k < inv->step->nsources; k++)
                 bs->has_cuda_sources = bs->has_cuda_sources || inv->step->sources[k].is_cuda;
             vec_push(b->arena, &b->steps, bs);
+            symtab_put(&b->step_index, st_name_of(bs), bs);
         }
         if (invocation_needs_gpu(inv)) {
             bs->needs_gpu = true;
@@ -228,9 +223,11 @@ int bundle_build(program *pg, pipeline_info *pl, const build_options *opts, char
         goto fail;
     for (size_t i = 0; i < b.files.len; i++)
         sb_free(&((bundle_file *)b.files.items[i])->text);
+    symtab_free(&b.step_index);
     return 0;
 fail:
     for (size_t i = 0; i < b.files.len; i++)
         sb_free(&((bundle_file *)b.files.items[i])->text);
+    symtab_free(&b.step_index);
     return -1;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "program.h"
+#include "symtab.h"
 #include "strbuf.h"
 
 enum {
@@ -63,6 +64,7 @@ typedef struct bundle {
     ptr_vec files;           /* bundle_file* to write */
     bool needs_cuda;         /* some invocation needs a GPU: emit <pipeline>_cuda.cu */
     ptr_vec images;          /* bundle_image*, distinct, in first-use order */
+    symtab step_index;       /* step name -> bundle_step* */
 } bundle;
 
 /* The container image an invocation runs in (bundle_images.c). Steps

@@ -17,6 +17,7 @@ typedef struct parse_ctx {
     ast_file *result;
     int prev_token;    /* for telling a chained call from a new statement */
     bool newline_seen; /* a newline since prev_token */
+    uint32_t line_start; /* offset of the line the lexer is on */
     void *scanner;
     /* Error recovery: one mistake, one diagnostic. */
     size_t ntokens;          /* tokens returned so far */

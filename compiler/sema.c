@@ -1,5 +1,7 @@
 /* The checker's driver: runs the passes in order and answers look-ups. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sema.h"
@@ -175,31 +177,76 @@ static uint32_t item_end(const ast_item *it)
     return 0;
 }
 
-bool sema_decl_damaged(const sema *s, uint32_t file, const void *decl)
+static int compare_offsets(const void *a, const void *b)
 {
-    const program *pg = s->pg;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One pass per file: the offsets of its errors, sorted, against the
+   regions before each declaration's keyword. */
+static void find_damaged_decls(sema *s)
+{
+    program *pg = s->pg;
+    const diag_engine *d = pg->diag;
     for (size_t f = 0; f < pg->files.len; f++) {
         const ast_file *af = pg->files.items[f];
-        if (af->file != file)
+        size_t n = af->syntax_error_spans.len;
+        for (size_t i = 0; i < d->diags.len; i++) {
+            const diagnostic *dg = d->diags.items[i];
+            n += dg->sp.file == af->file &&
+                 (strncmp(dg->code, "E000", 4) == 0 || strcmp(dg->code, "E0010") == 0);
+        }
+        if (n == 0)
             continue;
+        uint32_t *at = xmalloc(n * sizeof *at);
+        size_t k = 0;
+        for (size_t i = 0; i < af->syntax_error_spans.len; i++)
+            at[k++] = ((const span *)af->syntax_error_spans.items[i])->start;
+        for (size_t i = 0; i < d->diags.len; i++) {
+            const diagnostic *dg = d->diags.items[i];
+            if (dg->sp.file == af->file && (strncmp(dg->code, "E000", 4) == 0 || strcmp(dg->code, "E0010") == 0))
+                at[k++] = dg->sp.start;
+        }
+        qsort(at, n, sizeof *at, compare_offsets);
         uint32_t start = 0;
+        size_t e = 0;
         for (size_t i = 0; i < af->items.len; i++) {
             const ast_item *it = af->items.items[i];
             const void *node = it->kind == ITEM_STEP ? (const void *)it->u.step
                                : it->kind == ITEM_PIPELINE ? (const void *)it->u.pipeline
                                                            : (const void *)it->u.import;
-            if (node == decl) {
-                /* The decorators: from the item before to the keyword. */
-                uint32_t keyword = it->kind == ITEM_STEP ? it->u.step->keyword.start
-                                   : it->kind == ITEM_PIPELINE ? it->u.pipeline->keyword.start
-                                                               : it->u.import->keyword.start;
-                span region = {file, start, keyword};
-                return sema_damaged(s, region);
-            }
+            /* The decorators: from the item before to the keyword. */
+            uint32_t keyword = it->kind == ITEM_STEP ? it->u.step->keyword.start
+                               : it->kind == ITEM_PIPELINE ? it->u.pipeline->keyword.start
+                                                           : it->u.import->keyword.start;
+            while (e < n && at[e] < start)
+                e++;
+            if (e < n && at[e] < keyword)
+                vec_push(pg->arena, &s->damaged_decls, (void *)node);
             start = item_end(it);
         }
+        free(at);
     }
-    return false;
+}
+
+static int compare_pointers(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+bool sema_decl_damaged(sema *s, uint32_t file, const void *decl)
+{
+    (void)file;
+    if (!s->damage_known) {
+        find_damaged_decls(s);
+        if (s->damaged_decls.len)
+            qsort(s->damaged_decls.items, s->damaged_decls.len, sizeof(void *), compare_pointers);
+        s->damage_known = true;
+    }
+    return s->damaged_decls.len &&
+           bsearch(&decl, s->damaged_decls.items, s->damaged_decls.len, sizeof(void *), compare_pointers) != NULL;
 }
 
 const char *sema_value_type_typo(const char *type_name)

@@ -14,6 +14,10 @@ typedef struct sema {
     bool import_failed;
     /* import -> the file it loaded, for declaring steps in reading order. */
     ptr_vec import_links; /* import_link* */
+    /* Declarations whose decorators may have lost something to a lexical or
+       syntax error (sema_decl_damaged), computed once. */
+    ptr_vec damaged_decls;
+    bool damage_known;
 } sema;
 
 typedef struct import_link {
@@ -48,7 +52,7 @@ const char *sema_suggest(const char *name, const char *const *candidates, size_t
 bool sema_damaged(const sema *s, span sp);
 /* A lexical or syntax error among the decorators of a declaration (from the
    end of the item before it to its keyword): a decorator may have been lost. */
-bool sema_decl_damaged(const sema *s, uint32_t file, const void *decl);
+bool sema_decl_damaged(sema *s, uint32_t file, const void *decl);
 /* A value type name close to an artifact type name ("flat" -> "float"), or NULL. */
 const char *sema_value_type_typo(const char *type_name);
 /* The source text of a span (for help lines that quote what was written). */

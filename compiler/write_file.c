@@ -31,7 +31,10 @@ int make_dirs(const char *path, char *err, size_t errsize)
     return 0;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize)
+/* Temp file + rename: readers see the old bytes or the new, never a mix.
+   durable adds an fsync before the rename (for the user's own files). */
+static int write_file_replace(const char *path, const void *data, size_t len, bool durable, char *err,
+                              size_t errsize)
 {
     size_t n = strlen(path) + 32;
     char *tmp = xmalloc(n);
@@ -58,7 +61,7 @@ int write_file_atomic(const char *path, const void *data, size_t len, char *err,
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) {
+    if ((durable && fsync(fd) != 0) || close(fd) != 0) {
         snprintf(err, errsize, "%s", strerror(errno));
         unlink(tmp);
         free(tmp);
@@ -76,6 +79,11 @@ int write_file_atomic(const char *path, const void *data, size_t len, char *err,
     }
     free(tmp);
     return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize)
+{
+    return write_file_replace(path, data, len, true, err, errsize);
 }
 
 int write_file_if_changed(const char *path, const void *data, size_t len, bool *changed, char *err,
@@ -97,7 +105,8 @@ int write_file_if_changed(const char *path, const void *data, size_t len, bool *
             return 0;
     }
     *changed = true;
-    return write_file_atomic(path, data, len, err, errsize);
+    /* Generated files can be made again: no fsync (a bundle has thousands). */
+    return write_file_replace(path, data, len, false, err, errsize);
 }
 
 int chmod_executable(const char *path)

@@ -8,8 +8,9 @@
 
 /* Returns 0, or -1 with a message in err. */
 int write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize);
-/* Like write_file_atomic, but leaves the file alone when it already holds
-   exactly these bytes; *changed says whether it wrote. */
+/* Leaves the file alone when it already holds exactly these bytes (so Make
+   sees it unchanged); else replaces it atomically, without fsync: generated
+   files can be made again. *changed says whether it wrote. */
 int write_file_if_changed(const char *path, const void *data, size_t len, bool *changed, char *err,
                           size_t errsize);
 /* Adds the execute bits (for generated scripts). */

@@ -44,7 +44,10 @@ typedef struct pipe_loss_scaler {
 void pipe_loss_scaler_init(pipe_loss_scaler *s);
 /* Checks grads (n floats, host memory) for inf/NaN on every rank (one
    all-reduce), unscales them when all are finite, and updates the scale.
-   *apply says whether to take the optimizer step. */
+   *apply says whether to take the optimizer step. For steps whose gradients
+   live on the GPU (NCCL collectives take device buffers only): check them on
+   the device, all-reduce the flag in device memory with PIPE_MAX, and call
+   pipe_loss_scaler_update (examples/ddp/src/train_gpu.cu does). */
 int pipe_loss_scaler_step(pipe_ctx *ctx, pipe_loss_scaler *s, float *grads, size_t n, bool *apply);
 /* The scale update alone, for code that checks overflow itself (on the GPU). */
 void pipe_loss_scaler_update(pipe_loss_scaler *s, bool found_inf);
