@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs a command R times (default 5) and prints its best wall time in
-seconds. Unlike best_time.py it fails (exit 1, the command's output on
+seconds. It fails (exit 1, the command's output on
 stderr) when a run exits non-zero, so that a broken peer cannot pass for a
 fast one.
 usage: best_of.py [-r RUNS] -- CMD ARGS..."""

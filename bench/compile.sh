@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 "$root/bench/gen_pipeline.py" "$n" "$work"
 
-best() { python3 "$root/bench/best_time.py" -- "$@"; }
+best() { python3 "$root/bench/best_of.py" -- "$@"; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 
 pipe_bytes=$(wc -c < "$work/bench.pipe")

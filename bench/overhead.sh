@@ -43,7 +43,7 @@ cmake -S "$work/bundle" -B "$work/bundle/build" "${generator[@]}" -DCMAKE_BUILD_
 cmake --build "$work/bundle/build" >/dev/null
 exe="$work/bundle/build/noop"
 
-best() { python3 "$root/bench/best_time.py" -r "${RUNS:-3}" -- "$@"; }
+best() { python3 "$root/bench/best_of.py" -r "${RUNS:-3}" -- "$@"; }
 t_true=$(best bash -c "for i in \$(seq $n); do /bin/true; done")
 t_run=$(best "$exe" run --no-cache --jobs 1 --store "$work/store")
 python3 - "$n" "$t_true" "$t_run" <<'PY'

@@ -1,3 +1,4 @@
+#include "escape.h"
 #include "decorators.h"
 
 #include <ctype.h>
@@ -101,31 +102,6 @@ int option_index(const decorator_schema *s, const char *name)
         if (strcmp(s->options[i].name, name) == 0)
             return i;
     return -1;
-}
-
-/* suggest_closest, else the one candidate that the name starts with or that
-   starts with the name ("gpu_count" -> "gpu", "cleanup" -> "cleanup_memory"). */
-static const char *closest_name(const char *name, const char *const *candidates, size_t n)
-{
-    const char *close = suggest_closest(name, candidates, n);
-    if (close)
-        return close;
-    size_t len = strlen(name);
-    if (len < 3)
-        return NULL;
-    const char *found = NULL;
-    for (size_t i = 0; i < n; i++) {
-        size_t clen = strlen(candidates[i]);
-        if (clen < 3)
-            continue;
-        bool prefix = clen < len ? strncmp(name, candidates[i], clen) == 0 : strncmp(candidates[i], name, len) == 0;
-        if (!prefix)
-            continue;
-        if (found)
-            return NULL;
-        found = candidates[i];
-    }
-    return found;
 }
 
 static void list_names(strbuf *sb, const char *const *names, size_t n)
@@ -359,16 +335,6 @@ static bool valid_package(const char *s)
         return false;
     for (const char *c = s; *c; c++)
         if (!isalnum((unsigned char)*c) && !strchr("+-.=:~", *c))
-            return false;
-    return true;
-}
-
-static bool valid_env_name(const char *s)
-{
-    if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
-        return false;
-    for (const char *c = s; *c; c++)
-        if (!(isalnum((unsigned char)*c) || *c == '_'))
             return false;
     return true;
 }
@@ -622,7 +588,7 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
                 diag_label(d, dg, "expected a string");
                 return;
             }
-            if (o == &docker_options[DOCKER_ENVIRONMENT] && !valid_env_name(e->key.text)) {
+            if (o == &docker_options[DOCKER_ENVIRONMENT] && !esc_env_name_ok(e->key.text)) {
                 diagnostic *dg = diag_error(d, e->key.sp, "E0201", "\"%s\" is not a valid environment variable name",
                                             e->key.text);
                 diag_label(d, dg, "not a variable name");
@@ -667,7 +633,7 @@ static void unknown_option(diag_engine *d, const decorator_schema *s, ast_arg *a
     const char *names[DECORATOR_MAX_OPTIONS];
     for (int i = 0; i < s->noptions; i++)
         names[i] = s->options[i].name;
-    const char *close = closest_name(arg->name.text, names, (size_t)s->noptions);
+    const char *close = suggest_closest_or_prefix(arg->name.text, names, (size_t)s->noptions);
     strbuf sb = STRBUF_INIT;
     list_names(&sb, names, (size_t)s->noptions);
     if (s->noptions == 0)
@@ -791,7 +757,7 @@ void decorators_check(arena *a, diag_engine *d, const ptr_vec *decorators, bool 
                 continue; /* `s@kypilot`: the parser stumbled here already */
             diagnostic *dg = diag_error(d, dec->name.sp, "E0108", "unknown decorator `@%s`", dec->name.text);
             diag_label(d, dg, "not a decorator");
-            const char *close = closest_name(dec->name.text, names, DEC_COUNT);
+            const char *close = suggest_closest_or_prefix(dec->name.text, names, DEC_COUNT);
             if (close) {
                 diag_help(d, dg, "did you mean `@%s`?", close);
                 out->misspelled[decorator_lookup(close)->id] = true;

@@ -94,3 +94,13 @@ const char *esc_c_member(const char *name, strbuf *scratch)
     sb_printf(scratch, "%s_", name);
     return sb_cstr(scratch);
 }
+
+bool esc_env_name_ok(const char *name)
+{
+    if (!((*name >= 'A' && *name <= 'Z') || (*name >= 'a' && *name <= 'z') || *name == '_'))
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return false;
+    return true;
+}

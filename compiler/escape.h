@@ -21,4 +21,7 @@ void esc_json_string(strbuf *sb, const char *s);
 const char *esc_c_member(const char *name, strbuf *scratch);
 bool esc_is_c_keyword(const char *name);
 
+/* An environment variable name every target accepts: [A-Za-z_][A-Za-z0-9_]*. */
+bool esc_env_name_ok(const char *name);
+
 #endif

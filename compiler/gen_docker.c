@@ -199,16 +199,6 @@ static void shell_word(strbuf *sb, const char *s)
     sb_putc(sb, '"');
 }
 
-static bool valid_env_name(const char *s)
-{
-    if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
-        return false;
-    for (const char *p = s; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '_')
-            return false;
-    return true;
-}
-
 /* A user's string for error messages: JSON-quoted, so nothing in it reaches
    the terminal raw. */
 static const char *quoted(bundle *b, const char *s)
@@ -303,7 +293,7 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
     if (img->environment) {
         for (size_t i = 0; i < img->environment->u.items.len; i++) {
             const ast_map_entry *m = img->environment->u.items.items[i];
-            if (!valid_env_name(m->key.text)) {
+            if (!esc_env_name_ok(m->key.text)) {
                 snprintf(err, errsize, "environment variable name %s of step `%s` cannot be set in a Dockerfile",
                          quoted(b, m->key.text), first->step->name);
                 goto done;

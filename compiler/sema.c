@@ -120,29 +120,6 @@ void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bo
     *n = count;
 }
 
-const char *sema_suggest(const char *name, const char *const *candidates, size_t n)
-{
-    const char *close = suggest_closest(name, candidates, n);
-    if (close)
-        return close;
-    size_t len = strlen(name);
-    if (len < 3)
-        return NULL;
-    const char *found = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const char *c = candidates[i];
-        size_t clen = c ? strlen(c) : 0;
-        if (clen < 3)
-            continue;
-        bool prefix = clen < len ? strncmp(name, c, clen) == 0 : strncmp(c, name, len) == 0;
-        if (!prefix)
-            continue;
-        if (found)
-            return NULL; /* ambiguous */
-        found = c;
-    }
-    return found;
-}
 
 bool sema_damaged(const sema *s, span sp)
 {

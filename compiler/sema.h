@@ -45,9 +45,6 @@ value_type sema_type_of(const char *name);
 void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bool pipeline);
 const char *sema_dirname(arena *a, const char *path);
 const char *sema_join_path(arena *a, const char *dir, const char *rel);
-/* suggest_closest, else the one candidate that the name starts with or that
-   starts with the name ("entrypoint" -> "entry", "cleanup" -> "cleanup_memory"). */
-const char *sema_suggest(const char *name, const char *const *candidates, size_t n);
 /* A lexical or syntax error was reported inside sp: parts of it may be lost. */
 bool sema_damaged(const sema *s, span sp);
 /* A lexical or syntax error among the decorators of a declaration (from the

@@ -109,7 +109,7 @@ static void report_unknown_name(scope *sc, ast_name *name, const param_info *p)
         if (symtab_get(&sc->names, b->name) == b) /* the binding in force, once per name */
             names[n++] = b->name;
     }
-    const char *close = sema_suggest(name->text, names, n);
+    const char *close = suggest_closest_or_prefix(name->text, names, n);
     if (close) {
         binding *meant = symtab_get(&sc->names, close);
         meant->used = true; /* it was meant to be used: no W0404 for it */
@@ -336,7 +336,7 @@ static size_t unknown_parameter(scope *sc, step_info *st, ast_arg *a)
     diagnostic *dg = diag_error(pg->diag, a->name.sp, "E0103", "step `%s` has no parameter `%s`", st->name,
                                 a->name.text);
     diag_label(pg->diag, dg, "unknown parameter");
-    const char *close = sema_suggest(a->name.text, names, st->nparams);
+    const char *close = suggest_closest_or_prefix(a->name.text, names, st->nparams);
     if (close)
         diag_help(pg->diag, dg, "did you mean `%s`? the parameters of `%s` are %s", close, st->name, list);
     else if (st->nparams)
@@ -528,7 +528,7 @@ static void unknown_step(scope *sc, ast_call *call)
     const char **names = arena_alloc(pg->arena, (pg->steps.len + 1) * sizeof *names);
     for (size_t i = 0; i < pg->steps.len; i++)
         names[i] = ((step_info *)pg->steps.items[i])->name;
-    const char *close = sema_suggest(call->callee.text, names, pg->steps.len);
+    const char *close = suggest_closest_or_prefix(call->callee.text, names, pg->steps.len);
     for (size_t i = 0; i < pg->pipelines.len; i++) {
         pipeline_info *pl = pg->pipelines.items[i];
         if (strcmp(pl->name, call->callee.text) == 0) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "escape.h"
 #include "sema.h"
 #include "strbuf.h"
 #include "suggest.h"
@@ -131,22 +132,12 @@ static void check_sources(sema *s, step_info *st, ast_field *f)
     st->nsources = refs.len;
 }
 
-static bool valid_env_name(const char *s)
-{
-    if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
-        return false;
-    for (const char *c = s; *c; c++)
-        if (!(isalnum((unsigned char)*c) || *c == '_'))
-            return false;
-    return true;
-}
-
 static void check_environment(sema *s, ast_field *f)
 {
     program *pg = s->pg;
     for (size_t i = 0; i < f->value->u.items.len; i++) {
         ast_map_entry *e = f->value->u.items.items[i];
-        if (!valid_env_name(e->key.text)) {
+        if (!esc_env_name_ok(e->key.text)) {
             diagnostic *dg = diag_error(pg->diag, e->key.sp, "E0201", "\"%s\" is not a valid environment variable name",
                                         e->key.text);
             diag_label(pg->diag, dg, "not a variable name");
@@ -190,7 +181,7 @@ static const char *unknown_field(sema *s, ast_field *f)
     program *pg = s->pg;
     const char *meant = field_alias(f->name.text);
     if (!meant)
-        meant = sema_suggest(f->name.text, field_names, FIELD_COUNT);
+        meant = suggest_closest_or_prefix(f->name.text, field_names, FIELD_COUNT);
     /* A name on a line the parser stumbled on (`d escription = ...`) was
        reported as a syntax error already. */
     const char *text = pg->sources->files[f->name.sp.file]->text;

@@ -35,4 +35,8 @@ const char *suggest_closest(const char *name, const char *const *candidates, siz
  */
 int format_name_list(char *buf, size_t size, const char *const *names, size_t n);
 
+/* suggest_closest, falling back to the single candidate that is a prefix of
+   the name or that the name is a prefix of (3 characters or more). */
+const char *suggest_closest_or_prefix(const char *name, const char *const *candidates, size_t n);
+
 #endif /* PIPEC_SUGGEST_H */
