@@ -107,7 +107,11 @@ const bundle_image *bundle_image_of(bundle *b, const invocation *inv)
     bundle_image *img = arena_alloc(b->arena, sizeof *img);
     *img = want;
     img->id = id;
-    img->ref = arena_printf(b->arena, "pipec/%s-%s:latest", b->pl->name, id);
+    /* Repository names are lower-case: `Train_v2` becomes `train_v2`. */
+    char *repo = arena_strdup(b->arena, b->pl->name);
+    for (char *p = repo; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    img->ref = arena_printf(b->arena, "pipec/%s-%s:latest", repo, id);
     img->cuda = cuda;
     vec_push(b->arena, &b->images, img);
     return img;
