@@ -41,6 +41,15 @@ int pipe_yylex(PIPE_YYSTYPE *yylval, PIPE_YYLTYPE *yylloc, void *scanner);
 
 static void pipe_yyerror(PIPE_YYLTYPE *loc, void *scanner, parse_ctx *p, const char *msg);
 static ptr_vec *empty(parse_ctx *p) { return ast_new_vec(p); }
+
+/* Whether the outputs (their span starts at `->`) are written in parentheses. */
+static bool paren_after_arrow(parse_ctx *p, span sp)
+{
+    const char *t = p->src->text + sp.start + 2, *end = p->src->text + p->src->len;
+    while (t < end && (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r'))
+        t++;
+    return t < end && *t == '(';
+}
 /* recovering: bison's yyerrstatus; these are not reported while the parser
    recovers from a syntax error, which they are most likely part of. */
 static void colon_for_equals(parse_ctx *p, span colon, const char *name, int recovering);
@@ -124,13 +133,13 @@ decorator
 
 step_decl
     : decorators STEP IDENT '(' params_opt ')' outputs '{' fields '}'
-        { $$ = ast_new_step(p, $1, @2, $3, $5, $7, $7 && $7->cap == 1, $9, @10); }
+        { $$ = ast_new_step(p, $1, @2, $3, $5, $7, $7 && paren_after_arrow(p, @7), $9, @10); }
     ;
 
 outputs
     : %empty                              { $$ = NULL; }
     | ARROW output                        { $$ = ast_vec_push(p, empty(p), $2); }
-    | ARROW '(' output_list opt_comma ')' { $$ = $3; $$->cap = $$->cap > 1 ? $$->cap : 1; }
+    | ARROW '(' output_list opt_comma ')' { $$ = $3; }
     ;
 
 output_list

@@ -337,6 +337,18 @@ static void test_select_pipeline(void)
     done(&c);
 }
 
+static void test_output_parentheses(void)
+{
+    checked c;
+    check_text(&c, "step one() -> x: t { source = \"s.c\" }\n"
+                   "step two() -> (x: t) { source = \"s.c\" }\n"
+                   "step three() -> ( x: t, y: t ) { source = \"s.c\" }\n");
+    CHECK(!program_find_step(&c.pg, "one")->decl->outputs_parenthesized);
+    CHECK(program_find_step(&c.pg, "two")->decl->outputs_parenthesized);
+    CHECK(program_find_step(&c.pg, "three")->decl->outputs_parenthesized);
+    done(&c);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -352,6 +364,7 @@ int main(void)
     test_no_cascade();
     test_uncertain_options();
     test_select_pipeline();
+    test_output_parentheses();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0)
