@@ -11,6 +11,7 @@
 #include "bundle.h"
 #include "embedded.h"
 #include "sha256.h"
+#include "util.h"
 
 typedef struct user_file {
     char *real;       /* absolute, resolved */
@@ -20,32 +21,6 @@ typedef struct user_file {
     size_t len;
     bundle_source *src;
 } user_file;
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t r;
-    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (n + 1 >= cap) {
-            cap *= 2;
-            char *bigger = realloc(buf, cap);
-            if (!bigger)
-                free(buf);
-            buf = bigger;
-        }
-    }
-    fclose(f);
-    if (!buf)
-        return NULL;
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
 
 static user_file *find_file(ptr_vec *files, const char *real)
 {
@@ -73,11 +48,8 @@ static user_file *add_file(bundle *b, ptr_vec *files, const char *disk, bool is_
     u->disk = arena_strdup(b->arena, disk);
     u->is_cuda = is_cuda;
     u->is_header = is_header;
-    u->text = read_all(disk, &u->len);
-    if (!u->text) {
-        snprintf(err, errsize, "cannot read %s", disk);
+    if (pipe_read_file(disk, &u->text, &u->len, err, errsize) != 0)
         return NULL;
-    }
     vec_push(b->arena, files, u);
     vec_push(b->arena, &b->inputs, (void *)u->disk);
     return u;

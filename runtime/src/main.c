@@ -42,30 +42,6 @@ static void usage(FILE *out, const char *exe, const pipe_manifest *m)
             exe);
 }
 
-static const char *type_name(pipe_type t)
-{
-    switch (t) {
-    case PIPE_TYPE_INT: return "int";
-    case PIPE_TYPE_FLOAT: return "float";
-    case PIPE_TYPE_BOOL: return "bool";
-    case PIPE_TYPE_STRING: return "string";
-    case PIPE_TYPE_ARTIFACT: return "artifact";
-    }
-    return "?";
-}
-
-static size_t type_size(pipe_type t)
-{
-    switch (t) {
-    case PIPE_TYPE_INT: return sizeof(int64_t);
-    case PIPE_TYPE_FLOAT: return sizeof(double);
-    case PIPE_TYPE_BOOL: return sizeof(bool);
-    case PIPE_TYPE_STRING:
-    case PIPE_TYPE_ARTIFACT: return sizeof(const char *);
-    }
-    return 0;
-}
-
 /* Every step of the manifest has an implementation whose argument struct has
    one field per parameter, same names, same types, in order. */
 static int check_steps(const pipe_program *prog, const pipe_manifest *m, char *err, size_t errsize)
@@ -95,10 +71,10 @@ static int check_steps(const pipe_program *prog, const pipe_manifest *m, char *e
             }
             if (f->type != p->type) {
                 pipe_errf(err, errsize, "step %s: parameter `%s` is %s in the manifest, %s in the driver", s->name,
-                          p->name, type_name(p->type), type_name(f->type));
+                          p->name, pipe_type_name(p->type), pipe_type_name(f->type));
                 return PIPE_EABI;
             }
-            if (f->offset > impl->args_size || type_size(f->type) > impl->args_size - f->offset) {
+            if (f->offset > impl->args_size || pipe_type_size(f->type) > impl->args_size - f->offset) {
                 pipe_errf(err, errsize, "step %s: field `%s` lies outside its argument struct (%zu bytes)", s->name,
                           f->name, impl->args_size);
                 return PIPE_EABI;

@@ -257,7 +257,7 @@ static int parse_scalar_type(const char *s, pipe_type *t)
     return -1;
 }
 
-static const char *type_word(pipe_type t)
+const char *pipe_type_name(pipe_type t)
 {
     switch (t) {
     case PIPE_TYPE_INT: return "int";
@@ -274,7 +274,7 @@ static int canonicalize(mp *p, int line, const char *path, pipe_type t, char **t
 {
     char *canon = pipe_value_canonical(t, *text);
     if (!canon)
-        return fail_at(p, line, path, "`%s` is not a valid %s", *text, type_word(t));
+        return fail_at(p, line, path, "`%s` is not a valid %s", *text, pipe_type_name(t));
     free(*text);
     *text = canon;
     return 0;
@@ -507,13 +507,13 @@ static int parse_arg(mp *p, pipe_manifest *m, const pipe_ynode *invs, size_t sel
         pipe_type pt = m->params[i].type;
         if (pt != sp->type && !(pt == PIPE_TYPE_INT && sp->type == PIPE_TYPE_FLOAT))
             return fail_at(p, line, kp, "pipeline parameter `%s` is %s, parameter `%s` of step %s is %s", a->value,
-                           type_word(pt), sp->name, step->name, type_word(sp->type));
+                           pipe_type_name(pt), sp->name, step->name, pipe_type_name(sp->type));
         return 0;
     }
     case PIPE_ARG_ARTIFACT: {
         if (sp->type != PIPE_TYPE_ARTIFACT)
             return fail_at(p, line, kp, "parameter `%s` of step %s is %s, not an artifact", sp->name, step->name,
-                           type_word(sp->type));
+                           pipe_type_name(sp->type));
         int producer;
         if ((rc = resolve_earlier(p, m, invs, self, pipe_ymap_get(node, "artifact"), kp, &producer)) != 0)
             return rc;
@@ -832,4 +832,16 @@ int pipe_manifest_find_invocation(const pipe_manifest *m, const char *id)
         if (strcmp(m->invocations[i].id, id) == 0)
             return (int)i;
     return PIPE_ENOENT;
+}
+
+size_t pipe_type_size(pipe_type t)
+{
+    switch (t) {
+    case PIPE_TYPE_INT: return sizeof(int64_t);
+    case PIPE_TYPE_FLOAT: return sizeof(double);
+    case PIPE_TYPE_BOOL: return sizeof(bool);
+    case PIPE_TYPE_STRING:
+    case PIPE_TYPE_ARTIFACT: return sizeof(const char *);
+    }
+    return 0;
 }

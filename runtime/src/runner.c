@@ -299,21 +299,6 @@ fail:
     return rc;
 }
 
-static void restore_child_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGCHLD, &sa, NULL);
-    sigaction(SIGPIPE, &sa, NULL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
 /* Forks and execs `EXE step ID ...` for invocation i, its output into a
    pipe, in a process group of its own. */
 static int spawn(runner *r, size_t i, char *err, size_t errsize)
@@ -367,7 +352,7 @@ static int spawn(runner *r, size_t i, char *err, size_t errsize)
             _exit(127);
 #endif
         (void)parent;
-        restore_child_signals();
+        pipe_default_signals();
         dup2(devnull, STDIN_FILENO);
         dup2(fds[1], STDOUT_FILENO);
         dup2(fds[1], STDERR_FILENO);

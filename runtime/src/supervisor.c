@@ -861,17 +861,7 @@ static _Noreturn void worker_child(supervisor *s, rank_proc *ranks, int local_ra
 #else
     (void)parent;
 #endif
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(SIGINT, &dfl, NULL);
-    sigaction(SIGTERM, &dfl, NULL);
-    sigaction(SIGCHLD, &dfl, NULL);
-    sigaction(SIGPIPE, &dfl, NULL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    pipe_default_signals();
     wake_fd = -1;
 
     int devnull = open("/dev/null", O_RDONLY);

@@ -57,18 +57,6 @@ static int convert(const pipe_field *f, const char *value, void *slot, char *err
     return PIPE_EABI;
 }
 
-static size_t field_size(pipe_type t)
-{
-    switch (t) {
-    case PIPE_TYPE_INT: return sizeof(int64_t);
-    case PIPE_TYPE_FLOAT: return sizeof(double);
-    case PIPE_TYPE_BOOL: return sizeof(bool);
-    case PIPE_TYPE_STRING:
-    case PIPE_TYPE_ARTIFACT: return sizeof(const char *);
-    }
-    return 0;
-}
-
 int pipe_worker_build_args(const pipe_step_impl *impl, const pipe_mstep *mstep, const char *const *values,
                            void **args, char *err, size_t errsize)
 {
@@ -89,7 +77,7 @@ int pipe_worker_build_args(const pipe_step_impl *impl, const pipe_mstep *mstep, 
         size_t p = 0;
         while (p < mstep->nparams && strcmp(mstep->params[p].name, f->name) != 0)
             p++;
-        size_t size = field_size(f->type);
+        size_t size = pipe_type_size(f->type);
         if (p == mstep->nparams || size == 0 || f->offset > impl->args_size ||
             size > impl->args_size - f->offset) {
             pipe_errf(err, errsize, "step `%s`: argument field `%s` does not match the manifest", impl->name,

@@ -113,6 +113,10 @@ typedef struct pipe_manifest {
 int pipe_manifest_parse(const char *text, size_t len, pipe_manifest **out, char *err, size_t errsize);
 void pipe_manifest_free(pipe_manifest *m);
 int pipe_manifest_find_invocation(const pipe_manifest *m, const char *id);
+/* "int", "float", "bool", "string", "artifact". */
+const char *pipe_type_name(pipe_type t);
+/* The size of a field of that type in an argument struct. */
+size_t pipe_type_size(pipe_type t);
 
 #ifdef __cplusplus
 }
