@@ -1,12 +1,13 @@
-/* `pipec build`: runs the generators over a checked pipeline and writes the
-   bundle, touching only files whose bytes changed. */
+/* `pipec build`: runs the generators over the typed model of a checked
+   pipeline (model.h) and writes the bundle, touching only files whose bytes
+   changed. Generators see the model, never the syntax tree. */
 #ifndef PIPEC_BUNDLE_H
 #define PIPEC_BUNDLE_H
 
 #include <stdbool.h>
 
-#include "program.h"
-#include "symtab.h"
+#include "arena.h"
+#include "model.h"
 #include "strbuf.h"
 
 enum {
@@ -37,13 +38,12 @@ typedef struct bundle_source {
     bool is_header;          /* found through #include "..." */
 } bundle_source;
 
-/* What the generators know about an invoked step. */
+/* What the generators know about an invoked step beyond its settings. */
 typedef struct bundle_step {
-    step_info *step;
-    ptr_vec files; /* bundle_source*: its sources, then the headers they include */
-    char digest[65];
-    bool needs_gpu;   /* in some invocation */
-    bool has_cuda_sources;
+    const pipe_mstep *m;  /* its settings (code_digest and sources filled by gen_user_sources) */
+    const model_step *ms; /* its source files as the checker resolved them */
+    ptr_vec files;        /* bundle_source*: its sources, then the headers they include */
+    bool needs_gpu;       /* in some invocation */
 } bundle_step;
 
 typedef struct bundle_file {
@@ -53,18 +53,17 @@ typedef struct bundle_file {
 } bundle_file;
 
 typedef struct bundle {
-    program *pg;
-    pipeline_info *pl;
+    model *model;
+    const pipe_manifest *mf; /* &model->manifest */
     const build_options *opts;
     arena *arena;
-    const char *source_name; /* the .pipe file's name, for banners */
-    ptr_vec steps;           /* bundle_step*, in first-use order */
+    const char *source_name; /* the .pipe file's name, for banners (mf->source) */
+    bundle_step *steps;      /* one per mf->steps, in first-use order */
     ptr_vec sources;         /* bundle_source*, every user file once */
     ptr_vec inputs;          /* const char*: every file read (for the depfile) */
     ptr_vec files;           /* bundle_file* to write */
     bool needs_cuda;         /* some invocation needs a GPU: emit <pipeline>_cuda.cu */
     ptr_vec images;          /* bundle_image*, distinct, in first-use order */
-    symtab step_index;       /* step name -> bundle_step* */
 } bundle;
 
 /* The container image an invocation runs in (bundle_images.c). Steps
@@ -75,26 +74,27 @@ typedef struct bundle_image {
     const char *ref;    /* what deploy targets run: "pipec/<pipeline>-<id>:latest" */
     const char *parent; /* runtime stage base */
     const char *build;  /* build stage base */
-    const ast_expr *apt_packages, *requirements, *environment; /* NULL when not given */
+    const pipe_mimage *given; /* the @docker options of its first invocation (lists, environment) */
     bool is_default;
     bool cuda;          /* some step using it needs a GPU or has .cu sources */
 } bundle_image;
 
 /* The image of inv; the same pointer for invocations that share an image. */
-const bundle_image *bundle_image_of(bundle *b, const invocation *inv);
+const bundle_image *bundle_image_of(bundle *b, const pipe_minvocation *inv);
 
 /* Adds an output file; returns its text buffer. */
 strbuf *bundle_add_file(bundle *b, const char *path, bool executable);
-bundle_step *bundle_find_step(const bundle *b, const step_info *st);
+/* The step an invocation runs. */
+const pipe_mstep *bundle_step_of(const bundle *b, const pipe_minvocation *inv);
 /* The banner every generated text file starts with, in a comment of `prefix`
    (e.g. "#" or "//"); C uses the block form. */
 void bundle_banner(const bundle *b, strbuf *sb, const char *prefix);
 
-/* Whether an invocation needs a GPU (effective gpu > 0, or multi_gpu). */
-bool invocation_needs_gpu(const invocation *inv);
-
-/* Canonical text of a literal (what the manifest and the runtime use). */
-void canonical_value(strbuf *sb, const ast_expr *v);
+/* The invocations that run on more than one machine. */
+static inline int64_t invocation_machines(const pipe_minvocation *inv)
+{
+    return inv->accelerate.enabled && inv->accelerate.num_machines > 1 ? inv->accelerate.num_machines : 1;
+}
 
 /* Generators, one file each (gen_*.c), run in this order from bundle.c. */
 int gen_user_sources(bundle *b, char *err, size_t errsize);
@@ -108,7 +108,8 @@ int gen_slurm(bundle *b, char *err, size_t errsize);
 int gen_kubernetes(bundle *b, char *err, size_t errsize);
 int gen_skypilot(bundle *b, char *err, size_t errsize);
 
-/* Writes the bundle of pl. Returns 0, or -1 with a message in err (I/O). */
-int bundle_build(program *pg, pipeline_info *pl, const build_options *opts, char *err, size_t errsize);
+/* Writes the bundle of a model (model_build). Returns 0, or -1 with a
+   message in err (I/O). Fills each step's code_digest and sources in m. */
+int bundle_build(model *m, const build_options *opts, arena *a, char *err, size_t errsize);
 
 #endif

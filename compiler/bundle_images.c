@@ -17,23 +17,24 @@
 #define DEFAULT_CPU_PARENT "debian:bookworm-slim"
 #define DEFAULT_CPU_BUILD "debian:bookworm"
 
-static void hash_expr(pipe_sha256 *h, const ast_expr *e)
+/* A list's items, then "|" (nothing for an empty list: ids stay those of
+   earlier bundles). */
+static void hash_strings(pipe_sha256 *h, char *const *items, size_t n)
 {
-    if (!e)
-        return;
-    for (size_t i = 0; i < e->u.items.len; i++) {
-        if (e->kind == EXPR_MAP) {
-            const ast_map_entry *m = e->u.items.items[i];
-            pipe_sha256_update(h, m->key.text, strlen(m->key.text) + 1);
-            if (m->value->kind == EXPR_STRING)
-                pipe_sha256_update(h, m->value->u.s.text, strlen(m->value->u.s.text) + 1);
-        } else {
-            const ast_expr *item = e->u.items.items[i];
-            if (item->kind == EXPR_STRING)
-                pipe_sha256_update(h, item->u.s.text, strlen(item->u.s.text) + 1);
-        }
+    for (size_t i = 0; i < n; i++)
+        pipe_sha256_update(h, items[i], strlen(items[i]) + 1);
+    if (n)
+        pipe_sha256_update(h, "|", 1);
+}
+
+static void hash_kvs(pipe_sha256 *h, const pipe_kv *kv, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        pipe_sha256_update(h, kv[i].key, strlen(kv[i].key) + 1);
+        pipe_sha256_update(h, kv[i].value, strlen(kv[i].value) + 1);
     }
-    pipe_sha256_update(h, "|", 1);
+    if (n)
+        pipe_sha256_update(h, "|", 1);
 }
 
 /* "nvidia/cuda:12.4.1-runtime-ubuntu22.04" -> "cuda": the last path
@@ -53,50 +54,44 @@ static const char *base_name(bundle *b, const char *image)
     return out;
 }
 
-const bundle_image *bundle_image_of(bundle *b, const invocation *inv)
+const bundle_image *bundle_image_of(bundle *b, const pipe_minvocation *inv)
 {
-    const effective_options *o = &inv->options;
+    const pipe_mimage *given = &inv->image;
     bundle_image want = {0};
-    opt_value parent = effective_opt(o, DEC_DOCKER, DOCKER_PARENT_IMAGE);
-    opt_value build = effective_opt(o, DEC_DOCKER, DOCKER_BUILD_IMAGE);
-    bool gpu = invocation_needs_gpu(inv);
-    if (parent.set) {
-        want.parent = parent.s;
-        want.build = build.set ? build.s : image_default_build(b->arena, parent.s);
+    bool gpu = pipe_invocation_needs_gpu(inv);
+    if (given->parent) {
+        want.parent = given->parent;
+        want.build = given->build;
     } else if (gpu) {
         /* PIPEC_CUDA_VERSION in the environment pins it (golden tests do). */
         const char *version = getenv("PIPEC_CUDA_VERSION");
         if (!version || !*version)
             version = PIPEC_CUDA_VERSION;
         want.parent = arena_printf(b->arena, "nvidia/cuda:%s-runtime-ubuntu22.04", version);
-        want.build = build.set ? build.s : arena_printf(b->arena, "nvidia/cuda:%s-devel-ubuntu22.04", version);
+        want.build = given->build ? given->build
+                                  : arena_printf(b->arena, "nvidia/cuda:%s-devel-ubuntu22.04", version);
         want.is_default = true;
     } else {
         want.parent = DEFAULT_CPU_PARENT;
-        want.build = build.set ? build.s : DEFAULT_CPU_BUILD;
+        want.build = given->build ? given->build : DEFAULT_CPU_BUILD;
         want.is_default = true;
     }
-    want.apt_packages = effective_opt(o, DEC_DOCKER, DOCKER_APT_PACKAGES).expr;
-    want.requirements = effective_opt(o, DEC_DOCKER, DOCKER_REQUIREMENTS).expr;
-    want.environment = effective_opt(o, DEC_DOCKER, DOCKER_ENVIRONMENT).expr;
+    want.given = given;
 
     pipe_sha256 h;
     pipe_sha256_init(&h);
     pipe_sha256_update(&h, want.parent, strlen(want.parent) + 1);
     pipe_sha256_update(&h, want.build, strlen(want.build) + 1);
-    hash_expr(&h, want.apt_packages);
-    hash_expr(&h, want.requirements);
-    hash_expr(&h, want.environment);
+    hash_strings(&h, given->apt_packages, given->napt_packages);
+    hash_strings(&h, given->requirements, given->nrequirements);
+    hash_kvs(&h, given->environment, given->nenvironment);
     unsigned char digest[PIPE_SHA256_SIZE];
     pipe_sha256_final(&h, digest);
     char hex[PIPE_SHA256_HEX_SIZE];
     pipe_sha256_to_hex(digest, hex);
     const char *id = arena_printf(b->arena, "%s-%.8s", base_name(b, want.parent), hex);
 
-    bool cuda = gpu;
-    const bundle_step *bs = bundle_find_step(b, inv->step);
-    if (bs && bs->has_cuda_sources)
-        cuda = true;
+    bool cuda = gpu || bundle_step_of(b, inv)->needs_cuda;
     for (size_t i = 0; i < b->images.len; i++) {
         bundle_image *img = b->images.items[i];
         if (strcmp(img->id, id) == 0) {
@@ -108,7 +103,7 @@ const bundle_image *bundle_image_of(bundle *b, const invocation *inv)
     *img = want;
     img->id = id;
     /* Repository names are lower-case: `Train_v2` becomes `train_v2`. */
-    char *repo = arena_strdup(b->arena, b->pl->name);
+    char *repo = arena_strdup(b->arena, b->mf->pipeline);
     for (char *p = repo; *p; p++)
         *p = (char)tolower((unsigned char)*p);
     img->ref = arena_printf(b->arena, "pipec/%s-%s:latest", repo, id);

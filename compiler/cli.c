@@ -12,6 +12,7 @@
 #include "explain.h"
 #include "fmt.h"
 #include "graph.h"
+#include "model_build.h"
 #include "parse.h"
 #include "program.h"
 #include "strbuf.h"
@@ -223,30 +224,29 @@ static bool listed(const ptr_vec *seen, const char *path)
 /* `build --list-sources`: what a build system needs at configure time, one
    "KIND PATH" per line (paths as pipec resolved them, generated ones
    relative to the bundle root). See docs/build-integration.md. */
-static void list_sources(session *s, const pipeline_info *pl)
+static void list_sources(session *s, const model *m)
 {
+    const pipe_manifest *mf = &m->manifest;
     ptr_vec seen = {0};
     bool gpu = false;
-    printf("pipeline %s\n", pl->name);
-    for (size_t i = 0; i < s->pg.files.len; i++) {
-        const ast_file *f = s->pg.files.items[i];
-        printf("pipe %s\n", s->pg.sources->files[f->file]->path);
-    }
-    for (size_t i = 0; i < pl->invocations.len; i++) {
-        const invocation *inv = pl->invocations.items[i];
-        gpu = gpu || invocation_needs_gpu(inv);
-        for (size_t k = 0; k < inv->step->nsources; k++) {
-            const source_ref *ref = &inv->step->sources[k];
+    printf("pipeline %s\n", mf->pipeline);
+    for (size_t i = 0; i < m->npipe_files; i++)
+        printf("pipe %s\n", m->pipe_files[i]);
+    for (size_t i = 0; i < mf->ninvocations; i++)
+        gpu = gpu || pipe_invocation_needs_gpu(&mf->invocations[i]);
+    for (size_t i = 0; i < mf->nsteps; i++) {
+        for (size_t k = 0; k < m->steps[i].nsources; k++) {
+            const model_source *ref = &m->steps[i].sources[k];
             if (listed(&seen, ref->resolved))
                 continue;
             vec_push(&s->arena, &seen, (void *)ref->resolved);
             printf("%s %s\n", ref->is_cuda ? "cu" : "c", ref->resolved);
         }
     }
-    printf("generated-h src/%s.h\n", pl->name);
-    printf("generated-c src/%s_main.c\n", pl->name);
+    printf("generated-h src/%s.h\n", mf->pipeline);
+    printf("generated-c src/%s_main.c\n", mf->pipeline);
     if (gpu)
-        printf("generated-cu src/%s_cuda.cu\n", pl->name);
+        printf("generated-cu src/%s_cuda.cu\n", mf->pipeline);
 }
 
 static int cmd_build(int argc, char **argv)
@@ -272,14 +272,17 @@ static int cmd_build(int argc, char **argv)
         pl = program_select_pipeline(&s.pg, o.pipeline);
     flush_diags(&s, o.diag_format);
     rc = EXIT_ERRORS;
+    model m;
+    if (pl && !diag_error_count(&s.diag))
+        model_build(&m, &s.arena, &s.pg, pl);
     if (pl && !diag_error_count(&s.diag) && o.list_sources) {
-        list_sources(&s, pl);
+        list_sources(&s, &m);
         rc = EXIT_OK;
     } else if (pl && !diag_error_count(&s.diag)) {
         build_options bo = {o.out_dir ? o.out_dir : arena_printf(&s.arena, "%s-bundle", pl->name), o.pipeline,
                             o.targets, o.depfile, o.dep_target};
         char err[1024];
-        if (bundle_build(&s.pg, pl, &bo, err, sizeof err) != 0) {
+        if (bundle_build(&m, &bo, &s.arena, err, sizeof err) != 0) {
             fprintf(stderr, "pipec: error: %s\n", err);
             rc = EXIT_USAGE;
         } else {

@@ -10,33 +10,33 @@
 
 #define ABI_VERSION "1" /* must equal PIPE_ABI_VERSION in runtime/include/pipe/driver.h */
 
-static const char *c_type(const param_info *p)
+static const char *c_type(const pipe_mparam *p)
 {
     switch (p->type) {
-    case TYPE_INT: return "int64_t";
-    case TYPE_FLOAT: return "double";
-    case TYPE_BOOL: return "bool";
-    case TYPE_STRING:
-    case TYPE_ARTIFACT: return "const char *";
+    case PIPE_TYPE_INT: return "int64_t";
+    case PIPE_TYPE_FLOAT: return "double";
+    case PIPE_TYPE_BOOL: return "bool";
+    case PIPE_TYPE_STRING:
+    case PIPE_TYPE_ARTIFACT: return "const char *";
     }
     return "void *";
 }
 
-static const char *pipe_type_name(const param_info *p)
+static const char *type_enum(const pipe_mparam *p)
 {
     switch (p->type) {
-    case TYPE_INT: return "PIPE_TYPE_INT";
-    case TYPE_FLOAT: return "PIPE_TYPE_FLOAT";
-    case TYPE_BOOL: return "PIPE_TYPE_BOOL";
-    case TYPE_STRING: return "PIPE_TYPE_STRING";
-    case TYPE_ARTIFACT: return "PIPE_TYPE_ARTIFACT";
+    case PIPE_TYPE_INT: return "PIPE_TYPE_INT";
+    case PIPE_TYPE_FLOAT: return "PIPE_TYPE_FLOAT";
+    case PIPE_TYPE_BOOL: return "PIPE_TYPE_BOOL";
+    case PIPE_TYPE_STRING: return "PIPE_TYPE_STRING";
+    case PIPE_TYPE_ARTIFACT: return "PIPE_TYPE_ARTIFACT";
     }
     return "PIPE_TYPE_STRING";
 }
 
-static const char *args_type(bundle *b, const step_info *st)
+static const char *args_type(bundle *b, const pipe_mstep *st)
 {
-    return arena_printf(b->arena, "%s_%s_args", b->pl->name, st->name);
+    return arena_printf(b->arena, "%s_%s_args", b->mf->pipeline, st->name);
 }
 
 static int render(const char *tmpl, const tmpl_var *vars, size_t n, strbuf *out, char *err, size_t errsize)
@@ -49,7 +49,7 @@ static int render(const char *tmpl, const tmpl_var *vars, size_t n, strbuf *out,
     return 0;
 }
 
-static void step_declaration(bundle *b, const step_info *st, strbuf *sb)
+static void step_declaration(bundle *b, const pipe_mstep *st, strbuf *sb)
 {
     strbuf member = STRBUF_INIT;
     sb_printf(sb, "\n/* Step `%s`", st->name);
@@ -60,10 +60,10 @@ static void step_declaration(bundle *b, const step_info *st, strbuf *sb)
     sb_puts(sb, " */\n");
     sb_printf(sb, "typedef struct %s {\n", args_type(b, st));
     for (size_t i = 0; i < st->nparams; i++) {
-        const param_info *p = &st->params[i];
+        const pipe_mparam *p = &st->params[i];
         const char *type = c_type(p);
         sb_printf(sb, "    %s%s%s;", type, type[strlen(type) - 1] == '*' ? "" : " ", esc_c_member(p->name, &member));
-        if (p->type == TYPE_ARTIFACT)
+        if (p->type == PIPE_TYPE_ARTIFACT)
             sb_printf(sb, " /* path of the input artifact (%s) */", p->type_name);
         sb_putc(sb, '\n');
     }
@@ -77,15 +77,15 @@ static void step_declaration(bundle *b, const step_info *st, strbuf *sb)
 static int gen_header(bundle *b, char *err, size_t errsize)
 {
     strbuf decls = STRBUF_INIT, guard = STRBUF_INIT;
-    for (size_t i = 0; i < b->steps.len; i++)
-        step_declaration(b, ((bundle_step *)b->steps.items[i])->step, &decls);
+    for (size_t i = 0; i < b->mf->nsteps; i++)
+        step_declaration(b, &b->mf->steps[i], &decls);
     sb_puts(&guard, "PIPELINE_");
-    for (const char *p = b->pl->name; *p; p++)
+    for (const char *p = b->mf->pipeline; *p; p++)
         sb_putc(&guard, (char)toupper((unsigned char)*p));
     sb_puts(&guard, "_H");
-    tmpl_var vars[] = {{"source", b->source_name}, {"pipeline", b->pl->name}, {"guard", sb_cstr(&guard)},
+    tmpl_var vars[] = {{"source", b->source_name}, {"pipeline", b->mf->pipeline}, {"guard", sb_cstr(&guard)},
                        {"abi_version", ABI_VERSION}, {"steps", sb_cstr(&decls)}};
-    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s.h", b->pl->name), false);
+    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s.h", b->mf->pipeline), false);
     int rc = render("pipeline.h.tmpl", vars, sizeof vars / sizeof vars[0], out, err, errsize);
     sb_free(&decls);
     sb_free(&guard);
@@ -94,16 +94,16 @@ static int gen_header(bundle *b, char *err, size_t errsize)
 
 static void step_wrapper(bundle *b, const bundle_step *bs, strbuf *sb)
 {
-    const step_info *st = bs->step;
+    const pipe_mstep *st = bs->m;
     strbuf member = STRBUF_INIT;
     sb_putc(sb, '\n');
-    if (bs->has_cuda_sources) {
+    if (st->needs_cuda) {
         /* Without CUDA the .cu files are not compiled: a weak reference lets
            the bundle link, and the step fails with a message if it runs. */
         sb_printf(sb, "#if !PIPE_BUILT_WITH_CUDA\n#pragma weak %s\n#endif\n", st->entry);
     }
     sb_printf(sb, "static int call_%s(pipe_ctx *ctx, const void *args)\n{\n", st->name);
-    if (bs->has_cuda_sources) {
+    if (st->needs_cuda) {
         sb_printf(sb, "#if !PIPE_BUILT_WITH_CUDA\n    if (!%s)\n        return pipe_fail(ctx, \"step `%s` "
                       "needs its CUDA sources, and this bundle was built without a CUDA compiler\");\n#endif\n",
                   st->entry, st->name);
@@ -112,8 +112,8 @@ static void step_wrapper(bundle *b, const bundle_step *bs, strbuf *sb)
     if (st->nparams > 0) {
         sb_printf(sb, "static const pipe_field %s_fields[] = {\n", st->name);
         for (size_t i = 0; i < st->nparams; i++) {
-            const param_info *p = &st->params[i];
-            sb_printf(sb, "    {\"%s\", %s, offsetof(%s, %s)},\n", p->name, pipe_type_name(p), args_type(b, st),
+            const pipe_mparam *p = &st->params[i];
+            sb_printf(sb, "    {\"%s\", %s, offsetof(%s, %s)},\n", p->name, type_enum(p), args_type(b, st),
                       esc_c_member(p->name, &member));
         }
         sb_puts(sb, "};\n");
@@ -150,9 +150,9 @@ static void manifest_literal(const bundle *b, strbuf *sb)
 static int gen_main(bundle *b, char *err, size_t errsize)
 {
     strbuf wrappers = STRBUF_INIT, table = STRBUF_INIT, manifest = STRBUF_INIT, hooks = STRBUF_INIT;
-    for (size_t i = 0; i < b->steps.len; i++) {
-        const bundle_step *bs = b->steps.items[i];
-        const step_info *st = bs->step;
+    for (size_t i = 0; i < b->mf->nsteps; i++) {
+        const bundle_step *bs = &b->steps[i];
+        const pipe_mstep *st = bs->m;
         step_wrapper(b, bs, &wrappers);
         if (st->nparams > 0)
             sb_printf(&table, "    {\"%s\", call_%s, sizeof(%s), %s_fields, %zu},\n", st->name, st->name,
@@ -164,15 +164,15 @@ static int gen_main(bundle *b, char *err, size_t errsize)
     if (b->needs_cuda)
         sb_printf(&hooks, "\n#if PIPE_BUILT_WITH_CUDA\nextern const pipe_cuda_hooks %s_cuda_hooks;\n"
                           "#define CUDA_HOOKS (&%s_cuda_hooks)\n#else\n#define CUDA_HOOKS NULL\n#endif\n",
-                  b->pl->name, b->pl->name);
+                  b->mf->pipeline, b->mf->pipeline);
     else
         sb_puts(&hooks, "\n#define CUDA_HOOKS NULL /* no step of this pipeline uses a GPU */\n");
-    const char *header = arena_printf(b->arena, "%s.h", b->pl->name);
-    tmpl_var vars[] = {{"source", b->source_name},         {"pipeline", b->pl->name},
+    const char *header = arena_printf(b->arena, "%s.h", b->mf->pipeline);
+    tmpl_var vars[] = {{"source", b->source_name},         {"pipeline", b->mf->pipeline},
                        {"header", header},                 {"wrappers", sb_cstr(&wrappers)},
                        {"step_table", sb_cstr(&table)},    {"manifest", sb_cstr(&manifest)},
                        {"cuda_hooks", sb_cstr(&hooks)}};
-    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s_main.c", b->pl->name), false);
+    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s_main.c", b->mf->pipeline), false);
     int rc = render("main.c.tmpl", vars, sizeof vars / sizeof vars[0], out, err, errsize);
     sb_free(&wrappers);
     sb_free(&table);

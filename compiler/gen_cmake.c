@@ -10,11 +10,14 @@
 /* nvcc -gencode targets: those of the GPU types the invocations ask for
    when every GPU invocation names a known one, else the data-center
    generations every current toolkit supports (Turing, Ampere, Hopper). */
-static const char *cuda_architectures(const bundle *b)
+static const char *cuda_architectures(bundle *b)
 {
     strbuf sb = STRBUF_INIT;
     const char *out = "\"75;80;90\"";
-    if (gpu_architectures(&b->pl->invocations, &sb))
+    ptr_vec invs = {0};
+    for (size_t i = 0; i < b->mf->ninvocations; i++)
+        vec_push(b->arena, &invs, (void *)&b->mf->invocations[i]);
+    if (gpu_architectures(&invs, &sb))
         out = arena_printf(b->arena, "\"%s\"", sb_cstr(&sb));
     sb_free(&sb);
     return out;
@@ -41,13 +44,13 @@ int gen_cmake(bundle *b, char *err, size_t errsize)
             cmake_path(s->is_cuda ? &cu : &c, s->bundle_path);
     }
     if (b->needs_cuda) {
-        const char *glue = arena_printf(b->arena, "src/%s_cuda.cu", b->pl->name);
+        const char *glue = arena_printf(b->arena, "src/%s_cuda.cu", b->mf->pipeline);
         cmake_path(&cu, glue);
     }
     if (cu.len == 0)
         sb_puts(&cu, "  # (no CUDA sources)\n");
     tmpl_var vars[] = {{"source", b->source_name},
-                       {"pipeline", b->pl->name},
+                       {"pipeline", b->mf->pipeline},
                        {"cuda_architectures", cuda_architectures(b)},
                        {"c_sources", sb_cstr(&c)},
                        {"cuda_sources", sb_cstr(&cu)}};

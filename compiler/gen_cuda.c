@@ -9,9 +9,9 @@ int gen_cuda(bundle *b, char *err, size_t errsize)
 {
     if (!b->needs_cuda)
         return 0;
-    const char *hooks = arena_printf(b->arena, "%s_cuda_hooks", b->pl->name);
-    tmpl_var vars[] = {{"source", b->source_name}, {"pipeline", b->pl->name}, {"hooks", hooks}};
-    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s_cuda.cu", b->pl->name), false);
+    const char *hooks = arena_printf(b->arena, "%s_cuda_hooks", b->mf->pipeline);
+    tmpl_var vars[] = {{"source", b->source_name}, {"pipeline", b->mf->pipeline}, {"hooks", hooks}};
+    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s_cuda.cu", b->mf->pipeline), false);
     const char *missing = NULL;
     if (tmpl_render("cuda.cu.tmpl", vars, sizeof vars / sizeof vars[0], out, &missing) != 0) {
         snprintf(err, errsize, "internal error: template cuda.cu.tmpl needs `%.40s`", missing);

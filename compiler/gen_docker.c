@@ -28,7 +28,7 @@
 
 typedef struct image_use {
     const bundle_image *img;
-    ptr_vec invs; /* invocation* running in it, in pipeline order */
+    ptr_vec invs; /* pipe_minvocation* running in it, in pipeline order */
 } image_use;
 
 /* --- image references ---------------------------------------------------- */
@@ -229,7 +229,7 @@ static void invocation_list(strbuf *sb, const image_use *u)
 {
     size_t col = 0;
     for (size_t i = 0; i < u->invs.len; i++) {
-        const invocation *inv = u->invs.items[i];
+        const pipe_minvocation *inv = u->invs.items[i];
         size_t n = strlen(inv->id) + 2;
         if (col == 0 || col + n > 78) {
             if (col)
@@ -243,29 +243,27 @@ static void invocation_list(strbuf *sb, const image_use *u)
 }
 
 /* The packages of apt_packages, as shell words after `for p in`. */
-static void package_words(strbuf *sb, const char *fixed, const ast_expr *list)
+static void package_words(strbuf *sb, const char *fixed, char *const *packages, size_t n)
 {
     sb_puts(sb, fixed);
-    if (!list)
-        return;
-    for (size_t i = 0; i < list->u.items.len; i++) {
-        const ast_expr *e = list->u.items.items[i];
+    for (size_t i = 0; i < n; i++) {
         sb_putc(sb, ' ');
-        shell_word(sb, e->u.s.text);
+        shell_word(sb, packages[i]);
     }
 }
 
 static int render(bundle *b, const image_use *u, char *err, size_t errsize)
 {
     const bundle_image *img = u->img;
-    const invocation *first = u->invs.items[0];
+    const pipe_mimage *given = img->given;
+    const char *step = bundle_step_of(b, u->invs.items[0])->name;
     const char *what[2] = {"parent_image", "build_image"};
     const char *refs[2] = {img->parent, img->build};
     for (int k = 0; k < 2; k++) {
         if (!valid_image_ref(refs[k])) {
             snprintf(err, errsize,
                      "%s %s of step `%s` is not an image reference (expected [REGISTRY/]NAME[:TAG][@DIGEST])",
-                     what[k], quoted(b, refs[k]), first->step->name);
+                     what[k], quoted(b, refs[k]), step);
             return -1;
         }
     }
@@ -288,23 +286,23 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
     sb_puts(&build_pkgs, BUILD_PACKAGES);
     if (cuda)
         sb_puts(&build_pkgs, " g++");
-    package_words(&run_pkgs, RUNTIME_PACKAGES, img->apt_packages);
+    package_words(&run_pkgs, RUNTIME_PACKAGES, given->apt_packages, given->napt_packages);
 
-    if (img->environment) {
-        for (size_t i = 0; i < img->environment->u.items.len; i++) {
-            const ast_map_entry *m = img->environment->u.items.items[i];
-            if (!esc_env_name_ok(m->key.text)) {
+    if (given->nenvironment) {
+        for (size_t i = 0; i < given->nenvironment; i++) {
+            const pipe_kv *m = &given->environment[i];
+            if (!esc_env_name_ok(m->key)) {
                 snprintf(err, errsize, "environment variable name %s of step `%s` cannot be set in a Dockerfile",
-                         quoted(b, m->key.text), first->step->name);
+                         quoted(b, m->key), step);
                 goto done;
             }
             sb_puts(&env, i == 0 ? "ENV " : " \\\n    ");
-            sb_printf(&env, "%s=", m->key.text);
-            if (!dockerfile_quoted(&env, m->value->u.s.text)) {
+            sb_printf(&env, "%s=", m->key);
+            if (!dockerfile_quoted(&env, m->value)) {
                 snprintf(err, errsize,
                          "environment variable %s of step `%s` holds a control character (a newline?), "
                          "which a Dockerfile ENV cannot hold",
-                         m->key.text, first->step->name);
+                         m->key, step);
                 goto done;
             }
         }
@@ -312,17 +310,16 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
             sb_putc(&env, '\n');
     }
 
-    const ast_expr *reqs = img->requirements;
-    bool have_reqs = reqs && reqs->u.items.len > 0;
+    bool have_reqs = given->nrequirements > 0;
     if (have_reqs) {
         /* `--`: an entry is a requirement, never a pip option. */
         sb_puts(&pip, "    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --no-cache-dir --");
-        for (size_t i = 0; i < reqs->u.items.len; i++) {
-            const char *r = ((const ast_expr *)reqs->u.items.items[i])->u.s.text;
+        for (size_t i = 0; i < given->nrequirements; i++) {
+            const char *r = given->requirements[i];
             /* BuildKit reads a word `<<NAME` in RUN as a here-document, even quoted. */
             if (strstr(r, "<<") || strchr(r, '\n') || strchr(r, '\r')) {
                 snprintf(err, errsize, "requirement %s of step `%s` is not a pip requirement", quoted(b, r),
-                         first->step->name);
+                         step);
                 goto done;
             }
             sb_puts(&pip, " \\\n      ");
@@ -333,7 +330,7 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
 
     invocation_list(&invs, u);
     sb_putc(&entry, '[');
-    esc_json_string(&entry, arena_printf(b->arena, "/opt/pipe/bin/%s", b->pl->name));
+    esc_json_string(&entry, arena_printf(b->arena, "/opt/pipe/bin/%s", b->mf->pipeline));
     sb_putc(&entry, ']');
 
     const char *default_note = "";
@@ -346,7 +343,7 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
         {"source", b->source_name},
         {"id", img->id},
         {"ref", img->ref},
-        {"pipeline", b->pl->name},
+        {"pipeline", b->mf->pipeline},
         {"invocations", sb_cstr(&invs)},
         {"cuda_note", cuda ? " and nvcc" : ""},
         {"default_note", default_note},
@@ -387,8 +384,8 @@ done:
 int gen_docker(bundle *b, char *err, size_t errsize)
 {
     ptr_vec uses = {0};
-    for (size_t i = 0; i < b->pl->invocations.len; i++) {
-        invocation *inv = b->pl->invocations.items[i];
+    for (size_t i = 0; i < b->mf->ninvocations; i++) {
+        const pipe_minvocation *inv = &b->mf->invocations[i];
         const bundle_image *img = bundle_image_of(b, inv);
         image_use *u = NULL;
         for (size_t k = 0; k < uses.len && !u; k++)
@@ -399,7 +396,7 @@ int gen_docker(bundle *b, char *err, size_t errsize)
             u->img = img;
             vec_push(b->arena, &uses, u);
         }
-        vec_push(b->arena, &u->invs, inv);
+        vec_push(b->arena, &u->invs, (void *)inv);
     }
     for (size_t k = 0; k < uses.len; k++)
         if (render(b, uses.items[k], err, errsize) != 0)

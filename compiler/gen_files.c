@@ -1,6 +1,7 @@
 /* Files copied into the bundle: the steps' sources with the local headers
    they include (so the bundle builds where the project is not), and the
-   runtime's sources. Also computes each step's code digest for caching. */
+   runtime's sources. Also fills in each step's code digest (for caching)
+   and the bundle paths of its sources. */
 #include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
@@ -155,18 +156,19 @@ static char *common_root(bundle *b, ptr_vec *files)
 int gen_user_sources(bundle *b, char *err, size_t errsize)
 {
     ptr_vec files = {0};
-    ptr_vec *per_step = arena_alloc(b->arena, (b->steps.len + 1) * sizeof *per_step);
+    size_t nsteps = b->mf->nsteps;
+    ptr_vec *per_step = arena_alloc(b->arena, (nsteps + 1) * sizeof *per_step);
     int rc = -1;
-    for (size_t i = 0; i < b->steps.len; i++) {
-        bundle_step *bs = b->steps.items[i];
-        for (size_t k = 0; k < bs->step->nsources; k++) {
-            source_ref *ref = &bs->step->sources[k];
+    for (size_t i = 0; i < nsteps; i++) {
+        const model_step *ms = b->steps[i].ms;
+        for (size_t k = 0; k < ms->nsources; k++) {
+            const model_source *ref = &ms->sources[k];
             user_file *u = add_file(b, &files, ref->resolved, ref->is_cuda, false, err, errsize);
             if (!u)
                 goto done;
             vec_push(b->arena, &per_step[i], u);
         }
-        for (size_t k = 0; k < bs->step->nsources; k++)
+        for (size_t k = 0; k < ms->nsources; k++)
             if (add_headers(b, &files, &per_step[i], per_step[i].items[k], err, errsize) != 0)
                 goto done;
     }
@@ -188,20 +190,26 @@ int gen_user_sources(bundle *b, char *err, size_t errsize)
         sb_putn(out, u->text, u->len);
     }
     /* Code digest: each file's bundle path and bytes, in the step's order. */
-    for (size_t i = 0; i < b->steps.len; i++) {
-        bundle_step *bs = b->steps.items[i];
+    for (size_t i = 0; i < nsteps; i++) {
+        bundle_step *bs = &b->steps[i];
+        pipe_mstep *st = &b->model->manifest.steps[i];
         pipe_sha256 h;
         pipe_sha256_init(&h);
-        pipe_sha256_update(&h, bs->step->entry, strlen(bs->step->entry) + 1);
+        pipe_sha256_update(&h, st->entry, strlen(st->entry) + 1);
+        st->sources = arena_alloc(b->arena, (per_step[i].len + 1) * sizeof *st->sources);
+        st->nsources = 0;
         for (size_t k = 0; k < per_step[i].len; k++) {
             user_file *u = per_step[i].items[k];
             vec_push(b->arena, &bs->files, u->src);
+            if (!u->src->is_header)
+                st->sources[st->nsources++] = (char *)u->src->bundle_path;
             pipe_sha256_update(&h, u->src->bundle_path, strlen(u->src->bundle_path) + 1);
             pipe_sha256_update(&h, u->text, u->len);
         }
         unsigned char digest[PIPE_SHA256_SIZE];
         pipe_sha256_final(&h, digest);
-        pipe_sha256_to_hex(digest, bs->digest);
+        st->code_digest = arena_alloc(b->arena, PIPE_SHA256_HEX_SIZE);
+        pipe_sha256_to_hex(digest, st->code_digest);
     }
     rc = 0;
 done:

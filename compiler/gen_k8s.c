@@ -23,7 +23,7 @@
 #define DEADLINE_SLACK_S 60 /* per attempt: pod start, the runtime's kill grace */
 
 typedef struct k8s_inv {
-    const invocation *inv;
+    const pipe_minvocation *inv;
     const char *name;         /* Argo task and template name, invocation label value */
     const char *job;          /* Job name; also the headless Service's */
     const char *service_task; /* Argo task applying the Service; NULL on one machine */
@@ -90,30 +90,27 @@ static void kv_argo(k8s_gen *g, const char *key, const char *value)
     scalar(g->em, value, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
 }
 
-/* Any literal value of an option (tolerations): maps and lists in block
+/* A value passed through as written (tolerations): maps and lists in block
    style, strings through str(), numbers and bools plain. */
-static void value(k8s_gen *g, const ast_expr *v)
+static void value(k8s_gen *g, const pipe_mvalue *v)
 {
-    if (v->kind == EXPR_LIST) {
+    switch (v->kind) {
+    case PIPE_MV_LIST:
         ye_seq_start(g->em, false);
-        for (size_t i = 0; i < v->u.items.len; i++)
-            value(g, v->u.items.items[i]);
+        for (size_t i = 0; i < v->n; i++)
+            value(g, &v->items[i]);
         ye_seq_end(g->em);
-    } else if (v->kind == EXPR_MAP) {
+        break;
+    case PIPE_MV_MAP:
         ye_map_start(g->em, false);
-        for (size_t i = 0; i < v->u.items.len; i++) {
-            const ast_map_entry *e = v->u.items.items[i];
-            str(g, e->key.text);
-            value(g, e->value);
+        for (size_t i = 0; i < v->n; i++) {
+            str(g, v->keys[i]);
+            value(g, &v->items[i]);
         }
         ye_map_end(g->em);
-    } else if (v->kind == EXPR_STRING) {
-        str(g, v->u.s.text);
-    } else {
-        strbuf sb = STRBUF_INIT;
-        canonical_value(&sb, v);
-        ye_scalar(g->em, sb_cstr(&sb));
-        sb_free(&sb);
+        break;
+    case PIPE_MV_STRING: str(g, v->text); break;
+    case PIPE_MV_SCALAR: ye_scalar(g->em, v->text); break;
     }
 }
 
@@ -144,10 +141,10 @@ static void quantity_cpu(char *buf, size_t n, double cpu)
         snprintf(buf, n, "%.0fm", ceil(cpu * 1000.0 - 1e-6));
 }
 
-static int64_t retry_max(const effective_options *o)
+/* backoffLimit and the failure condition: an int32 field. */
+static long long retry_limit(const pipe_minvocation *inv)
 {
-    /* Without @retry a step runs once (bundle.yaml says the same). */
-    return effective_decorator(o, DEC_RETRY) ? effective_opt(o, DEC_RETRY, RETRY_MAX).i : 0;
+    return inv->retry_max < INT32_MAX ? (long long)inv->retry_max : INT32_MAX;
 }
 
 typedef enum { LABELS, LABELS_OF_RUN, SELECTOR } label_kind;
@@ -171,16 +168,15 @@ static void labels(k8s_gen *g, const k8s_inv *ki, label_kind kind)
 static void emit_service(k8s_gen *g, const k8s_inv *ki)
 {
     yaml_out *em = g->em;
-    const effective_options *o = &ki->inv->options;
-    opt_value ns = effective_opt(o, DEC_KUBERNETES, K8S_NAMESPACE);
+    const char *ns = ki->inv->kubernetes.namespace_;
     ye_map_start(em, false);
     ye_kv(em, "apiVersion", "v1");
     ye_kv(em, "kind", "Service");
     ye_scalar(em, "metadata");
     ye_map_start(em, false);
     kv_str(g, "name", ki->job);
-    if (ns.set)
-        kv_str(g, "namespace", ns.s);
+    if (ns)
+        kv_str(g, "namespace", ns);
     labels(g, ki, LABELS); /* shared by every run */
     ye_map_end(em);
     ye_scalar(em, "spec");
@@ -188,7 +184,7 @@ static void emit_service(k8s_gen *g, const k8s_inv *ki)
     ye_kv(em, "clusterIP", "None");
     ye_kv_bool(em, "publishNotReadyAddresses", true);
     labels(g, ki, SELECTOR);
-    int64_t port = effective_opt(o, DEC_ACCELERATE, ACC_MAIN_PROCESS_PORT).i;
+    int64_t port = ki->inv->accelerate.main_process_port;
     if (port > 0) {
         ye_scalar(em, "ports");
         ye_seq_start(em, false);
@@ -255,8 +251,7 @@ static void emit_env(k8s_gen *g, const k8s_inv *ki)
         env_field(g, "PIPE_JOB_NAME", "metadata.labels['job-name']");
         env_field(g, "PIPE_RDZV_TOKEN", "metadata.labels['controller-uid']");
         env_value(g, "MASTER_ADDR", arena_printf(g->b->arena, "$(PIPE_JOB_NAME)-0.%s", ki->job));
-        int64_t port = effective_opt(&ki->inv->options, DEC_ACCELERATE, ACC_MAIN_PROCESS_PORT).i;
-        env_value(g, "MASTER_PORT", arena_printf(g->b->arena, "%lld", (long long)port));
+        env_value(g, "MASTER_PORT", arena_printf(g->b->arena, "%lld", (long long)ki->inv->accelerate.main_process_port));
     }
     ye_seq_end(em);
 }
@@ -264,14 +259,12 @@ static void emit_env(k8s_gen *g, const k8s_inv *ki)
 static void emit_resources(k8s_gen *g, const k8s_inv *ki)
 {
     yaml_out *em = g->em;
-    const effective_options *o = &ki->inv->options;
-    opt_value cpu = effective_opt(o, DEC_RESOURCES, RES_CPU);
-    uint64_t memory = effective_opt(o, DEC_RESOURCES, RES_MEMORY).u;
-    uint64_t disk = effective_opt(o, DEC_RESOURCES, RES_DISK).u;
-    uint64_t shm = effective_opt(o, DEC_RESOURCES, RES_SHM).u;
-    int64_t gpu = effective_opt(o, DEC_RESOURCES, RES_GPU).i;
-    const char *vendor = effective_opt(o, DEC_KUBERNETES, K8S_GPU_VENDOR).s;
-    bool any_request = (cpu.set && cpu.num > 0) || memory || disk;
+    const pipe_resources *r = &ki->inv->resources;
+    double cpu = r->cpu;
+    uint64_t memory = r->memory, disk = r->disk, shm = r->shm;
+    int64_t gpu = r->gpu;
+    const char *vendor = ki->inv->kubernetes.gpu_vendor;
+    bool any_request = cpu > 0 || memory || disk;
     if (!any_request && gpu <= 0)
         return;
     char q[64];
@@ -280,8 +273,8 @@ static void emit_resources(k8s_gen *g, const k8s_inv *ki)
     if (any_request) {
         ye_scalar(em, "requests");
         ye_map_start(em, false);
-        if (cpu.set && cpu.num > 0) {
-            quantity_cpu(q, sizeof q, cpu.num);
+        if (cpu > 0) {
+            quantity_cpu(q, sizeof q, cpu);
             kv_str(g, "cpu", q);
         }
         if (memory) {
@@ -294,11 +287,11 @@ static void emit_resources(k8s_gen *g, const k8s_inv *ki)
         }
         ye_map_end(em);
     }
-    if ((cpu.set && cpu.num > 0) || memory || gpu > 0) {
+    if (cpu > 0 || memory || gpu > 0) {
         ye_scalar(em, "limits");
         ye_map_start(em, false);
-        if (cpu.set && cpu.num > 0) {
-            quantity_cpu(q, sizeof q, cpu.num);
+        if (cpu > 0) {
+            quantity_cpu(q, sizeof q, cpu);
             kv_str(g, "cpu", q);
         }
         if (memory) {
@@ -319,27 +312,24 @@ static void emit_resources(k8s_gen *g, const k8s_inv *ki)
    then node_selector as written. */
 static void emit_node_selector(k8s_gen *g, const k8s_inv *ki)
 {
-    const effective_options *o = &ki->inv->options;
-    const ast_expr *sel = effective_opt(o, DEC_KUBERNETES, K8S_NODE_SELECTOR).expr;
-    opt_value type = effective_opt(o, DEC_RESOURCES, RES_GPU_TYPE);
-    const char *vendor = effective_opt(o, DEC_KUBERNETES, K8S_GPU_VENDOR).s;
+    const pipe_mkubernetes *k = &ki->inv->kubernetes;
+    const char *type = ki->inv->resources.gpu_type;
     const char *gpu_key = NULL;
-    if (type.set && invocation_needs_gpu(ki->inv)) {
-        gpu_key = strcmp(vendor, "amd") == 0 ? "amd.com/gpu.product-name" : "nvidia.com/gpu.product";
-        for (size_t i = 0; sel && i < sel->u.items.len; i++)
-            if (strcmp(((const ast_map_entry *)sel->u.items.items[i])->key.text, gpu_key) == 0)
+    if (type && pipe_invocation_needs_gpu(ki->inv)) {
+        gpu_key = strcmp(k->gpu_vendor, "amd") == 0 ? "amd.com/gpu.product-name" : "nvidia.com/gpu.product";
+        for (size_t i = 0; i < k->nnode_selector; i++)
+            if (strcmp(k->node_selector[i].key, gpu_key) == 0)
                 gpu_key = NULL;
     }
-    if (!gpu_key && !(sel && sel->u.items.len))
+    if (!gpu_key && !k->nnode_selector)
         return;
     ye_scalar(g->em, "nodeSelector");
     ye_map_start(g->em, false);
     if (gpu_key)
-        kv_str(g, gpu_key, type.s);
-    for (size_t i = 0; sel && i < sel->u.items.len; i++) {
-        const ast_map_entry *e = sel->u.items.items[i];
-        str(g, e->key.text);
-        value(g, e->value);
+        kv_str(g, gpu_key, type);
+    for (size_t i = 0; i < k->nnode_selector; i++) {
+        str(g, k->node_selector[i].key);
+        str(g, k->node_selector[i].value);
     }
     ye_map_end(g->em);
 }
@@ -347,23 +337,21 @@ static void emit_node_selector(k8s_gen *g, const k8s_inv *ki)
 static void emit_pod_spec(k8s_gen *g, const k8s_inv *ki)
 {
     yaml_out *em = g->em;
-    const effective_options *o = &ki->inv->options;
-    opt_value sa = effective_opt(o, DEC_KUBERNETES, K8S_SERVICE_ACCOUNT);
-    const ast_expr *tolerations = effective_opt(o, DEC_KUBERNETES, K8S_TOLERATIONS).expr;
-    uint64_t shm = effective_opt(o, DEC_RESOURCES, RES_SHM).u;
+    const pipe_mkubernetes *k = &ki->inv->kubernetes;
+    uint64_t shm = ki->inv->resources.shm;
     const char *image = bundle_image_of(g->b, ki->inv)->ref;
     char q[64];
 
     ye_map_start(em, false);
     ye_kv(em, "restartPolicy", "Never");
-    if (sa.set)
-        kv_str(g, "serviceAccountName", sa.s);
+    if (k->service_account)
+        kv_str(g, "serviceAccountName", k->service_account);
     if (ki->machines > 1)
         kv_str(g, "subdomain", ki->job);
     emit_node_selector(g, ki);
-    if (tolerations && tolerations->u.items.len) {
+    if (k->tolerations.n) {
         ye_scalar(em, "tolerations");
-        value(g, tolerations);
+        value(g, &k->tolerations);
     }
     ye_scalar(em, "containers");
     ye_seq_start(em, false);
@@ -428,11 +416,11 @@ static void emit_pod_spec(k8s_gen *g, const k8s_inv *ki)
 
 /* Job-level backstop for @timeout, which the runtime enforces per attempt:
    every attempt may take the limit, plus the delays between them. */
-static uint64_t deadline_seconds(const effective_options *o)
+static uint64_t deadline_seconds(const pipe_minvocation *inv)
 {
-    double limit_ms = (double)effective_opt(o, DEC_TIMEOUT, TIMEOUT_LIMIT).u;
-    double attempts = (double)retry_max(o) + 1;
-    double delay_ms = (double)effective_opt(o, DEC_RETRY, RETRY_DELAY).u;
+    double limit_ms = (double)inv->timeout_ms;
+    double attempts = (double)inv->retry_max + 1;
+    double delay_ms = (double)inv->retry_delay_ms;
     double s = ceil((attempts * (limit_ms + DEADLINE_SLACK_S * 1000.0) + (attempts - 1) * delay_ms) / 1000.0);
     return s < 9e18 ? (uint64_t)s : (uint64_t)INT64_MAX; /* Kubernetes' field is an int64 */
 }
@@ -440,8 +428,8 @@ static uint64_t deadline_seconds(const effective_options *o)
 static void emit_job(k8s_gen *g, const k8s_inv *ki)
 {
     yaml_out *em = g->em;
-    const effective_options *o = &ki->inv->options;
-    opt_value ns = effective_opt(o, DEC_KUBERNETES, K8S_NAMESPACE);
+    const pipe_minvocation *inv = ki->inv;
+    const pipe_mstep *step = bundle_step_of(g->b, inv);
     ye_map_start(em, false);
     ye_kv(em, "apiVersion", "batch/v1");
     ye_kv(em, "kind", "Job");
@@ -451,22 +439,22 @@ static void emit_job(k8s_gen *g, const k8s_inv *ki)
         kv_str(g, "generateName", arena_printf(g->b->arena, "%s-", ki->job));
     else
         kv_str(g, "name", ki->job);
-    if (ns.set)
-        kv_str(g, "namespace", ns.s);
+    if (inv->kubernetes.namespace_)
+        kv_str(g, "namespace", inv->kubernetes.namespace_);
     labels(g, ki, g->argo ? LABELS_OF_RUN : LABELS);
     ye_scalar(em, "annotations");
     ye_map_start(em, false);
-    kv_str(g, "pipec/step", ki->inv->step->name);
-    if (ki->inv->step->description)
-        kv_str(g, "pipec/description", ki->inv->step->description);
+    kv_str(g, "pipec/step", step->name);
+    if (step->description)
+        kv_str(g, "pipec/description", step->description);
     ye_map_end(em);
     ye_map_end(em);
 
     ye_scalar(em, "spec");
     ye_map_start(em, false);
-    ye_kv_int(em, "backoffLimit", (long long)(retry_max(o) < INT32_MAX ? retry_max(o) : INT32_MAX));
-    if (effective_decorator(o, DEC_TIMEOUT))
-        ye_kv_uint(em, "activeDeadlineSeconds", (unsigned long long)deadline_seconds(o));
+    ye_kv_int(em, "backoffLimit", retry_limit(inv));
+    if (inv->timeout_ms)
+        ye_kv_uint(em, "activeDeadlineSeconds", (unsigned long long)deadline_seconds(inv));
     if (ki->machines > 1) {
         ye_kv(em, "completionMode", "Indexed");
         ye_kv_int(em, "completions", (long long)ki->machines);
@@ -507,13 +495,6 @@ static int manifest_text(k8s_gen *g, const k8s_inv *ki, bool service, strbuf *ou
     return ye_close(&inner, "a Workflow manifest", err, errsize);
 }
 
-static const k8s_inv *find_inv(const k8s_gen *g, const invocation *inv)
-{
-    for (size_t i = 0; i < g->ninvs; i++)
-        if (g->invs[i].inv == inv)
-            return &g->invs[i];
-    return NULL;
-}
 
 static void emit_dag(k8s_gen *g)
 {
@@ -535,11 +516,11 @@ static void emit_dag(k8s_gen *g)
         ye_map_start(em, false);
         kv_str(g, "name", ki->name);
         kv_str(g, "template", ki->name);
-        if (ki->inv->deps.len || ki->service_task) {
+        if (ki->inv->nneeds || ki->service_task) {
             ye_scalar(em, "dependencies");
             ye_seq_start(em, true);
-            for (size_t k = 0; k < ki->inv->deps.len; k++)
-                str(g, find_inv(g, ki->inv->deps.items[k])->name);
+            for (size_t k = 0; k < ki->inv->nneeds; k++)
+                str(g, g->invs[ki->inv->needs[k]].name);
             if (ki->service_task)
                 str(g, ki->service_task);
             ye_seq_end(em);
@@ -557,7 +538,7 @@ static int emit_resource_template(k8s_gen *g, const k8s_inv *ki, bool service, c
                                   size_t errsize)
 {
     yaml_out *em = g->em;
-    const effective_options *o = &ki->inv->options;
+    const pipe_minvocation *inv = ki->inv;
     strbuf manifest = STRBUF_INIT;
     if (manifest_text(g, ki, service, &manifest, err, errsize) != 0) {
         sb_free(&manifest);
@@ -574,13 +555,12 @@ static int emit_resource_template(k8s_gen *g, const k8s_inv *ki, bool service, c
         ye_kv(em, "action", "create");
         /* The Workflow owns its Jobs, unless they live in another namespace
            (an owner in another namespace would get them deleted at once). */
-        opt_value ns = effective_opt(o, DEC_KUBERNETES, K8S_NAMESPACE);
-        ye_kv_bool(em, "setOwnerReference", !ns.set || (wf_ns && strcmp(ns.s, wf_ns) == 0));
+        const char *ns = inv->kubernetes.namespace_;
+        ye_kv_bool(em, "setOwnerReference", !ns || (wf_ns && strcmp(ns, wf_ns) == 0));
         char cond[64];
         snprintf(cond, sizeof cond, "status.succeeded > %lld", (long long)(ki->machines - 1));
         kv_str(g, "successCondition", cond);
-        snprintf(cond, sizeof cond, "status.failed > %lld",
-                 (long long)(retry_max(o) < INT32_MAX ? retry_max(o) : INT32_MAX));
+        snprintf(cond, sizeof cond, "status.failed > %lld", retry_limit(inv));
         kv_str(g, "failureCondition", cond);
     }
     ye_scalar(em, "manifest");
@@ -594,10 +574,9 @@ static int emit_resource_template(k8s_gen *g, const k8s_inv *ki, bool service, c
 static int emit_workflow(k8s_gen *g, char *err, size_t errsize)
 {
     yaml_out *em = g->em;
-    effective_options pl_opts = {NULL, &g->b->pl->decorators};
-    opt_value ns = effective_opt(&pl_opts, DEC_KUBERNETES, K8S_NAMESPACE);
+    const char *ns = g->b->model->workflow_namespace;
     strbuf prefix = STRBUF_INIT;
-    k8s_sanitize(&prefix, g->b->pl->name, K8S_LABEL_MAX - 6);
+    k8s_sanitize(&prefix, g->b->mf->pipeline, K8S_LABEL_MAX - 6);
     sb_putc(&prefix, '-');
 
     ye_map_start(em, false);
@@ -606,8 +585,8 @@ static int emit_workflow(k8s_gen *g, char *err, size_t errsize)
     ye_scalar(em, "metadata");
     ye_map_start(em, false);
     kv_str(g, "generateName", sb_cstr(&prefix));
-    if (ns.set)
-        kv_str(g, "namespace", ns.s);
+    if (ns)
+        kv_str(g, "namespace", ns);
     labels(g, NULL, LABELS);
     ye_map_end(em);
     ye_scalar(em, "spec");
@@ -633,9 +612,9 @@ static int emit_workflow(k8s_gen *g, char *err, size_t errsize)
     int rc = 0;
     for (size_t i = 0; i < g->ninvs && rc == 0; i++) {
         if (g->invs[i].service_task)
-            rc = emit_resource_template(g, &g->invs[i], true, ns.set ? ns.s : NULL, err, errsize);
+            rc = emit_resource_template(g, &g->invs[i], true, ns, err, errsize);
         if (rc == 0)
-            rc = emit_resource_template(g, &g->invs[i], false, ns.set ? ns.s : NULL, err, errsize);
+            rc = emit_resource_template(g, &g->invs[i], false, ns, err, errsize);
     }
     ye_seq_end(em);
     ye_map_end(em);
@@ -649,21 +628,19 @@ static int emit_workflow(k8s_gen *g, char *err, size_t errsize)
 static void name_invocations(k8s_gen *g)
 {
     arena *a = g->b->arena;
-    const pipeline_info *pl = g->b->pl;
+    const pipe_manifest *m = g->b->mf;
     k8s_names tasks, jobs;
     k8s_names_init(&tasks, a);
     k8s_names_init(&jobs, a);
     g->dag_name = k8s_name(&tasks, "pipeline", K8S_LABEL_MAX);
-    g->ninvs = pl->invocations.len;
+    g->ninvs = m->ninvocations;
     g->invs = arena_alloc(a, sizeof *g->invs * (g->ninvs ? g->ninvs : 1));
     for (size_t i = 0; i < g->ninvs; i++) {
         k8s_inv *ki = &g->invs[i];
-        ki->inv = pl->invocations.items[i];
+        ki->inv = &m->invocations[i];
         ki->name = k8s_name(&tasks, ki->inv->id, K8S_LABEL_MAX);
-        ki->job = k8s_name(&jobs, arena_printf(a, "%s-%s", pl->name, ki->inv->id), K8S_JOB_NAME_MAX);
-        ki->machines = 1;
-        if (ki->inv->step->accelerated)
-            ki->machines = effective_opt(&ki->inv->options, DEC_ACCELERATE, ACC_NUM_MACHINES).i;
+        ki->job = k8s_name(&jobs, arena_printf(a, "%s-%s", m->pipeline, ki->inv->id), K8S_JOB_NAME_MAX);
+        ki->machines = invocation_machines(ki->inv);
     }
     for (size_t i = 0; i < g->ninvs; i++) {
         k8s_inv *ki = &g->invs[i];
@@ -671,10 +648,10 @@ static void name_invocations(k8s_gen *g)
             ki->service_task = k8s_name(&tasks, arena_printf(a, "%s-service", ki->inv->id), K8S_LABEL_MAX);
     }
     strbuf sb = STRBUF_INIT;
-    k8s_sanitize(&sb, pl->name, K8S_LABEL_MAX);
+    k8s_sanitize(&sb, m->pipeline, K8S_LABEL_MAX);
     g->pl_label = arena_strdup(a, sb_cstr(&sb));
     sb_reset(&sb);
-    k8s_sanitize(&sb, pl->name, K8S_LABEL_MAX - 4);
+    k8s_sanitize(&sb, m->pipeline, K8S_LABEL_MAX - 4);
     sb_puts(&sb, "-run");
     g->configmap = arena_strdup(a, sb_cstr(&sb));
     sb_free(&sb);
@@ -685,7 +662,7 @@ int gen_kubernetes(bundle *b, char *err, size_t errsize)
     k8s_gen g = {0};
     g.b = b;
     name_invocations(&g);
-    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "kubernetes/%s.yaml", b->pl->name), false);
+    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "kubernetes/%s.yaml", b->mf->pipeline), false);
     bundle_banner(b, out, "#");
     yaml_out em;
     if (!ye_open(&em, out)) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "util.h"
 #include "escape.h"
 #include "k8s_names.h"
 #include "yaml_emit.h"
@@ -44,54 +45,50 @@ static void kv_str(yaml_out *em, const char *key, const char *value)
 static void at_least(yaml_out *em, const char *key, double v)
 {
     strbuf sb = STRBUF_INIT;
+    char buf[64];
     if (v == floor(v) && v < 1e15)
-        sb_printf(&sb, "%.0f", v);
+        snprintf(buf, sizeof buf, "%.0f", v);
     else
-        canonical_value(&sb, &(ast_expr){.kind = EXPR_FLOAT, .u.f = v});
+        pipe_format_double(v, buf, sizeof buf);
+    sb_puts(&sb, buf);
     sb_putc(&sb, '+');
     kv_str(em, key, sb_cstr(&sb));
     sb_free(&sb);
 }
 
-static bool env_has(const ast_expr *env, const char *name)
+static bool env_has(const pipe_mimage *img, const char *name)
 {
-    for (size_t i = 0; env && i < env->u.items.len; i++)
-        if (strcmp(((const ast_map_entry *)env->u.items.items[i])->key.text, name) == 0)
+    for (size_t i = 0; i < img->nenvironment; i++)
+        if (strcmp(img->environment[i].key, name) == 0)
             return true;
     return false;
 }
 
-static void emit_resources(yaml_out *em, const invocation *inv)
+static void emit_resources(yaml_out *em, const pipe_minvocation *inv)
 {
-    const effective_options *o = &inv->options;
-    opt_value cloud = effective_opt(o, DEC_SKYPILOT, SKY_CLOUD);
-    opt_value region = effective_opt(o, DEC_SKYPILOT, SKY_REGION);
-    opt_value accel = effective_opt(o, DEC_SKYPILOT, SKY_ACCELERATORS);
-    opt_value cpu = effective_opt(o, DEC_RESOURCES, RES_CPU);
-    opt_value type = effective_opt(o, DEC_RESOURCES, RES_GPU_TYPE);
-    uint64_t memory = effective_opt(o, DEC_RESOURCES, RES_MEMORY).u;
-    uint64_t disk = effective_opt(o, DEC_RESOURCES, RES_DISK).u;
-    int64_t gpu = effective_opt(o, DEC_RESOURCES, RES_GPU).i;
-    if (gpu <= 0 && invocation_needs_gpu(inv))
+    const pipe_mskypilot *sky = &inv->skypilot;
+    const pipe_resources *r = &inv->resources;
+    int64_t gpu = r->gpu;
+    if (gpu <= 0 && pipe_invocation_needs_gpu(inv))
         gpu = 1;
 
     ye_scalar(em, "resources");
     ye_map_start(em, false);
-    if (cloud.set)
-        kv_str(em, "cloud", cloud.s);
-    if (region.set)
-        kv_str(em, "region", region.s);
-    if (cpu.set && cpu.num > 0)
-        at_least(em, "cpus", cpu.num);
-    if (memory)
-        at_least(em, "memory", ceil((double)memory / GIB)); /* GiB, as SkyPilot counts */
-    if (disk)
-        ye_kv_int(em, "disk_size", (long long)ceil((double)disk / GIB));
-    if (accel.set) {
-        kv_str(em, "accelerators", accel.expr->u.s.text);
-    } else if (gpu > 0 && type.set) {
+    if (sky->cloud)
+        kv_str(em, "cloud", sky->cloud);
+    if (sky->region)
+        kv_str(em, "region", sky->region);
+    if (r->cpu > 0)
+        at_least(em, "cpus", r->cpu);
+    if (r->memory)
+        at_least(em, "memory", ceil((double)r->memory / GIB)); /* GiB, as SkyPilot counts */
+    if (r->disk)
+        ye_kv_int(em, "disk_size", (long long)ceil((double)r->disk / GIB));
+    if (sky->accelerators) {
+        kv_str(em, "accelerators", sky->accelerators);
+    } else if (gpu > 0 && r->gpu_type) {
         strbuf sb = STRBUF_INIT;
-        sb_printf(&sb, "%s:%lld", type.s, (long long)gpu);
+        sb_printf(&sb, "%s:%lld", r->gpu_type, (long long)gpu);
         kv_str(em, "accelerators", sb_cstr(&sb));
         sb_free(&sb);
     } else if (gpu > 0) {
@@ -104,61 +101,56 @@ static void emit_resources(yaml_out *em, const invocation *inv)
         }
         ye_seq_end(em);
     }
-    ye_kv_bool(em, "use_spot", effective_opt(o, DEC_SKYPILOT, SKY_USE_SPOT).b);
+    ye_kv_bool(em, "use_spot", sky->use_spot);
     ye_map_end(em);
 }
 
 /* PIPE_RUN_ID must be given (`sky launch --env PIPE_RUN_ID=...`): null
    marks it required. The image's environment follows: there is no image. */
-static void emit_envs(yaml_out *em, const invocation *inv)
+static void emit_envs(yaml_out *em, const pipe_minvocation *inv)
 {
-    const ast_expr *env = effective_opt(&inv->options, DEC_DOCKER, DOCKER_ENVIRONMENT).expr;
+    const pipe_mimage *img = &inv->image;
     ye_scalar(em, "envs");
     ye_map_start(em, false);
-    if (!env_has(env, "PIPE_RUN_ID"))
+    if (!env_has(img, "PIPE_RUN_ID"))
         ye_kv(em, "PIPE_RUN_ID", "null");
-    if (!env_has(env, "PIPE_STORE"))
+    if (!env_has(img, "PIPE_STORE"))
         kv_str(em, "PIPE_STORE", STORE_DEFAULT);
-    for (size_t i = 0; env && i < env->u.items.len; i++) {
-        const ast_map_entry *e = env->u.items.items[i];
-        if (e->value->kind != EXPR_STRING || !*e->value->u.s.text)
+    for (size_t i = 0; i < img->nenvironment; i++) {
+        const pipe_kv *e = &img->environment[i];
+        if (!*e->value)
             continue; /* SkyPilot reads "" as "required": see empty_exports */
-        str(em, e->key.text);
-        str(em, e->value->u.s.text);
+        str(em, e->key);
+        str(em, e->value);
     }
     ye_map_end(em);
 }
 
 /* Variables of @docker environment set to "": exported by the scripts. */
-static void empty_exports(strbuf *sb, const invocation *inv)
+static void empty_exports(strbuf *sb, const pipe_minvocation *inv)
 {
-    const ast_expr *env = effective_opt(&inv->options, DEC_DOCKER, DOCKER_ENVIRONMENT).expr;
-    for (size_t i = 0; env && i < env->u.items.len; i++) {
-        const ast_map_entry *e = env->u.items.items[i];
-        if (e->value->kind == EXPR_STRING && !*e->value->u.s.text) {
+    const pipe_mimage *img = &inv->image;
+    for (size_t i = 0; i < img->nenvironment; i++) {
+        const pipe_kv *e = &img->environment[i];
+        if (!*e->value) {
             sb_puts(sb, "export ");
-            esc_shell_word(sb, e->key.text); /* a variable name (checked) */
+            esc_shell_word(sb, e->key); /* a variable name (checked) */
             sb_puts(sb, "=\n");
         }
     }
 }
 
-static void shell_words(strbuf *sb, const ast_expr *list)
+static void shell_words(strbuf *sb, char *const *words, size_t n)
 {
-    for (size_t i = 0; list && i < list->u.items.len; i++) {
-        const ast_expr *e = list->u.items.items[i];
-        if (e->kind == EXPR_STRING) {
-            sb_putc(sb, ' ');
-            esc_shell_word(sb, e->u.s.text);
-        }
+    for (size_t i = 0; i < n; i++) {
+        sb_putc(sb, ' ');
+        esc_shell_word(sb, words[i]);
     }
 }
 
-static void setup_script(strbuf *sb, const invocation *inv)
+static void setup_script(strbuf *sb, const pipe_minvocation *inv)
 {
-    const effective_options *o = &inv->options;
-    const ast_expr *apt = effective_opt(o, DEC_DOCKER, DOCKER_APT_PACKAGES).expr;
-    const ast_expr *pip = effective_opt(o, DEC_DOCKER, DOCKER_REQUIREMENTS).expr;
+    const pipe_mimage *img = &inv->image;
     sb_puts(sb, "set -eu\n");
     empty_exports(sb, inv);
     sb_puts(sb, "as_root() { if [ \"$(id -u)\" = 0 ]; then \"$@\"; else sudo \"$@\"; fi; }\n"
@@ -166,25 +158,25 @@ static void setup_script(strbuf *sb, const invocation *inv)
                 "as_root env DEBIAN_FRONTEND=noninteractive apt-get update\n"
                 "as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends"
                 " cmake build-essential pkg-config libyaml-dev");
-    shell_words(sb, apt);
+    shell_words(sb, img->apt_packages, img->napt_packages);
     sb_putc(sb, '\n');
-    if (pip && pip->u.items.len) {
+    if (img->nrequirements) {
         /* `--`: each entry is a requirement, never a pip option. */
         sb_puts(sb, "PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --");
-        shell_words(sb, pip);
+        shell_words(sb, img->requirements, img->nrequirements);
         sb_putc(sb, '\n');
     }
     sb_puts(sb, "if [ ! -d \"$PIPE_STORE\" ]; then\n"
                 "  as_root mkdir -p \"$PIPE_STORE\"\n"
                 "  as_root chown \"$(id -u):$(id -g)\" \"$PIPE_STORE\"\n"
                 "fi\n");
-    if (invocation_needs_gpu(inv))
+    if (pipe_invocation_needs_gpu(inv))
         sb_puts(sb, "if [ -d /usr/local/cuda/bin ]; then PATH=\"$PATH:/usr/local/cuda/bin\"; export PATH; fi\n");
     sb_puts(sb, "cmake -S . -B " BUILD_DIR " -DCMAKE_BUILD_TYPE=Release\n"
                 "cmake --build " BUILD_DIR " -j \"$(nproc)\"\n");
 }
 
-static void run_script(strbuf *sb, const bundle *b, const invocation *inv, int64_t machines)
+static void run_script(strbuf *sb, const bundle *b, const pipe_minvocation *inv, int64_t machines)
 {
     sb_puts(sb, "set -eu\n");
     empty_exports(sb, inv);
@@ -206,17 +198,15 @@ static void run_script(strbuf *sb, const bundle *b, const invocation *inv, int64
                     "fi\n"
                     "export PIPE_MACHINE_RANK MASTER_ADDR PIPE_RDZV_TOKEN\n");
     sb_puts(sb, "exec ./" BUILD_DIR "/");
-    esc_shell_word(sb, b->pl->name);
+    esc_shell_word(sb, b->mf->pipeline);
     sb_puts(sb, " step ");
     esc_shell_word(sb, inv->id);
     sb_puts(sb, " --run-id \"$PIPE_RUN_ID\" --store \"$PIPE_STORE\" \"$@\"\n");
 }
 
-static int emit_task(bundle *b, k8s_names *names, const invocation *inv, char *err, size_t errsize)
+static int emit_task(bundle *b, k8s_names *names, const pipe_minvocation *inv, char *err, size_t errsize)
 {
-    int64_t machines = 1;
-    if (inv->step->accelerated)
-        machines = effective_opt(&inv->options, DEC_ACCELERATE, ACC_NUM_MACHINES).i;
+    int64_t machines = invocation_machines(inv);
     strbuf *out = bundle_add_file(b, arena_printf(b->arena, "skypilot/%s.yaml", inv->id), false);
     bundle_banner(b, out, "#");
     yaml_out em;
@@ -226,7 +216,7 @@ static int emit_task(bundle *b, k8s_names *names, const invocation *inv, char *e
     }
     ye_doc_start(&em, true);
     ye_map_start(&em, false);
-    kv_str(&em, "name", k8s_name(names, arena_printf(b->arena, "%s-%s", b->pl->name, inv->id), K8S_LABEL_MAX));
+    kv_str(&em, "name", k8s_name(names, arena_printf(b->arena, "%s-%s", b->mf->pipeline, inv->id), K8S_LABEL_MAX));
     /* Relative to where `sky launch` runs: the bundle's root. */
     kv_str(&em, "workdir", ".");
     ye_kv_int(&em, "num_nodes", (long long)machines);
@@ -250,8 +240,8 @@ int gen_skypilot(bundle *b, char *err, size_t errsize)
 {
     k8s_names names;
     k8s_names_init(&names, b->arena);
-    for (size_t i = 0; i < b->pl->invocations.len; i++)
-        if (emit_task(b, &names, b->pl->invocations.items[i], err, errsize) != 0)
+    for (size_t i = 0; i < b->mf->ninvocations; i++)
+        if (emit_task(b, &names, &b->mf->invocations[i], err, errsize) != 0)
             return -1;
     return 0;
 }

@@ -101,16 +101,17 @@ static bool is_identifier(const char *s)
    becomes `-`). Longer than JOB_NAME_MAX, it keeps at most 16 characters
    of the pipeline, as much of the invocation as fits, and ends in `-` and 8
    hex digits of the full name's SHA-256, so that it stays unique. */
-static const char *job_name(bundle *b, const invocation *inv)
+static const char *job_name(bundle *b, const pipe_minvocation *inv)
 {
-    const char *full = arena_printf(b->arena, "pipe-%s-%s", b->pl->name, inv->id);
+    const char *pipeline = b->mf->pipeline;
+    const char *full = arena_printf(b->arena, "pipe-%s-%s", pipeline, inv->id);
     char *name = (char *)full;
     if (strlen(full) > JOB_NAME_MAX) {
         char hex[PIPE_SHA256_HEX_SIZE];
         pipe_sha256_hex_of(full, strlen(full), hex);
-        size_t plen = strlen(b->pl->name) < 16 ? strlen(b->pl->name) : 16;
+        size_t plen = strlen(pipeline) < 16 ? strlen(pipeline) : 16;
         size_t room = JOB_NAME_MAX - strlen("pipe-") - plen - strlen("--") - 8;
-        name = arena_printf(b->arena, "pipe-%.*s-%.*s-%.8s", (int)plen, b->pl->name, (int)room, inv->id, hex);
+        name = arena_printf(b->arena, "pipe-%.*s-%.*s-%.8s", (int)plen, pipeline, (int)room, inv->id, hex);
     } else {
         name = arena_strdup(b->arena, full);
     }
@@ -166,50 +167,40 @@ static bool directive(strbuf *sb, const char *option, const char *value)
     return true;
 }
 
-static int sbatch_lines(const invocation *inv, const char *name, strbuf *sb, char *err, size_t errsize)
+static int sbatch_lines(const pipe_minvocation *inv, const char *name, strbuf *sb, char *err, size_t errsize)
 {
-    const effective_options *o = &inv->options;
-    int64_t machines = inv->step->accelerated ? effective_opt(o, DEC_ACCELERATE, ACC_NUM_MACHINES).i : 1;
+    const pipe_resources *r = &inv->resources;
     sb_printf(sb, "#SBATCH --job-name=%s\n", name);
-    sb_printf(sb, "#SBATCH --nodes=%lld\n", (long long)(machines > 0 ? machines : 1));
+    sb_printf(sb, "#SBATCH --nodes=%lld\n", (long long)invocation_machines(inv));
     sb_puts(sb, "#SBATCH --ntasks-per-node=1\n");
 
-    opt_value cpu = effective_opt(o, DEC_RESOURCES, RES_CPU);
-    if (cpu.set && cpu.num > 0)
-        sb_printf(sb, "#SBATCH --cpus-per-task=%.0f\n", ceil(cpu.num));
-    uint64_t memory = effective_opt(o, DEC_RESOURCES, RES_MEMORY).u;
-    if (memory > 0) {
+    if (r->cpu > 0)
+        sb_printf(sb, "#SBATCH --cpus-per-task=%.0f\n", ceil(r->cpu));
+    if (r->memory > 0) {
         sb_puts(sb, "#SBATCH --mem=");
-        slurm_size(sb, memory);
+        slurm_size(sb, r->memory);
         sb_putc(sb, '\n');
     }
-    int64_t gpu = effective_opt(o, DEC_RESOURCES, RES_GPU).i;
-    if (gpu > 0) {
-        opt_value type = effective_opt(o, DEC_RESOURCES, RES_GPU_TYPE);
-        if (type.set && type.s && *type.s) {
+    if (r->gpu > 0) {
+        if (r->gpu_type && *r->gpu_type) {
             sb_puts(sb, "#SBATCH --gres=gpu:");
-            gres_type(sb, type.s);
-            sb_printf(sb, ":%lld\n", (long long)gpu);
+            gres_type(sb, r->gpu_type);
+            sb_printf(sb, ":%lld\n", (long long)r->gpu);
         } else {
-            sb_printf(sb, "#SBATCH --gpus-per-node=%lld\n", (long long)gpu);
+            sb_printf(sb, "#SBATCH --gpus-per-node=%lld\n", (long long)r->gpu);
         }
     }
-    uint64_t disk = effective_opt(o, DEC_RESOURCES, RES_DISK).u;
-    if (disk > 0) {
+    if (r->disk > 0) {
         sb_puts(sb, "#SBATCH --tmp=");
-        slurm_size(sb, disk);
+        slurm_size(sb, r->disk);
         sb_putc(sb, '\n');
     }
 
-    uint64_t retries = 0, delay_ms = 0;
-    if (effective_decorator(o, DEC_RETRY)) {
-        int64_t max = effective_opt(o, DEC_RETRY, RETRY_MAX).i;
-        retries = max > 0 ? (uint64_t)max : 0;
-        delay_ms = effective_opt(o, DEC_RETRY, RETRY_DELAY).u;
-    }
-    if (effective_decorator(o, DEC_TIMEOUT)) {
+    uint64_t retries = inv->retry_max > 0 ? (uint64_t)inv->retry_max : 0;
+    uint64_t delay_ms = retries > 0 ? inv->retry_delay_ms : 0;
+    if (inv->timeout_ms) {
         sb_puts(sb, "#SBATCH --time=");
-        slurm_time(sb, effective_opt(o, DEC_TIMEOUT, TIMEOUT_LIMIT).u, retries, delay_ms);
+        slurm_time(sb, inv->timeout_ms, retries, delay_ms);
         sb_putc(sb, '\n');
     }
     /* The runtime retries a failed step inside the job (@retry); Slurm
@@ -217,43 +208,36 @@ static int sbatch_lines(const invocation *inv, const char *name, strbuf *sb, cha
     sb_puts(sb, retries > 0 ? "#SBATCH --requeue\n" : "#SBATCH --no-requeue\n");
     sb_puts(sb, "#SBATCH --open-mode=append\n");
 
-    static const struct {
-        int opt;
+    const pipe_mslurm *sl = &inv->slurm;
+    const struct {
+        const char *value;
         const char *flag;
-    } strings[] = {{SLURM_PARTITION, "--partition"},
-                   {SLURM_ACCOUNT, "--account"},
-                   {SLURM_QOS, "--qos"},
-                   {SLURM_CONSTRAINT, "--constraint"}};
-    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
-        opt_value v = effective_opt(o, DEC_SLURM, strings[i].opt);
-        if (v.set && v.s && !directive(sb, strings[i].flag, v.s))
+    } strings[] = {{sl->partition, "--partition"},
+                   {sl->account, "--account"},
+                   {sl->qos, "--qos"},
+                   {sl->constraint, "--constraint"}};
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        if (strings[i].value && !directive(sb, strings[i].flag, strings[i].value))
             goto control;
-    }
-    opt_value extra = effective_opt(o, DEC_SLURM, SLURM_EXTRA);
-    if (extra.set && extra.expr && extra.expr->kind == EXPR_LIST) {
-        for (size_t i = 0; i < extra.expr->u.items.len; i++) {
-            const ast_expr *item = extra.expr->u.items.items[i];
-            if (item->kind != EXPR_STRING)
-                continue;
-            /* "--name=value": the name as it is when plain, the value escaped. */
-            const char *t = item->u.s.text;
-            const char *eq = strchr(t, '=');
-            size_t name_len = eq ? (size_t)(eq - t) : strlen(t);
-            bool plain_name = true;
-            for (size_t k = 0; k < name_len; k++)
-                plain_name = plain_name && (isalnum((unsigned char)t[k]) || t[k] == '-');
-            sb_puts(sb, "#SBATCH ");
-            bool ok;
-            if (plain_name && !has_packjob(t)) {
-                sb_putn(sb, t, name_len);
-                ok = !eq || (sb_putc(sb, '='), sbatch_value(sb, eq + 1));
-            } else {
-                ok = sbatch_value(sb, t);
-            }
-            if (!ok)
-                goto control;
-            sb_putc(sb, '\n');
+    for (size_t i = 0; i < sl->nextra; i++) {
+        /* "--name=value": the name as it is when plain, the value escaped. */
+        const char *t = sl->extra[i];
+        const char *eq = strchr(t, '=');
+        size_t name_len = eq ? (size_t)(eq - t) : strlen(t);
+        bool plain_name = true;
+        for (size_t k = 0; k < name_len; k++)
+            plain_name = plain_name && (isalnum((unsigned char)t[k]) || t[k] == '-');
+        sb_puts(sb, "#SBATCH ");
+        bool ok;
+        if (plain_name && !has_packjob(t)) {
+            sb_putn(sb, t, name_len);
+            ok = !eq || (sb_putc(sb, '='), sbatch_value(sb, eq + 1));
+        } else {
+            ok = sbatch_value(sb, t);
         }
+        if (!ok)
+            goto control;
+        sb_putc(sb, '\n');
     }
     return 0;
 control:
@@ -265,26 +249,24 @@ control:
 /* `export NAME=VALUE` for @docker's environment: Slurm runs no container,
    so the batch script sets what the image would. (The step's own
    `environment` is set by the runtime for every target.) */
-static int environment_lines(const invocation *inv, strbuf *sb, char *err, size_t errsize)
+static int environment_lines(const pipe_minvocation *inv, strbuf *sb, char *err, size_t errsize)
 {
-    opt_value env = effective_opt(&inv->options, DEC_DOCKER, DOCKER_ENVIRONMENT);
-    if (!env.set || !env.expr || env.expr->kind != EXPR_MAP || env.expr->u.items.len == 0)
+    const pipe_mimage *img = &inv->image;
+    if (img->nenvironment == 0)
         return 0;
     sb_puts(sb, "# The environment of the step's image (@docker): Slurm runs no container.\n"
                 "# The values are literal text, in single quotes.\n"
                 "# shellcheck disable=SC1003,SC2016\n"
                 "export");
-    for (size_t i = 0; i < env.expr->u.items.len; i++) {
-        const ast_map_entry *e = env.expr->u.items.items[i];
-        if (!is_identifier(e->key.text)) {
+    for (size_t i = 0; i < img->nenvironment; i++) {
+        const pipe_kv *e = &img->environment[i];
+        if (!is_identifier(e->key)) {
             snprintf(err, errsize, "invocation `%s`: \"%.60s\" is not an environment variable name", inv->id,
-                     e->key.text);
+                     e->key);
             return -1;
         }
-        if (e->value->kind != EXPR_STRING)
-            continue;
-        sb_printf(sb, " \\\n    %s=", e->key.text);
-        esc_shell_word(sb, e->value->u.s.text);
+        sb_printf(sb, " \\\n    %s=", e->key);
+        esc_shell_word(sb, e->value);
     }
     sb_putc(sb, '\n');
     return 0;
@@ -320,25 +302,26 @@ static int render(bundle *b, const char *tmpl, const char *path, bool executable
     return 0;
 }
 
-static int gen_sbatch(bundle *b, const invocation *inv, const char *name, const char *source, char *err,
+static int gen_sbatch(bundle *b, const pipe_minvocation *inv, const char *name, const char *source, char *err,
                       size_t errsize)
 {
     strbuf description = STRBUF_INIT, lines = STRBUF_INIT, env = STRBUF_INIT, word = STRBUF_INIT;
+    const pipe_mstep *step = bundle_step_of(b, inv);
     int rc = -1;
-    if (inv->step->description) {
+    if (step->description) {
         sb_puts(&description, "\n# ");
-        comment_text(&description, inv->step->description);
+        comment_text(&description, step->description);
     }
     if (sbatch_lines(inv, name, &lines, err, errsize) != 0 || environment_lines(inv, &env, err, errsize) != 0)
         goto done;
     esc_shell_word(&word, inv->id);
-    bool multi = inv->step->accelerated && effective_opt(&inv->options, DEC_ACCELERATE, ACC_NUM_MACHINES).i > 1;
+    bool multi = invocation_machines(inv) > 1;
     tmpl_var vars[] = {
         {"source", source},
         {"invocation", inv->id},
         {"invocation_word", sb_cstr(&word)},
-        {"step", inv->step->name},
-        {"pipeline", b->pl->name},
+        {"step", step->name},
+        {"pipeline", b->mf->pipeline},
         {"description", description.len ? sb_cstr(&description) : ""},
         {"sbatch_lines", sb_cstr(&lines)},
         {"environment", env.len ? sb_cstr(&env) : ""},
@@ -356,11 +339,11 @@ done:
 
 static int gen_submit(bundle *b, const char *source, char *err, size_t errsize)
 {
-    const pipeline_info *pl = b->pl;
+    const pipe_manifest *m = b->mf;
     strbuf names = STRBUF_INIT, required = STRBUF_INIT, help = STRBUF_INIT, subs = STRBUF_INIT,
            line = STRBUF_INIT, word = STRBUF_INIT;
-    for (size_t i = 0; i < pl->nparams; i++) {
-        const param_info *p = &pl->params[i];
+    for (size_t i = 0; i < m->nparams; i++) {
+        const pipe_mparam *p = &m->params[i];
         if (i)
             sb_putc(&names, ' ');
         esc_shell_word(&names, p->name);
@@ -371,29 +354,27 @@ static int gen_submit(bundle *b, const char *source, char *err, size_t errsize)
         }
         sb_reset(&line);
         sb_printf(&line, "%s: %s", p->name, p->type_name);
-        if (p->default_value) {
-            sb_puts(&line, " = ");
-            canonical_value(&line, p->default_value);
-        } else {
+        if (p->default_value)
+            sb_printf(&line, " = %s", p->default_value);
+        else
             sb_puts(&line, " (required)");
-        }
         sb_puts(&help, "    ");
         esc_shell_word(&help, sb_cstr(&line));
         sb_putc(&help, '\n');
     }
     sb_puts(&subs, "# Invocations in DAG order: submit INDEX INVOCATION INDICES-OF-THE-INVOCATIONS-IT-NEEDS...\n");
-    for (size_t i = 0; i < pl->invocations.len; i++) {
-        const invocation *inv = pl->invocations.items[i];
+    for (size_t i = 0; i < m->ninvocations; i++) {
+        const pipe_minvocation *inv = &m->invocations[i];
         sb_printf(&subs, "submit %zu ", i);
         esc_shell_word(&subs, inv->id);
-        for (size_t k = 0; k < inv->deps.len; k++)
-            sb_printf(&subs, " %zu", ((const invocation *)inv->deps.items[k])->index);
+        for (size_t k = 0; k < inv->nneeds; k++)
+            sb_printf(&subs, " %d", inv->needs[k]);
         sb_putc(&subs, '\n');
     }
-    esc_shell_word(&word, pl->name);
+    esc_shell_word(&word, m->pipeline);
     tmpl_var vars[] = {
         {"source", source},
-        {"pipeline", pl->name},
+        {"pipeline", m->pipeline},
         {"pipeline_word", sb_cstr(&word)},
         {"param_names", sb_cstr(&names)},
         {"required_params", sb_cstr(&required)},
@@ -412,16 +393,16 @@ static int gen_submit(bundle *b, const char *source, char *err, size_t errsize)
 
 int gen_slurm(bundle *b, char *err, size_t errsize)
 {
-    const pipeline_info *pl = b->pl;
+    const pipe_manifest *m = b->mf;
     /* Names reach file names, variables and messages unquoted: they must be
        identifiers (the grammar makes them so; check rather than trust). */
-    if (!is_identifier(pl->name)) {
-        snprintf(err, errsize, "pipeline name `%.60s` is not an identifier", pl->name);
+    if (!is_identifier(m->pipeline)) {
+        snprintf(err, errsize, "pipeline name `%.60s` is not an identifier", m->pipeline);
         return -1;
     }
-    for (size_t i = 0; i < pl->invocations.len; i++) {
-        const invocation *inv = pl->invocations.items[i];
-        if (!is_identifier(inv->id) || !is_identifier(inv->step->name)) {
+    for (size_t i = 0; i < m->ninvocations; i++) {
+        const pipe_minvocation *inv = &m->invocations[i];
+        if (!is_identifier(inv->id) || !is_identifier(bundle_step_of(b, inv)->name)) {
             snprintf(err, errsize, "invocation `%.60s` is not an identifier", inv->id);
             return -1;
         }
@@ -431,14 +412,14 @@ int gen_slurm(bundle *b, char *err, size_t errsize)
     const char *src = arena_strdup(b->arena, sb_cstr(&source));
     sb_free(&source);
 
-    const char **names = arena_alloc(b->arena, (pl->invocations.len + 1) * sizeof *names);
-    for (size_t i = 0; i < pl->invocations.len; i++) {
-        const invocation *inv = pl->invocations.items[i];
+    const char **names = arena_alloc(b->arena, (m->ninvocations + 1) * sizeof *names);
+    for (size_t i = 0; i < m->ninvocations; i++) {
+        const pipe_minvocation *inv = &m->invocations[i];
         names[i] = job_name(b, inv);
         for (size_t k = 0; k < i; k++) {
             if (strcmp(names[k], names[i]) == 0) {
                 snprintf(err, errsize, "Slurm job names of invocations `%.60s` and `%.60s` collide",
-                         ((const invocation *)pl->invocations.items[k])->id, inv->id);
+                         m->invocations[k].id, inv->id);
                 return -1;
             }
         }

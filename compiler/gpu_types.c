@@ -4,7 +4,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bundle.h"
 
 /* Model names (upper case, as the first word of a gpu_type after vendor
    words) and their compute capability. A name matches a word that starts
@@ -66,11 +65,10 @@ bool gpu_architectures(const ptr_vec *invs, strbuf *out)
     int sms[32];
     size_t n = 0;
     for (size_t i = 0; i < invs->len; i++) {
-        const invocation *inv = invs->items[i];
-        if (!invocation_needs_gpu(inv))
+        const pipe_minvocation *inv = invs->items[i];
+        if (!pipe_invocation_needs_gpu(inv))
             continue;
-        opt_value type = effective_opt(&inv->options, DEC_RESOURCES, RES_GPU_TYPE);
-        int sm = type.set && type.s ? gpu_type_sm(type.s) : 0;
+        int sm = inv->resources.gpu_type ? gpu_type_sm(inv->resources.gpu_type) : 0;
         if (sm == 0)
             return false;
         size_t k = 0;

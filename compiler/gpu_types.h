@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "arena.h"
+#include "pipe/manifest.h"
 #include "strbuf.h"
 
 /* The compute capability of a GPU model as CMake and nvcc write it (90 for
@@ -16,7 +17,7 @@
    Kubernetes gpu.product label), "RTX 4090". */
 int gpu_type_sm(const char *gpu_type);
 
-/* CMAKE_CUDA_ARCHITECTURES for the invocations in invs (invocation*):
+/* CMAKE_CUDA_ARCHITECTURES for the invocations in invs (pipe_minvocation*):
    the distinct compute capabilities of those that need a GPU, ascending and
    separated by ';' ("80;90"), appended to out. False, with out untouched,
    when none needs a GPU or one of them has no gpu_type or an unknown one

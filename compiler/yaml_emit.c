@@ -4,7 +4,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bundle.h"
 
 static int write_handler(void *data, unsigned char *buffer, size_t size)
 {
@@ -107,63 +106,45 @@ void ye_kv_uint(yaml_out *em, const char *key, unsigned long long value)
 
 void ye_kv_bool(yaml_out *em, const char *key, bool value) { ye_kv(em, key, value ? "true" : "false"); }
 
-void ye_kv_value(yaml_out *em, const char *key, const ast_expr *v)
-{
-    strbuf sb = STRBUF_INIT;
-    canonical_value(&sb, v);
-    ye_kv_string(em, key, sb_cstr(&sb));
-    sb_free(&sb);
-}
-
-/* A map literal of strings (environment, node_selector). */
-void ye_string_map(yaml_out *em, const ast_expr *map)
+/* A map of strings (environment, node_selector). */
+void ye_string_map(yaml_out *em, const pipe_kv *kv, size_t n)
 {
     ye_map_start(em, true);
-    for (size_t i = 0; map && i < map->u.items.len; i++) {
-        const ast_map_entry *e = map->u.items.items[i];
-        ye_string_scalar(em, e->key.text);
-        if (e->value->kind == EXPR_STRING)
-            ye_string_scalar(em, e->value->u.s.text);
-        else
-            ye_string_scalar(em, "");
+    for (size_t i = 0; i < n; i++) {
+        ye_string_scalar(em, kv[i].key);
+        ye_string_scalar(em, kv[i].value);
     }
     ye_map_end(em);
 }
 
-void ye_string_list(yaml_out *em, const ast_expr *list)
+void ye_string_list(yaml_out *em, char *const *items, size_t n)
 {
     ye_seq_start(em, true);
-    for (size_t i = 0; list && i < list->u.items.len; i++) {
-        const ast_expr *e = list->u.items.items[i];
-        if (e->kind == EXPR_STRING)
-            ye_string_scalar(em, e->u.s.text);
-    }
+    for (size_t i = 0; i < n; i++)
+        ye_string_scalar(em, items[i]);
     ye_seq_end(em);
 }
 
-/* Any literal value (tolerations are lists of maps of anything). */
-void ye_any_value(yaml_out *em, const ast_expr *v)
+/* Tolerations are lists of maps of anything. */
+void ye_mvalue(yaml_out *em, const pipe_mvalue *v)
 {
-    if (v->kind == EXPR_LIST) {
+    switch (v->kind) {
+    case PIPE_MV_LIST:
         ye_seq_start(em, true);
-        for (size_t i = 0; i < v->u.items.len; i++)
-            ye_any_value(em, v->u.items.items[i]);
+        for (size_t i = 0; i < v->n; i++)
+            ye_mvalue(em, &v->items[i]);
         ye_seq_end(em);
-    } else if (v->kind == EXPR_MAP) {
+        break;
+    case PIPE_MV_MAP:
         ye_map_start(em, true);
-        for (size_t i = 0; i < v->u.items.len; i++) {
-            const ast_map_entry *e = v->u.items.items[i];
-            ye_string_scalar(em, e->key.text);
-            ye_any_value(em, e->value);
+        for (size_t i = 0; i < v->n; i++) {
+            ye_string_scalar(em, v->keys[i]);
+            ye_mvalue(em, &v->items[i]);
         }
         ye_map_end(em);
-    } else if (v->kind == EXPR_STRING) {
-        ye_string_scalar(em, v->u.s.text);
-    } else {
-        strbuf sb = STRBUF_INIT;
-        canonical_value(&sb, v);
-        ye_scalar(em, sb_cstr(&sb));
-        sb_free(&sb);
+        break;
+    case PIPE_MV_STRING: ye_string_scalar(em, v->text); break;
+    case PIPE_MV_SCALAR: ye_scalar(em, v->text); break;
     }
 }
 

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <yaml.h>
 
-#include "ast.h"
+#include "pipe/manifest.h"
 #include "strbuf.h"
 
 typedef struct yaml_out {
@@ -42,12 +42,11 @@ void ye_kv_string(yaml_out *em, const char *key, const char *value);
 void ye_kv_int(yaml_out *em, const char *key, long long value);
 void ye_kv_uint(yaml_out *em, const char *key, unsigned long long value);
 void ye_kv_bool(yaml_out *em, const char *key, bool value);
-/* A literal's canonical text as a string scalar. */
-void ye_kv_value(yaml_out *em, const char *key, const ast_expr *v);
-/* Map and list literals of strings (NULL: empty). */
-void ye_string_map(yaml_out *em, const ast_expr *map);
-void ye_string_list(yaml_out *em, const ast_expr *list);
-/* Any literal: lists and maps recursively, typed scalars plain. */
-void ye_any_value(yaml_out *em, const ast_expr *v);
+/* Maps and lists of strings from the .pipe file, in flow style. */
+void ye_string_map(yaml_out *em, const pipe_kv *kv, size_t n);
+void ye_string_list(yaml_out *em, char *const *items, size_t n);
+/* A value passed through as written: lists and maps in flow style, strings
+   as ye_string_scalar, numbers and bools plain. */
+void ye_mvalue(yaml_out *em, const pipe_mvalue *v);
 
 #endif

@@ -116,7 +116,7 @@ static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv
                a->mixed_precision ? a->mixed_precision : "no", a->main_process_port, a->gpu_ids ? a->gpu_ids : "all",
                a->max_restarts, buf);
     }
-    printf("    image        %s\n", inv->image ? inv->image : "none");
+    printf("    image        %s\n", inv->image.parent ? inv->image.parent : "none");
     if (inv->timeout_ms > 0) {
         format_ms(inv->timeout_ms, buf, sizeof buf);
         printf("    timeout      %s\n", buf);

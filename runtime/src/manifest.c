@@ -340,14 +340,16 @@ static int parse_params(mp *p, const pipe_ynode *parent, const char *path, bool 
 
 /* ---- steps ---- */
 
-static int parse_environment(mp *p, const pipe_ynode *parent, const char *path, pipe_kv **out, size_t *n)
+/* A mapping of strings under key (an environment: names without `=`). */
+static int parse_kv_map(mp *p, const pipe_ynode *parent, const char *key, const char *path, bool env_names,
+                        pipe_kv **out, size_t *n)
 {
     const pipe_ynode *map;
     char kp[PATH_SIZE], ep[PATH_SIZE];
     int rc;
-    if ((rc = get_container(p, parent, "environment", path, false, PIPE_YMAP, &map)) != 0 || !map)
+    if ((rc = get_container(p, parent, key, path, false, PIPE_YMAP, &map)) != 0 || !map)
         return rc;
-    join(kp, path, "environment");
+    join(kp, path, key);
     size_t count = pipe_ymap_size(map);
     if (count == 0)
         return 0;
@@ -355,19 +357,104 @@ static int parse_environment(mp *p, const pipe_ynode *parent, const char *path, 
         return PIPE_ENOMEM;
     for (size_t i = 0; i < count; i++) {
         const pipe_ynode *k = pipe_ymap_key(map, i), *v = pipe_ymap_value(map, i);
-        const char *key, *value;
-        if ((rc = scalar_text(p, k, kp, &key)) != 0)
+        const char *name, *value;
+        if ((rc = scalar_text(p, k, kp, &name)) != 0)
             return rc;
-        join(ep, kp, key);
-        if (!*key || strchr(key, '='))
-            return fail_at(p, k->line, ep, "not a valid environment variable name");
+        join(ep, kp, name);
+        if (!*name || (env_names && strchr(name, '=')))
+            return fail_at(p, k->line, ep, env_names ? "not a valid environment variable name" : "empty key");
         if (pipe_ynode_is_null(v))
             value = "";
         else if ((rc = scalar_text(p, v, ep, &value)) != 0)
             return rc;
         *n = i + 1;
-        if (!((*out)[i].key = pipe_strdup(key)) || !((*out)[i].value = pipe_strdup(value)))
+        if (!((*out)[i].key = pipe_strdup(name)) || !((*out)[i].value = pipe_strdup(value)))
             return PIPE_ENOMEM;
+    }
+    return 0;
+}
+
+static int parse_environment(mp *p, const pipe_ynode *parent, const char *path, pipe_kv **out, size_t *n)
+{
+    return parse_kv_map(p, parent, "environment", path, true, out, n);
+}
+
+/* A list of strings under key; absent is empty. */
+static int parse_str_list(mp *p, const pipe_ynode *parent, const char *key, const char *path, char ***out, size_t *n)
+{
+    const pipe_ynode *seq;
+    char kp[PATH_SIZE], ip[PATH_SIZE];
+    int rc;
+    if ((rc = get_container(p, parent, key, path, false, PIPE_YSEQ, &seq)) != 0 || !seq || seq->n == 0)
+        return rc;
+    join(kp, path, key);
+    if (!(*out = calloc(seq->n, sizeof **out)))
+        return PIPE_ENOMEM;
+    for (size_t i = 0; i < seq->n; i++) {
+        const char *text;
+        index_path(ip, kp, i);
+        if ((rc = scalar_text(p, seq->items[i], ip, &text)) != 0)
+            return rc;
+        *n = i + 1;
+        if (!((*out)[i] = pipe_strdup(text)))
+            return PIPE_ENOMEM;
+    }
+    return 0;
+}
+
+/* How a number or bool is written (canonical text of a .pipe literal):
+   anything else written plain is a string YAML did not need to quote. */
+static bool is_number_or_bool(const char *s)
+{
+    if (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)
+        return true;
+    if (*s == '-')
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    char *end;
+    errno = 0;
+    (void)strtod(s, &end);
+    return *end == '\0';
+}
+
+/* A value passed through as written: quoted scalars are strings. */
+static int parse_mvalue(mp *p, const pipe_ynode *v, const char *path, int depth, pipe_mvalue *out)
+{
+    char ip[PATH_SIZE];
+    int rc;
+    if (depth > PIPE_YAML_MAX_DEPTH)
+        return fail_at(p, v->line, path, "nested too deeply");
+    if (v->type == PIPE_YSCALAR) {
+        const char *text;
+        if ((rc = scalar_text(p, v, path, &text)) != 0)
+            return rc;
+        out->kind = v->plain && is_number_or_bool(text) ? PIPE_MV_SCALAR : PIPE_MV_STRING;
+        return (out->text = pipe_strdup(text)) ? 0 : PIPE_ENOMEM;
+    }
+    out->kind = v->type == PIPE_YSEQ ? PIPE_MV_LIST : PIPE_MV_MAP;
+    size_t n = v->type == PIPE_YSEQ ? v->n : pipe_ymap_size(v);
+    if (n == 0)
+        return 0;
+    if (!(out->items = calloc(n, sizeof *out->items)) ||
+        (out->kind == PIPE_MV_MAP && !(out->keys = calloc(n, sizeof *out->keys))))
+        return PIPE_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        out->n = i + 1;
+        if (out->kind == PIPE_MV_LIST) {
+            index_path(ip, path, i);
+            if ((rc = parse_mvalue(p, v->items[i], ip, depth + 1, &out->items[i])) != 0)
+                return rc;
+            continue;
+        }
+        const char *key;
+        if ((rc = scalar_text(p, pipe_ymap_key(v, i), path, &key)) != 0)
+            return rc;
+        join(ip, path, key);
+        if (!(out->keys[i] = pipe_strdup(key)))
+            return PIPE_ENOMEM;
+        if ((rc = parse_mvalue(p, pipe_ymap_value(v, i), ip, depth + 1, &out->items[i])) != 0)
+            return rc;
     }
     return 0;
 }
@@ -385,6 +472,7 @@ static int parse_step(mp *p, const pipe_ynode *node, const char *path, pipe_mste
         (rc = get_bool(p, node, "needs_cuda", path, false, &s->needs_cuda)) != 0 ||
         (rc = parse_params(p, node, path, true, &s->params, &s->nparams)) != 0 ||
         (rc = parse_environment(p, node, path, &s->environment, &s->nenvironment)) != 0 ||
+        (rc = parse_str_list(p, node, "sources", path, &s->sources, &s->nsources)) != 0 ||
         (rc = get_container(p, node, "outputs", path, false, PIPE_YSEQ, &outs)) != 0)
         return rc;
     if (!outs || outs->n == 0)
@@ -568,9 +656,7 @@ static int parse_accelerate(mp *p, const pipe_ynode *node, const char *path, pip
     int rc;
     if ((rc = get_container(p, node, "accelerate", path, false, PIPE_YMAP, &map)) != 0)
         return rc;
-    a->num_processes = a->num_machines = 1;
-    a->main_process_port = 29500;
-    a->rdzv_timeout_ms = 300000;
+    *a = pipe_accelerate_none();
     if (!map)
         return 0;
     a->enabled = true;
@@ -604,6 +690,103 @@ static int parse_accelerate(mp *p, const pipe_ynode *node, const char *path, pip
     }
     if (!a->gpu_ids && !(a->gpu_ids = pipe_strdup("all")))
         return PIPE_ENOMEM;
+    return 0;
+}
+
+static int parse_image(mp *p, const pipe_ynode *image, const char *path, pipe_mimage *img)
+{
+    char kp[PATH_SIZE];
+    int rc;
+    if (!image)
+        return 0;
+    join(kp, path, "image");
+    if ((rc = get_str(p, image, "parent", kp, false, &img->parent)) != 0 ||
+        (rc = get_str(p, image, "build", kp, false, &img->build)) != 0 ||
+        (rc = parse_str_list(p, image, "apt_packages", kp, &img->apt_packages, &img->napt_packages)) != 0 ||
+        (rc = parse_str_list(p, image, "requirements", kp, &img->requirements, &img->nrequirements)) != 0 ||
+        (rc = parse_environment(p, image, kp, &img->environment, &img->nenvironment)) != 0)
+        return rc;
+    return 0;
+}
+
+/* Marks in *given the keys of map that are present. */
+static void mark_given(const pipe_ynode *map, const char *const *keys, unsigned *given)
+{
+    for (unsigned i = 0; keys[i]; i++) {
+        const pipe_ynode *v = pipe_ymap_get(map, keys[i]);
+        if (v && !pipe_ynode_is_null(v))
+            *given |= 1u << i;
+    }
+}
+
+static int parse_slurm(mp *p, const pipe_ynode *node, const char *path, pipe_mslurm *sl)
+{
+    static const char *const keys[] = {"partition", "account", "qos", "constraint", "extra", NULL};
+    const pipe_ynode *map;
+    char kp[PATH_SIZE];
+    int rc;
+    if ((rc = get_container(p, node, "slurm", path, false, PIPE_YMAP, &map)) != 0 || !map)
+        return rc;
+    join(kp, path, "slurm");
+    mark_given(map, keys, &sl->given);
+    if ((rc = get_str(p, map, "partition", kp, false, &sl->partition)) != 0 ||
+        (rc = get_str(p, map, "account", kp, false, &sl->account)) != 0 ||
+        (rc = get_str(p, map, "qos", kp, false, &sl->qos)) != 0 ||
+        (rc = get_str(p, map, "constraint", kp, false, &sl->constraint)) != 0 ||
+        (rc = parse_str_list(p, map, "extra", kp, &sl->extra, &sl->nextra)) != 0)
+        return rc;
+    return 0;
+}
+
+static int parse_kubernetes(mp *p, const pipe_ynode *node, const char *path, pipe_mkubernetes *k)
+{
+    static const char *const keys[] = {"namespace", "service_account", "gpu_vendor", "node_selector", "tolerations",
+                                       NULL};
+    const pipe_ynode *map, *tol = NULL;
+    char kp[PATH_SIZE], tp[PATH_SIZE];
+    int rc;
+    if ((rc = get_container(p, node, "kubernetes", path, false, PIPE_YMAP, &map)) != 0)
+        return rc;
+    if (map) {
+        join(kp, path, "kubernetes");
+        mark_given(map, keys, &k->given);
+        if ((rc = get_str(p, map, "namespace", kp, false, &k->namespace_)) != 0 ||
+            (rc = get_str(p, map, "service_account", kp, false, &k->service_account)) != 0 ||
+            (rc = get_str(p, map, "gpu_vendor", kp, false, &k->gpu_vendor)) != 0 ||
+            (rc = parse_kv_map(p, map, "node_selector", kp, false, &k->node_selector, &k->nnode_selector)) != 0 ||
+            (rc = get_container(p, map, "tolerations", kp, false, PIPE_YSEQ, &tol)) != 0)
+            return rc;
+        if (k->gpu_vendor && strcmp(k->gpu_vendor, "nvidia") != 0 && strcmp(k->gpu_vendor, "amd") != 0) {
+            join(tp, kp, "gpu_vendor");
+            return fail_at(p, pipe_ymap_get(map, "gpu_vendor")->line, tp, "`%s` is not one of nvidia, amd",
+                           k->gpu_vendor);
+        }
+        join(tp, kp, "tolerations");
+        if (tol && (rc = parse_mvalue(p, tol, tp, 0, &k->tolerations)) != 0)
+            return rc;
+    }
+    if (!tol)
+        k->tolerations.kind = PIPE_MV_LIST;
+    if (!k->gpu_vendor && !(k->gpu_vendor = pipe_strdup("nvidia")))
+        return PIPE_ENOMEM;
+    return 0;
+}
+
+static int parse_skypilot(mp *p, const pipe_ynode *node, const char *path, pipe_mskypilot *sky)
+{
+    static const char *const keys[] = {"cloud", "region", "use_spot", "accelerators", NULL};
+    const pipe_ynode *map;
+    char kp[PATH_SIZE];
+    int rc;
+    if ((rc = get_container(p, node, "skypilot", path, false, PIPE_YMAP, &map)) != 0 || !map)
+        return rc;
+    join(kp, path, "skypilot");
+    mark_given(map, keys, &sky->given);
+    if ((rc = get_str(p, map, "cloud", kp, false, &sky->cloud)) != 0 ||
+        (rc = get_str(p, map, "region", kp, false, &sky->region)) != 0 ||
+        (rc = get_bool(p, map, "use_spot", kp, false, &sky->use_spot)) != 0 ||
+        (rc = get_str(p, map, "accelerators", kp, false, &sky->accelerators)) != 0)
+        return rc;
     return 0;
 }
 
@@ -680,11 +863,10 @@ static int parse_invocation(mp *p, pipe_manifest *m, const pipe_ynode *invs, siz
             (rc = get_u64(p, retry, "delay_ms", kp, 0, &inv->retry_delay_ms)) != 0)
             return rc;
     }
-    if (image) {
-        join(kp, path, "image");
-        if ((rc = get_str(p, image, "parent", kp, false, &inv->image)) != 0)
-            return rc;
-    }
+    if ((rc = parse_image(p, image, path, &inv->image)) != 0 || (rc = parse_slurm(p, node, path, &inv->slurm)) != 0 ||
+        (rc = parse_kubernetes(p, node, path, &inv->kubernetes)) != 0 ||
+        (rc = parse_skypilot(p, node, path, &inv->skypilot)) != 0)
+        return rc;
     return 0;
 }
 
@@ -782,6 +964,67 @@ static void free_params(pipe_mparam *params, size_t n)
     free(params);
 }
 
+static void free_kvs(pipe_kv *kv, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(kv[i].key);
+        free(kv[i].value);
+    }
+    free(kv);
+}
+
+static void free_strs(char **s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+static void free_mvalue(pipe_mvalue *v)
+{
+    free(v->text);
+    for (size_t i = 0; i < v->n; i++)
+        free_mvalue(&v->items[i]);
+    free(v->items);
+    if (v->keys)
+        free_strs(v->keys, v->n);
+}
+
+static void free_invocation(pipe_minvocation *inv)
+{
+    free(inv->id);
+    for (size_t j = 0; j < inv->nargs; j++) {
+        free(inv->args[j].name);
+        free(inv->args[j].value);
+    }
+    free(inv->args);
+    free(inv->needs);
+    free(inv->resources.gpu_type);
+    free(inv->accelerate.mixed_precision);
+    free(inv->accelerate.gpu_ids);
+    pipe_mimage *img = &inv->image;
+    free(img->parent);
+    free(img->build);
+    free_strs(img->apt_packages, img->napt_packages);
+    free_strs(img->requirements, img->nrequirements);
+    free_kvs(img->environment, img->nenvironment);
+    pipe_mslurm *sl = &inv->slurm;
+    free(sl->partition);
+    free(sl->account);
+    free(sl->qos);
+    free(sl->constraint);
+    free_strs(sl->extra, sl->nextra);
+    pipe_mkubernetes *k = &inv->kubernetes;
+    free(k->namespace_);
+    free(k->service_account);
+    free(k->gpu_vendor);
+    free_kvs(k->node_selector, k->nnode_selector);
+    free_mvalue(&k->tolerations);
+    free(inv->skypilot.cloud);
+    free(inv->skypilot.region);
+    free(inv->skypilot.accelerators);
+}
+
 void pipe_manifest_free(pipe_manifest *m)
 {
     if (!m)
@@ -801,27 +1044,12 @@ void pipe_manifest_free(pipe_manifest *m)
             free(s->outputs[j].type_name);
         }
         free(s->outputs);
-        for (size_t j = 0; j < s->nenvironment; j++) {
-            free(s->environment[j].key);
-            free(s->environment[j].value);
-        }
-        free(s->environment);
+        free_kvs(s->environment, s->nenvironment);
+        free_strs(s->sources, s->nsources);
     }
     free(m->steps);
-    for (size_t i = 0; i < m->ninvocations; i++) {
-        pipe_minvocation *inv = &m->invocations[i];
-        free(inv->id);
-        for (size_t j = 0; j < inv->nargs; j++) {
-            free(inv->args[j].name);
-            free(inv->args[j].value);
-        }
-        free(inv->args);
-        free(inv->needs);
-        free(inv->resources.gpu_type);
-        free(inv->accelerate.mixed_precision);
-        free(inv->accelerate.gpu_ids);
-        free(inv->image);
-    }
+    for (size_t i = 0; i < m->ninvocations; i++)
+        free_invocation(&m->invocations[i]);
     free(m->invocations);
     free(m);
 }

@@ -153,7 +153,7 @@ static void test_valid(void)
     CHECK_EQ_INT(a->accelerate.num_processes, 1);
     CHECK_EQ_U64(a->timeout_ms, 0);
     CHECK_EQ_INT(a->retry_max, 0);
-    CHECK_NULL(a->image);
+    CHECK_NULL(a->image.parent);
 
     CHECK_STREQ(b->id, "train");
     CHECK_EQ_INT(b->step, 1);
@@ -187,7 +187,7 @@ static void test_valid(void)
     CHECK_EQ_U64(b->timeout_ms, 7200000);
     CHECK_EQ_INT(b->retry_max, 2);
     CHECK_EQ_U64(b->retry_delay_ms, 100);
-    CHECK_STREQ(b->image, "nvidia/cuda:12.4.1-runtime-ubuntu22.04");
+    CHECK_STREQ(b->image.parent, "nvidia/cuda:12.4.1-runtime-ubuntu22.04");
 
     CHECK_EQ_INT(pipe_manifest_find_invocation(m, "train"), 1);
     CHECK(pipe_manifest_find_invocation(m, "nope") < 0);

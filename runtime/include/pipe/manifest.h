@@ -1,7 +1,10 @@
-/* The launch manifest (bundle.yaml) as the runtime sees it. pipec writes it
-   with libyaml; the bundle embeds the same text; pipe_manifest_parse reads
-   it. Options the local runtime does not use (slurm, kubernetes, skypilot,
-   image) are parsed as far as `describe` needs them. */
+/* The launch manifest (bundle.yaml), and the typed model of a checked
+   pipeline. pipec's checker builds these structs with every default and
+   rule applied (compiler/model_build.c), its generators read only them, and
+   gen_manifest writes them to bundle.yaml; the runtime parses bundle.yaml
+   back into the same structs (pipe_manifest_parse), so what the compiler
+   decided is what the runtime runs. tests/unit/test_model_roundtrip.c
+   checks model -> bundle.yaml -> model for every example. */
 #ifndef PIPE_MANIFEST_H
 #define PIPE_MANIFEST_H
 
@@ -20,6 +23,19 @@ extern "C" {
 typedef struct pipe_kv {
     char *key, *value;
 } pipe_kv;
+
+/* An option value passed through as written (tolerations): a scalar keeps
+   its canonical text and whether it is a string (quoted where YAML needs
+   it) or a number or bool (plain); lists and maps nest. */
+typedef enum { PIPE_MV_STRING, PIPE_MV_SCALAR, PIPE_MV_LIST, PIPE_MV_MAP } pipe_mvalue_kind;
+
+typedef struct pipe_mvalue {
+    pipe_mvalue_kind kind;
+    char *text;                /* STRING and SCALAR */
+    char **keys;               /* MAP: n keys */
+    struct pipe_mvalue *items; /* LIST: n items; MAP: n values */
+    size_t n;
+} pipe_mvalue;
 
 typedef struct pipe_mparam {
     char *name;
@@ -40,6 +56,8 @@ typedef struct pipe_mstep {
     char *description; /* NULL when none */
     bool cache;
     bool needs_cuda;   /* some source is .cu */
+    char **sources;    /* bundle paths of the compiled sources (headers not listed) */
+    size_t nsources;
     pipe_mparam *params;
     size_t nparams;
     pipe_moutput *outputs;
@@ -68,6 +86,54 @@ typedef struct pipe_resources {
     char *gpu_type;  /* NULL when not given */
 } pipe_resources;
 
+/* @docker. Without parent_image the deploy targets choose a default image
+   (pipec's bundle_images.c); build is then NULL unless given. */
+typedef struct pipe_mimage {
+    char *parent;         /* NULL when not given */
+    char *build;          /* given, else derived from parent (-runtime -> -devel), else NULL */
+    char **apt_packages;
+    size_t napt_packages;
+    char **requirements;  /* pip requirements */
+    size_t nrequirements;
+    pipe_kv *environment;
+    size_t nenvironment;
+} pipe_mimage;
+
+/* Orchestrator options. `given` has bit (1 << PIPE_<DEC>_<OPTION>) for
+   each option written in the .pipe file: bundle.yaml lists those only. */
+enum { PIPE_SLURM_PARTITION, PIPE_SLURM_ACCOUNT, PIPE_SLURM_QOS, PIPE_SLURM_CONSTRAINT, PIPE_SLURM_EXTRA };
+typedef struct pipe_mslurm {
+    unsigned given;
+    char *partition, *account, *qos, *constraint; /* NULL when not given */
+    char **extra;                                 /* more #SBATCH flags, "--name[=value]" */
+    size_t nextra;
+} pipe_mslurm;
+
+enum {
+    PIPE_K8S_NAMESPACE,
+    PIPE_K8S_SERVICE_ACCOUNT,
+    PIPE_K8S_GPU_VENDOR,
+    PIPE_K8S_NODE_SELECTOR,
+    PIPE_K8S_TOLERATIONS
+};
+typedef struct pipe_mkubernetes {
+    unsigned given;
+    char *namespace_;      /* NULL when not given */
+    char *service_account; /* NULL when not given */
+    char *gpu_vendor;      /* "nvidia" (the default) or "amd" */
+    pipe_kv *node_selector;
+    size_t nnode_selector;
+    pipe_mvalue tolerations; /* a list (of maps); n = 0 when none */
+} pipe_mkubernetes;
+
+enum { PIPE_SKY_CLOUD, PIPE_SKY_REGION, PIPE_SKY_USE_SPOT, PIPE_SKY_ACCELERATORS };
+typedef struct pipe_mskypilot {
+    unsigned given;
+    char *cloud, *region; /* NULL when not given */
+    bool use_spot;
+    char *accelerators;   /* "NAME" or "NAME:COUNT"; NULL when not given */
+} pipe_mskypilot;
+
 typedef struct pipe_accelerate {
     bool enabled;
     int64_t num_processes, num_machines;
@@ -91,9 +157,12 @@ typedef struct pipe_minvocation {
     bool cleanup_memory;
     uint64_t profile_interval_ms; /* 0: no @gpu_profile */
     uint64_t timeout_ms;          /* 0: no @timeout */
-    int64_t retry_max;            /* extra attempts after the first */
+    int64_t retry_max;            /* extra attempts after the first (0 without @retry) */
     uint64_t retry_delay_ms;
-    char *image;                  /* parent image, NULL when none */
+    pipe_mimage image;
+    pipe_mslurm slurm;
+    pipe_mkubernetes kubernetes;
+    pipe_mskypilot skypilot;
 } pipe_minvocation;
 
 typedef struct pipe_manifest {
@@ -112,6 +181,26 @@ typedef struct pipe_manifest {
    the line and the key at fault in err. */
 int pipe_manifest_parse(const char *text, size_t len, pipe_manifest **out, char *err, size_t errsize);
 void pipe_manifest_free(pipe_manifest *m);
+/* Compares two manifests field by field. 0 when equal, else 1 with the
+   path of the first difference in diff ("invocations[2].resources.gpu: 1 != 2"). */
+int pipe_manifest_compare(const pipe_manifest *a, const pipe_manifest *b, char *diff, size_t diffsize);
+
+/* What an invocation without @run_with_accelerate carries: one process on
+   one machine (enabled false, no strings). */
+static inline pipe_accelerate pipe_accelerate_none(void)
+{
+    pipe_accelerate a = {0};
+    a.num_processes = a.num_machines = 1;
+    a.main_process_port = 29500;
+    a.rdzv_timeout_ms = 300000;
+    return a;
+}
+/* An invocation needs a GPU when its gpu count is above 0 or it is
+   accelerated with multi_gpu. */
+static inline bool pipe_invocation_needs_gpu(const pipe_minvocation *inv)
+{
+    return inv->resources.gpu > 0 || (inv->accelerate.enabled && inv->accelerate.multi_gpu);
+}
 int pipe_manifest_find_invocation(const pipe_manifest *m, const char *id);
 /* "int", "float", "bool", "string", "artifact". */
 const char *pipe_type_name(pipe_type t);

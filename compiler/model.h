@@ -1,0 +1,43 @@
+/* The typed model of a checked pipeline: what every generator reads.
+
+   The checker resolves names, types and decorators; model_build (in
+   model_build.c, the only file that reads both the checked program and the
+   model) turns one pipeline into these plain structs with every default and
+   rule applied once. The settings are the runtime's own manifest types
+   (pipe/manifest.h), so gen_manifest writes exactly what the runtime parses
+   back. No generator sees the syntax tree. */
+#ifndef PIPEC_MODEL_H
+#define PIPEC_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pipe/manifest.h"
+
+/* A user source file of a step, as the checker resolved it. */
+typedef struct model_source {
+    const char *path;     /* as written, relative to the .pipe file */
+    const char *resolved; /* where pipec reads it (relative to the working directory, or absolute) */
+    bool is_cuda;         /* ends in .cu */
+} model_source;
+
+/* What only pipec needs about a step; parallel to manifest.steps. */
+typedef struct model_step {
+    model_source *sources;
+    size_t nsources;
+} model_step;
+
+typedef struct model {
+    /* The pipeline as bundle.yaml carries it. Strings live in pipec's
+       arena. The bundle fills each step's code_digest and sources (bundle
+       paths) when it copies the files. */
+    pipe_manifest manifest;
+    model_step *steps;
+    const char **pipe_files; /* the .pipe file, then its imports, as read */
+    size_t npipe_files;
+    /* The pipeline's own @kubernetes namespace (the Argo Workflow's), NULL
+       when none; each invocation's effective one is in its settings. */
+    const char *workflow_namespace;
+} model;
+
+#endif
