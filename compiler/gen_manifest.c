@@ -5,6 +5,7 @@
 
 #include "bundle.h"
 #include "images.h"
+#include "pipe/version.h"
 #include "yaml_emit.h"
 
 static void param_entry(yaml_out *em, const param_info *p, bool in_step)
@@ -202,7 +203,7 @@ int gen_manifest(bundle *b, char *err, size_t errsize)
     }
     ye_doc_start(&em, false);
     ye_map_start(&em, false);
-    ye_kv(&em, "manifest_version", "1");
+    ye_kv(&em, "manifest_version", PIPE_VERSION_TEXT(PIPE_MANIFEST_VERSION));
     ye_kv_string(&em, "pipeline", b->pl->name);
     ye_kv_string(&em, "source", b->source_name);
     ye_scalar(&em, "params");
