@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "pipe/base.h"
 #include "write_file.h"
 
 typedef int (*generator_fn)(bundle *b, char *err, size_t errsize);

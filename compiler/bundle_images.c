@@ -8,7 +8,7 @@
 
 #include "bundle.h"
 #include "images.h"
-#include "sha256.h"
+#include "pipe/base.h"
 
 #ifndef PIPEC_CUDA_VERSION
 #define PIPEC_CUDA_VERSION "12.4.1" /* CMake passes the local toolkit's version */

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipe/base.h"
 #include "strbuf.h"
 #include "suggest.h"
-#include "units.h"
 
 static const char *const mixed_precision_values[] = {"no", "fp16", "bf16", "fp8", NULL};
 static const char *const gpu_vendor_values[] = {"nvidia", "amd", NULL};
@@ -249,7 +249,7 @@ static bool suggest_size(const char *text, char *buf, size_t size)
         if (exact(value, &whole))
             snprintf(buf, size, "%llu%s", (unsigned long long)whole, units[i].unit);
         else if (exact(value * units[i].factor, &bytes) && (bytes % 1000 == 0 || bytes % 1024 == 0))
-            format_size(bytes, buf, size);
+            pipe_format_size(bytes, buf, size);
         else
             return false;
         return strcmp(buf, text) != 0;
@@ -292,7 +292,7 @@ static bool suggest_duration(const char *text, char *buf, size_t size)
     uint64_t ms;
     if (!parts || !exact(total, &ms))
         return false;
-    format_duration(ms, buf, size);
+    pipe_format_duration(ms, buf, size);
     return strcmp(buf, text) != 0;
 }
 
@@ -423,10 +423,10 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
     case OPT_SIZE: {
         if (v->kind != EXPR_STRING)
             return wrong_type(d, s, o, v);
-        unit_status st = parse_size(v->u.s.text, v->u.s.len, &out->u);
-        if (st == UNIT_OVERFLOW)
+        pipe_unit_status st = pipe_parse_size(v->u.s.text, v->u.s.len, 0, &out->u);
+        if (st == PIPE_UNIT_OVERFLOW)
             return out_of_range(d, s, o, v, "a size below 16EiB");
-        if (st != UNIT_OK) {
+        if (st != PIPE_UNIT_OK) {
             diagnostic *dg = diag_error(d, v->sp, "E0205", "malformed size \"%s\" for option `%s` of @%s",
                                         v->u.s.text, o->name, s->name);
             diag_label(d, dg, "not a size");
@@ -445,10 +445,10 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
     case OPT_DURATION: {
         if (v->kind != EXPR_STRING)
             return wrong_type(d, s, o, v);
-        unit_status st = parse_duration(v->u.s.text, v->u.s.len, &out->u);
-        if (st == UNIT_OVERFLOW)
+        pipe_unit_status st = pipe_parse_duration(v->u.s.text, v->u.s.len, &out->u);
+        if (st == PIPE_UNIT_OVERFLOW)
             return out_of_range(d, s, o, v, "a shorter duration");
-        if (st != UNIT_OK) {
+        if (st != PIPE_UNIT_OK) {
             diagnostic *dg = diag_error(d, v->sp, "E0206", "malformed duration \"%s\" for option `%s` of @%s",
                                         v->u.s.text, o->name, s->name);
             diag_label(d, dg, "not a duration");
@@ -818,8 +818,8 @@ opt_value option_default(decorator_id dec, int opt)
     case OPT_INT_MIN1:
     case OPT_PORT: v.i = strtoll(t, NULL, 10); break;
     case OPT_BOOL: v.b = strcmp(t, "true") == 0; break;
-    case OPT_DURATION: parse_duration(t, strlen(t), &v.u); break;
-    case OPT_SIZE: parse_size(t, strlen(t), &v.u); break;
+    case OPT_DURATION: pipe_parse_duration(t, strlen(t), &v.u); break;
+    case OPT_SIZE: pipe_parse_size(t, strlen(t), 0, &v.u); break;
     default: v.s = t; break;
     }
     return v;

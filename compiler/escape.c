@@ -66,29 +66,42 @@ void esc_shell_word(strbuf *sb, const char *s)
 
 void esc_json_string(strbuf *sb, const char *s) { sb_json_string(sb, s); }
 
-bool esc_is_c_keyword(const char *name)
+static bool in_list(const char *name, const char *const *list, size_t n)
 {
-    static const char *const keywords[] = {
-        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-        "char", "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
-        "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype", "default", "delete",
-        "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not",
-        "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
-        "reinterpret_cast", "requires", "restrict", "return", "short", "signed", "sizeof", "static",
-        "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
-        "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-        "wchar_t", "while", "xor", "xor_eq", "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic",
-        "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local"};
-    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-        if (strcmp(keywords[i], name) == 0)
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i], name) == 0)
             return true;
     return false;
 }
 
+bool esc_is_c_keyword(const char *name)
+{
+    static const char *const c11[] = {
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+        "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+        "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+        "volatile", "while", "_Bool", "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic", "_Generic",
+        "_Noreturn", "_Static_assert", "_Thread_local"};
+    return in_list(name, c11, sizeof c11 / sizeof c11[0]);
+}
+
+/* C++'s keywords (and C23's) that C11 lacks. */
+static bool is_cxx_only_keyword(const char *name)
+{
+    static const char *const cxx[] = {
+        "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch", "char16_t", "char32_t",
+        "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept", "const_cast", "consteval",
+        "constexpr", "constinit", "decltype", "delete", "dynamic_cast", "explicit", "export", "false", "friend",
+        "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+        "private", "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast",
+        "template", "this", "thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual",
+        "wchar_t", "xor", "xor_eq"};
+    return in_list(name, cxx, sizeof cxx / sizeof cxx[0]);
+}
+
 const char *esc_c_member(const char *name, strbuf *scratch)
 {
-    if (!esc_is_c_keyword(name))
+    if (!esc_is_c_keyword(name) && !is_cxx_only_keyword(name))
         return name;
     sb_reset(scratch);
     sb_printf(scratch, "%s_", name);

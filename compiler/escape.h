@@ -17,8 +17,9 @@ void esc_shell_word(strbuf *sb, const char *s);
 /* A JSON string (Dockerfile exec-form arrays are JSON). */
 void esc_json_string(strbuf *sb, const char *s);
 /* C and C++ keywords get a trailing `_` so a parameter named `int` or `new`
-   can be a struct member. */
+   can be a struct member (the generated header is also C++). */
 const char *esc_c_member(const char *name, strbuf *scratch);
+/* C11's keywords, which no C identifier (a step's entry function) may be. */
 bool esc_is_c_keyword(const char *name);
 
 /* An environment variable name every target accepts: [A-Za-z_][A-Za-z0-9_]*. */

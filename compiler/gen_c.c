@@ -6,9 +6,8 @@
 
 #include "bundle.h"
 #include "escape.h"
+#include "pipe/version.h"
 #include "template.h"
-
-#define ABI_VERSION "1" /* must equal PIPE_ABI_VERSION in runtime/include/pipe/driver.h */
 
 static const char *c_type(const pipe_mparam *p)
 {
@@ -84,7 +83,7 @@ static int gen_header(bundle *b, char *err, size_t errsize)
         sb_putc(&guard, (char)toupper((unsigned char)*p));
     sb_puts(&guard, "_H");
     tmpl_var vars[] = {{"source", b->source_name}, {"pipeline", b->mf->pipeline}, {"guard", sb_cstr(&guard)},
-                       {"abi_version", ABI_VERSION}, {"steps", sb_cstr(&decls)}};
+                       {"abi_version", PIPE_VERSION_TEXT(PIPE_ABI_VERSION)}, {"steps", sb_cstr(&decls)}};
     strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s.h", b->mf->pipeline), false);
     int rc = render("pipeline.h.tmpl", vars, sizeof vars / sizeof vars[0], out, err, errsize);
     sb_free(&decls);

@@ -11,8 +11,7 @@
 
 #include "bundle.h"
 #include "embedded.h"
-#include "sha256.h"
-#include "util.h"
+#include "pipe/base.h"
 
 typedef struct user_file {
     char *real;       /* absolute, resolved */

@@ -11,7 +11,7 @@
 
 #include "bundle.h"
 #include "k8s_names.h"
-#include "units.h"
+#include "pipe/base.h"
 #include "yaml_emit.h"
 
 #define STORE_PATH "/pipe-store"
@@ -118,7 +118,7 @@ static void value(k8s_gen *g, const pipe_mvalue *v)
 static void quantity_bytes(char *buf, size_t n, uint64_t bytes)
 {
     char size[32];
-    format_size(bytes, size, sizeof size);
+    pipe_format_size(bytes, size, sizeof size);
     size_t len = strlen(size);
     if (len > 3 && strcmp(size + len - 2, "iB") == 0) {
         size[len - 1] = '\0'; /* KiB -> Ki */

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "bundle.h"
-#include "util.h"
+#include "pipe/base.h"
+#include "pipe/version.h"
 #include "yaml_emit.h"
 
 static void param_entry(yaml_out *em, const pipe_mparam *p, bool in_step)
@@ -233,7 +234,7 @@ int gen_manifest(bundle *b, char *err, size_t errsize)
     }
     ye_doc_start(&em, false);
     ye_map_start(&em, false);
-    ye_kv_int(&em, "manifest_version", PIPE_MANIFEST_VERSION);
+    ye_kv(&em, "manifest_version", PIPE_VERSION_TEXT(PIPE_MANIFEST_VERSION));
     ye_kv_string(&em, "pipeline", m->pipeline);
     ye_kv_string(&em, "source", m->source);
     ye_scalar(&em, "params");

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bundle.h"
-#include "util.h"
+#include "pipe/base.h"
 #include "escape.h"
 #include "k8s_names.h"
 #include "yaml_emit.h"

@@ -14,13 +14,13 @@
 
 #include "bundle.h"
 #include "escape.h"
-#include "sha256.h"
+#include "pipe/base.h"
+#include "pipe/version.h"
 #include "template.h"
 
-/* The runtime's grace between SIGTERM and SIGKILL when @timeout expires
-   (runtime/src/supervisor.c), and what a job needs besides its attempts:
-   starting the executable, reading inputs, writing step.yaml. */
-#define KILL_GRACE_MS 5000u
+/* What a job needs besides its attempts (each up to its @timeout plus
+   PIPE_KILL_GRACE_MS): starting the executable, reading inputs, writing
+   step.yaml. */
 #define JOB_MARGIN_MS 60000u
 /* Slurm shows and stores long names, but keeps them readable this short. */
 #define JOB_NAME_MAX 64
@@ -141,7 +141,7 @@ static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b
    to whole minutes, as D-HH:MM:SS. */
 static void slurm_time(strbuf *sb, uint64_t timeout_ms, uint64_t retries, uint64_t delay_ms)
 {
-    uint64_t ms = sat_mul(sat_add(timeout_ms, KILL_GRACE_MS), sat_add(retries, 1));
+    uint64_t ms = sat_mul(sat_add(timeout_ms, PIPE_KILL_GRACE_MS), sat_add(retries, 1));
     ms = sat_add(ms, sat_mul(delay_ms, retries));
     ms = sat_add(ms, JOB_MARGIN_MS);
     uint64_t minutes = ms / 60000 + (ms % 60000 != 0);

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sha256.h"
+#include "pipe/base.h"
 
 void k8s_names_init(k8s_names *t, arena *a)
 {

@@ -10,7 +10,7 @@
 
 #include "images.h"
 #include "strbuf.h"
-#include "util.h"
+#include "pipe/base.h"
 
 typedef struct builder {
     arena *a;

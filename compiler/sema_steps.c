@@ -13,21 +13,6 @@
 static const char *const field_names[] = {"source", "entry", "description", "cache", "environment"};
 enum { FIELD_SOURCE, FIELD_ENTRY, FIELD_DESCRIPTION, FIELD_CACHE, FIELD_ENVIRONMENT, FIELD_COUNT };
 
-/* C keywords cannot name the entry function. */
-static bool is_c_keyword(const char *s)
-{
-    static const char *const kw[] = {
-        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-        "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
-        "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-        "volatile", "while", "_Bool", "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic", "_Generic",
-        "_Noreturn", "_Static_assert", "_Thread_local", "main"};
-    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
-        if (strcmp(kw[i], s) == 0)
-            return true;
-    return false;
-}
-
 static bool is_c_identifier(const char *s)
 {
     if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
@@ -35,7 +20,8 @@ static bool is_c_identifier(const char *s)
     for (const char *c = s; *c; c++)
         if (!(isalnum((unsigned char)*c) || *c == '_'))
             return false;
-    return !is_c_keyword(s) && strncmp(s, "pipe_", 5) != 0;
+    /* a keyword or main cannot name the entry function */
+    return !esc_is_c_keyword(s) && strcmp(s, "main") != 0 && strncmp(s, "pipe_", 5) != 0;
 }
 
 static void field_type_error(sema *s, ast_field *f, const char *expected)

@@ -4,26 +4,10 @@
 
 #include <stddef.h>
 
-/* Longest input (in bytes) for which edit_distance computes the exact value. */
-#define SUGGEST_MAX_LEN 256
-
 /*
- * Damerau-Levenshtein distance in its optimal-string-alignment form: insert,
- * delete, substitute and swap two adjacent bytes each cost 1 ("epcohs" is 1
- * from "epochs"). Byte-wise and case-sensitive; uses O(SUGGEST_MAX_LEN) stack,
- * no heap. When either string is longer than SUGGEST_MAX_LEN the result is
- * not computed: it returns 0 for equal strings and otherwise
- * max(strlen(a), strlen(b)), an upper bound that is far above any threshold.
- */
-size_t edit_distance(const char *a, const char *b);
-
-/*
- * The candidate closest to name, or NULL when none is close enough. A
- * candidate qualifies when it equals name ignoring ASCII case (so "GPU" finds
- * "gpu"), or when edit_distance is at most max(1, strlen(name) / 3).
- * Case-insensitive matches rank before all others; then smaller distance
- * wins; ties go to the first in array order. NULL entries are skipped; an
- * empty name suggests nothing.
+ * pipe_closest_name (pipe/base.h) within max(1, strlen(name) / 3) edits: the
+ * candidate equal to name ignoring ASCII case, else the closest, first of
+ * equals; NULL when none is close enough.
  */
 const char *suggest_closest(const char *name, const char *const *candidates, size_t n);
 

@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "pipe/base.h"
 #include "pipe/manifest.h"
-#include "sha256.h"
 #include "stepfile.h"
 
 /* What goes into a key: the step's identity, its non-artifact arguments in

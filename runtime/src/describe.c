@@ -7,26 +7,12 @@
 
 #include "cliopt.h"
 #include "commands.h"
+#include "pipe/base.h"
 #include "resources.h"
 
 static const char *type_word(const pipe_mparam *p)
 {
     return p->type == PIPE_TYPE_ARTIFACT ? p->type_name : p->type_name ? p->type_name : "?";
-}
-
-/* Milliseconds as the language writes durations: "2h", "90s", "500ms". */
-static void format_ms(uint64_t ms, char *buf, size_t size)
-{
-    if (ms > 0 && ms % 86400000 == 0)
-        snprintf(buf, size, "%" PRIu64 "d", ms / 86400000);
-    else if (ms > 0 && ms % 3600000 == 0)
-        snprintf(buf, size, "%" PRIu64 "h", ms / 3600000);
-    else if (ms > 0 && ms % 60000 == 0)
-        snprintf(buf, size, "%" PRIu64 "m", ms / 60000);
-    else if (ms > 0 && ms % 1000 == 0)
-        snprintf(buf, size, "%" PRIu64 "s", ms / 1000);
-    else
-        snprintf(buf, size, "%" PRIu64 "ms", ms);
 }
 
 static void print_resources(const pipe_resources *r)
@@ -45,17 +31,17 @@ static void print_resources(const pipe_resources *r)
         sep = ", ";
     }
     if (r->memory > 0) {
-        pipe_format_size(r->memory, mem, sizeof mem);
+        pipe_format_size_human(r->memory, mem, sizeof mem);
         printf("%s%s memory", sep, mem);
         sep = ", ";
     }
     if (r->disk > 0) {
-        pipe_format_size(r->disk, mem, sizeof mem);
+        pipe_format_size_human(r->disk, mem, sizeof mem);
         printf("%s%s disk", sep, mem);
         sep = ", ";
     }
     if (r->shm > 0) {
-        pipe_format_size(r->shm, mem, sizeof mem);
+        pipe_format_size_human(r->shm, mem, sizeof mem);
         printf("%s%s shm", sep, mem);
         sep = ", ";
     }
@@ -108,7 +94,7 @@ static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv
     print_resources(&inv->resources);
     if (inv->accelerate.enabled) {
         const pipe_accelerate *a = &inv->accelerate;
-        format_ms(a->rdzv_timeout_ms, buf, sizeof buf);
+        pipe_format_duration(a->rdzv_timeout_ms, buf, sizeof buf);
         printf("    accelerate   %" PRId64 " process%s on %" PRId64 " machine%s, %s, mixed_precision %s, "
                "main_process_port %" PRId64 ", gpu_ids %s, max_restarts %" PRId64 ", rdzv_timeout %s\n",
                a->num_processes, a->num_processes == 1 ? "" : "es", a->num_machines, a->num_machines == 1 ? "" : "s",
@@ -118,13 +104,13 @@ static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv
     }
     printf("    image        %s\n", inv->image.parent ? inv->image.parent : "none");
     if (inv->timeout_ms > 0) {
-        format_ms(inv->timeout_ms, buf, sizeof buf);
+        pipe_format_duration(inv->timeout_ms, buf, sizeof buf);
         printf("    timeout      %s\n", buf);
     } else {
         printf("    timeout      none\n");
     }
     if (inv->retry_max > 0) {
-        format_ms(inv->retry_delay_ms, buf, sizeof buf);
+        pipe_format_duration(inv->retry_delay_ms, buf, sizeof buf);
         printf("    retry        %" PRId64 " more attempt%s", inv->retry_max, inv->retry_max == 1 ? "" : "s");
         if (inv->retry_delay_ms > 0)
             printf(", %s apart", buf);
@@ -136,7 +122,7 @@ static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv
     if (inv->cleanup_memory)
         printf("    cleanup      release CUDA caches before the step\n");
     if (inv->profile_interval_ms > 0) {
-        format_ms(inv->profile_interval_ms, buf, sizeof buf);
+        pipe_format_duration(inv->profile_interval_ms, buf, sizeof buf);
         printf("    gpu_profile  every %s\n", buf);
     }
     if (s->nenvironment > 0) {

@@ -46,7 +46,7 @@ static void run_duration(const pipe_run_info *info, char *buf, size_t size)
     if (a < 0 || b < 0 || b < a)
         snprintf(buf, size, "-");
     else
-        pipe_format_duration(b - a, buf, size);
+        pipe_format_seconds(b - a, buf, size);
 }
 
 /* --store DIR, the only option of runs and show; positional arguments go
@@ -280,7 +280,7 @@ int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, ch
             printf("  %-*s  unreadable: %s\n", w, ids[i], err);
             continue;
         }
-        pipe_format_duration(rec->duration_s, d, sizeof d);
+        pipe_format_seconds(rec->duration_s, d, sizeof d);
         printf("  %-*s  %-6s  %s", w, ids[i], pipe_step_status_name(rec->status), d);
         if (rec->status == PIPE_STEP_CACHED && rec->cached_from)
             printf("  (from %s)", rec->cached_from);

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "coll_cpu.h"
+#include "pipe/base.h"
 #include "pipe/error.h"
-#include "sha256.h"
 #include "util.h"
 
 int pipe_slurm_first_host(const char *nodelist, char *out, size_t size)

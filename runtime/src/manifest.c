@@ -36,12 +36,22 @@ static int fail_at(mp *p, int line, const char *path, const char *fmt, ...)
     return PIPE_EFORMAT;
 }
 
-static void join(char *buf, const char *path, const char *key)
+/* Key paths for messages; a path too long to hold ends in "...". */
+static void mark_truncated(char *buf, int n)
 {
-    snprintf(buf, PATH_SIZE, "%s%s%s", path, *path ? "." : "", key);
+    if (n >= PATH_SIZE)
+        memcpy(buf + PATH_SIZE - 4, "...", 4);
 }
 
-static void index_path(char *buf, const char *path, size_t i) { snprintf(buf, PATH_SIZE, "%s[%zu]", path, i); }
+static void join(char *buf, const char *path, const char *key)
+{
+    mark_truncated(buf, snprintf(buf, PATH_SIZE, "%s%s%s", path, *path ? "." : "", key));
+}
+
+static void index_path(char *buf, const char *path, size_t i)
+{
+    mark_truncated(buf, snprintf(buf, PATH_SIZE, "%s[%zu]", path, i));
+}
 
 static const char *node_kind(const pipe_ynode *n)
 {

@@ -24,7 +24,7 @@ const char *pipe_pstate_name(pipe_pstate s)
     return "?";
 }
 
-void pipe_format_duration(double s, char *buf, size_t size)
+void pipe_format_seconds(double s, char *buf, size_t size)
 {
     if (!(s >= 0))
         s = 0;
@@ -44,29 +44,7 @@ static void format_elapsed(double s, char *buf, size_t size)
     if (s < 60)
         snprintf(buf, size, "%d s", (int)s);
     else
-        pipe_format_duration(s, buf, size);
-}
-
-void pipe_format_number(double v, int max_precision, char *buf, size_t size)
-{
-    if (!isfinite(v)) {
-        snprintf(buf, size, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
-        return;
-    }
-    int prec;
-    for (prec = 1; prec < max_precision; prec++) {
-        snprintf(buf, size, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    snprintf(buf, size, "%.*g", prec, v);
-    /* 10 at precision 1 is "1e+01": whole numbers below 1e16 in full. */
-    const char *e = strchr(buf, 'e');
-    if (e) {
-        int exp10 = atoi(e + 1);
-        if (exp10 >= 0 && exp10 < 16 && exp10 + 1 > prec)
-            snprintf(buf, size, "%.*g", exp10 + 1, v);
-    }
+        pipe_format_seconds(s, buf, size);
 }
 
 int pipe_progress_init(pipe_progress *p, FILE *out, bool tty, const char *const *ids, size_t n)
@@ -120,7 +98,7 @@ static void print_state(pipe_progress *p, size_t i)
     fprintf(p->out, "  %-*s  %s", p->width, it->id, pipe_pstate_name(it->state));
     if (it->state == PIPE_PS_DONE) {
         char d[32];
-        pipe_format_duration(it->finished - it->started, d, sizeof d);
+        pipe_format_seconds(it->finished - it->started, d, sizeof d);
         fprintf(p->out, " (%s)", d);
     }
     if (it->detail && *it->detail)
@@ -250,7 +228,7 @@ void pipe_progress_summary(pipe_progress *p, const char *run_id, const char *run
             state_width = w;
     }
     char total[32];
-    pipe_format_duration(pipe_now() - p->run_started, total, sizeof total);
+    pipe_format_seconds(pipe_now() - p->run_started, total, sizeof total);
     fprintf(p->out, "\nsummary: %zu invocation%s", p->n, p->n == 1 ? "" : "s");
     static const pipe_pstate order[] = {PIPE_PS_DONE, PIPE_PS_CACHED, PIPE_PS_FAILED, PIPE_PS_SKIPPED,
                                         PIPE_PS_RUNNING, PIPE_PS_QUEUED};
@@ -266,7 +244,7 @@ void pipe_progress_summary(pipe_progress *p, const char *run_id, const char *run
         const pipe_progress_item *it = &p->items[i];
         char d[32] = "-";
         if (it->state == PIPE_PS_DONE || it->state == PIPE_PS_CACHED || it->state == PIPE_PS_FAILED)
-            pipe_format_duration(it->finished - it->started, d, sizeof d);
+            pipe_format_seconds(it->finished - it->started, d, sizeof d);
         fprintf(p->out, "  %-*s  %-*s  %8s", p->width, it->id, state_width, pipe_pstate_name(it->state), d);
         if (it->detail && *it->detail)
             fprintf(p->out, "  %s", it->detail);

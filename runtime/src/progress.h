@@ -63,12 +63,9 @@ double pipe_progress_next_tick(const pipe_progress *p);
    the exit status. */
 void pipe_progress_summary(pipe_progress *p, const char *run_id, const char *run_dir, int exit_status);
 
-/* "0.42 s", "12.3 s", "2m 05s", "1h 02m". */
-void pipe_format_duration(double seconds, char *buf, size_t size);
+/* A measured time for people: "0.42 s", "12.3 s", "2m 05s", "1h 02m".
+   (Exact durations in the language's units: pipe_format_duration.) */
+void pipe_format_seconds(double seconds, char *buf, size_t size);
 const char *pipe_pstate_name(pipe_pstate s);
-/* The shortest %.Ng (N <= max_precision) that reads back as v, or
-   %.{max_precision}g; whole numbers below 1e16 without an exponent:
-   0.9712, 10, 0.30000000000000004 (17), 0.3 (6). */
-void pipe_format_number(double v, int max_precision, char *buf, size_t size);
 
 #endif

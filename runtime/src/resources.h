@@ -28,13 +28,10 @@ void pipe_local_resources_free(pipe_local_resources *r);
    UUID), as CUDA reads it. An empty or "-1" list means no GPU. */
 int pipe_gpu_list(size_t count, const char *cvd, char ***gpus, size_t *n);
 
-/* "16000000000", "16GB", "512MiB" (KB MB GB TB PB powers of 1000, KiB MiB
-   GiB TiB PiB powers of 1024). -1 when malformed or out of range. */
-int pipe_parse_size(const char *text, uint64_t *out);
-
-/* Bytes for people: "16 GB", "512 MiB" when a unit divides it exactly,
-   else 3 significant digits ("25.3 GB"), "0 bytes". */
-void pipe_format_size(uint64_t bytes, char *buf, size_t size);
+/* Bytes for people: pipe_format_size's unit spaced out ("16 GB", "512 MiB")
+   when one divides it exactly, else 3 significant digits ("25.3 GB"),
+   "0 bytes". */
+void pipe_format_size_human(uint64_t bytes, char *buf, size_t size);
 
 /* Resources of req this machine lacks, as text for a message: "16 CPUs (this
    machine has 2); 2 GPUs (it has 0)". False (and msg "") when it fits. */

@@ -13,43 +13,6 @@
 #include "pipe/error.h"
 #include "util.h"
 
-int pipe_parse_size(const char *text, uint64_t *out)
-{
-    static const struct {
-        const char *unit;
-        uint64_t factor;
-    } units[] = {
-        {"", 1},
-        {"B", 1},
-        {"KB", 1000ull},
-        {"MB", 1000ull * 1000},
-        {"GB", 1000ull * 1000 * 1000},
-        {"TB", 1000ull * 1000 * 1000 * 1000},
-        {"PB", 1000ull * 1000 * 1000 * 1000 * 1000},
-        {"KiB", 1ull << 10},
-        {"MiB", 1ull << 20},
-        {"GiB", 1ull << 30},
-        {"TiB", 1ull << 40},
-        {"PiB", 1ull << 50},
-    };
-    if (!text || !isdigit((unsigned char)*text))
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long n = strtoull(text, &end, 10);
-    if (errno == ERANGE)
-        return -1;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(end, units[i].unit) == 0) {
-            if (n > UINT64_MAX / units[i].factor)
-                return -1;
-            *out = n * units[i].factor;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 static bool is_index(const char *s)
 {
     if (!*s)
@@ -178,7 +141,7 @@ static uint64_t cgroup_memory_limit(void)
         if (path && pipe_read_file(path, &limit, NULL, NULL, 0) == 0) {
             limit[strcspn(limit, "\n")] = '\0';
             uint64_t v;
-            if (pipe_parse_size(limit, &v) == 0)
+            if (pipe_parse_size(limit, strlen(limit), PIPE_SIZE_BYTES, &v) == PIPE_UNIT_OK)
                 result = v;
         }
     }
@@ -208,7 +171,7 @@ int pipe_local_resources_detect(pipe_local_resources *out, char *err, size_t err
     }
 
     if ((env = getenv("PIPE_LOCAL_MEMORY")) != NULL && *env) {
-        if (pipe_parse_size(env, &out->memory) != 0) {
+        if (pipe_parse_size(env, strlen(env), PIPE_SIZE_BYTES, &out->memory) != PIPE_UNIT_OK) {
             pipe_errf(err, errsize, "PIPE_LOCAL_MEMORY: `%s` is not a size in bytes (or with a unit: 16GB, 512MiB)",
                       env);
             return PIPE_EUSAGE;
@@ -254,21 +217,14 @@ static void format_count(char *buf, size_t size, double v)
         snprintf(buf, size, "%g", v);
 }
 
-void pipe_format_size(uint64_t v, char *buf, size_t size)
+void pipe_format_size_human(uint64_t v, char *buf, size_t size)
 {
-    static const struct {
-        const char *unit;
-        uint64_t factor;
-    } exact[] = {
-        {"PiB", 1ull << 50}, {"PB", 1000000000000000ull}, {"TiB", 1ull << 40}, {"TB", 1000000000000ull},
-        {"GiB", 1ull << 30}, {"GB", 1000000000ull},       {"MiB", 1ull << 20}, {"MB", 1000000ull},
-        {"KiB", 1ull << 10}, {"KB", 1000ull},
-    };
-    for (size_t i = 0; v > 0 && i < sizeof exact / sizeof exact[0]; i++) {
-        if (v % exact[i].factor == 0) {
-            snprintf(buf, size, "%llu %s", (unsigned long long)(v / exact[i].factor), exact[i].unit);
-            return;
-        }
+    char exact[32];
+    pipe_format_size(v, exact, sizeof exact);
+    size_t digits = strspn(exact, "0123456789");
+    if (v > 0 && strcmp(exact + digits, "B") != 0) { /* a unit divides it: "16GB" reads "16 GB" */
+        snprintf(buf, size, "%.*s %s", (int)digits, exact, exact + digits);
+        return;
     }
     static const char *const units[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
     double x = (double)v;
@@ -303,8 +259,8 @@ bool pipe_resources_unmet(const pipe_local_resources *local, const pipe_resource
         unmet = true;
     }
     if (req->memory > local->memory) {
-        pipe_format_size(req->memory, a, sizeof a);
-        pipe_format_size(local->memory, b, sizeof b);
+        pipe_format_size_human(req->memory, a, sizeof a);
+        pipe_format_size_human(local->memory, b, sizeof b);
         APPEND("%s of memory (this machine has %s)", a, b);
         unmet = true;
     }

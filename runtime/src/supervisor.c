@@ -24,14 +24,14 @@
 #include "commands.h"
 #include "launcher.h"
 #include "params.h"
+#include "pipe/base.h"
 #include "pipe/error.h"
-#include "sha256.h"
+#include "pipe/version.h"
 #include "stepfile.h"
 #include "store.h"
 #include "util.h"
 #include "worker.h"
 
-#define DEFAULT_KILL_GRACE_MS 5000
 #define LINE_MAX_BYTES 8192
 
 /* Signal handling is the one place with process-wide state: the handler
@@ -205,64 +205,16 @@ static void signal_text(int sig, char *buf, size_t size)
         snprintf(buf, size, "signal %d", sig);
 }
 
-/* "2h", "1h30m", "45s", "300ms", "1m0s500ms" style: the non-zero units. */
-static void duration_text(uint64_t ms, char *buf, size_t size)
-{
-    static const struct {
-        uint64_t ms;
-        const char *unit;
-    } units[] = {{3600000, "h"}, {60000, "m"}, {1000, "s"}, {1, "ms"}};
-    size_t used = 0;
-    buf[0] = '\0';
-    if (ms == 0) {
-        snprintf(buf, size, "0s");
-        return;
-    }
-    for (size_t i = 0; i < 4 && used < size; i++) {
-        uint64_t n = ms / units[i].ms;
-        ms %= units[i].ms;
-        if (n > 0)
-            used += (size_t)snprintf(buf + used, size - used, "%llu%s", (unsigned long long)n, units[i].unit);
-    }
-}
-
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return SIZE_MAX;
-    size_t row[65];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 static void unknown_invocation(const pipe_manifest *m, const char *id, char *err, size_t errsize)
 {
     const char *best = NULL;
-    size_t best_d = SIZE_MAX, limit = strlen(id) / 3 + 1;
-    if (limit < 2)
-        limit = 2;
-    for (size_t i = 0; i < m->ninvocations; i++) {
-        size_t d = edit_distance(id, m->invocations[i].id);
-        if (d <= limit && d < best_d) {
-            best = m->invocations[i].id;
-            best_d = d;
-        }
+    size_t limit = strlen(id) / 3 + 1;
+    const char **ids = calloc(m->ninvocations + 1, sizeof *ids);
+    if (ids) { /* out of memory: no suggestion */
+        for (size_t i = 0; i < m->ninvocations; i++)
+            ids[i] = m->invocations[i].id;
+        best = pipe_closest_name(id, ids, m->ninvocations, limit < 2 ? 2 : limit);
+        free(ids);
     }
     if (best) {
         pipe_errf(err, errsize, "pipeline `%s` has no invocation `%s`; did you mean `%s`?", m->pipeline, id, best);
@@ -550,7 +502,7 @@ static int setup(supervisor *s, char *err, size_t errsize)
             return PIPE_ENOMEM;
     }
     const char *grace = getenv("PIPE_KILL_GRACE_MS");
-    s->grace_ms = DEFAULT_KILL_GRACE_MS;
+    s->grace_ms = PIPE_KILL_GRACE_MS;
     if (grace && *grace) {
         char *end;
         unsigned long long g = strtoull(grace, &end, 10);
@@ -1127,7 +1079,7 @@ static int run_attempt(supervisor *s, attempt_result *res, char *err, size_t err
         }
         if (deadline > 0 && now >= deadline && !res->timed_out && running > 0) {
             char d[64];
-            duration_text(s->inv->timeout_ms, d, sizeof d);
+            pipe_format_duration(s->inv->timeout_ms, d, sizeof d);
             res->timed_out = true;
             note(s, "timed out after %s; sending SIGTERM", d);
             kill_group(pgid, SIGTERM);
@@ -1262,7 +1214,7 @@ static char *describe_failure(supervisor *s, const attempt_result *r)
     if (r->rendezvous) {
         result = pipe_strdup(r->rendezvous);
     } else if (r->timed_out) {
-        duration_text(s->inv->timeout_ms, d, sizeof d);
+        pipe_format_duration(s->inv->timeout_ms, d, sizeof d);
         result = pipe_asprintf("timed out after %s", d);
     } else if (r->interrupted) {
         signal_text(r->interrupted, sig, sizeof sig);
@@ -1443,7 +1395,7 @@ static int execute(supervisor *s)
             return status;
         }
         char d[64];
-        duration_text(s->inv->retry_delay_ms, d, sizeof d);
+        pipe_format_duration(s->inv->retry_delay_ms, d, sizeof d);
         note(s, "attempt %lld failed: %s; retrying%s%s", (long long)attempt, why,
              s->inv->retry_delay_ms ? " in " : "", s->inv->retry_delay_ms ? d : "");
         free(why);

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,16 +11,6 @@
 #include <unistd.h>
 
 #include "pipe/error.h"
-
-void pipe_errf(char *err, size_t errsize, const char *fmt, ...)
-{
-    if (!err || errsize == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errsize, fmt, ap);
-    va_end(ap);
-}
 
 char *pipe_strdup(const char *s) { return s ? pipe_strndup(s, strlen(s)) : NULL; }
 
@@ -112,46 +101,6 @@ int pipe_write_file_atomic(const char *path, const void *data, size_t len, char 
     return 0;
 }
 
-int pipe_read_file(const char *path, char **data, size_t *len, char *err, size_t errsize)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
-        return errno == ENOENT ? PIPE_ENOENT : PIPE_EIO;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fclose(f);
-            return PIPE_ENOMEM;
-        }
-        size_t r = fread(buf + n, 1, cap - n - 1, f);
-        n += r;
-        if (r == 0)
-            break;
-        if (n + 1 >= cap) {
-            cap *= 2;
-            char *bigger = realloc(buf, cap);
-            if (!bigger)
-                free(buf);
-            buf = bigger;
-        }
-    }
-    bool failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        pipe_errf(err, errsize, "cannot read %s", path);
-        free(buf);
-        return PIPE_EIO;
-    }
-    buf[n] = '\0';
-    *data = buf;
-    if (len)
-        *len = n;
-    return 0;
-}
-
 bool pipe_file_exists(const char *path)
 {
     struct stat st;
@@ -187,33 +136,6 @@ void pipe_sleep_ms(uint64_t ms)
     struct timespec req = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L}, rem;
     while (nanosleep(&req, &rem) != 0 && errno == EINTR)
         req = rem;
-}
-
-void pipe_format_double(double v, char *buf, size_t size)
-{
-    if (isnan(v)) {
-        snprintf(buf, size, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        snprintf(buf, size, v < 0 ? "-inf" : "inf");
-        return;
-    }
-    int prec;
-    for (prec = 1; prec < 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    snprintf(buf, size, "%.*g", prec, v);
-    /* %g switches to an exponent once it reaches the precision: 1000 at
-       precision 1 is "1e+03". Integers below 1e16 read better in full. */
-    const char *e = strchr(buf, 'e');
-    if (e) {
-        int exp10 = atoi(e + 1);
-        if (exp10 >= 0 && exp10 < 16 && exp10 + 1 > prec)
-            snprintf(buf, size, "%.*g", exp10 + 1, v);
-    }
 }
 
 void pipe_default_signals(void)

@@ -1,5 +1,6 @@
-/* Small helpers shared by the runtime's files (private). Library code returns
-   errors; it never exits. */
+/* Small helpers shared by the runtime's files (private); pipe/base.h has
+   those pipec needs too (pipe_errf, pipe_read_file, SHA-256, ...). Library
+   code returns errors; it never exits. */
 #ifndef PIPE_UTIL_H
 #define PIPE_UTIL_H
 
@@ -8,8 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* printf into a caller-given buffer; never overflows, always terminates. */
-void pipe_errf(char *err, size_t errsize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#include "pipe/base.h"
 
 /* malloc'ed copies; NULL only when memory runs out. */
 char *pipe_strdup(const char *s);
@@ -20,16 +20,8 @@ char *pipe_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int pipe_mkdirs(const char *path, char *err, size_t errsize);
 /* Temp file + fsync + rename: readers see the old or the new bytes, never a mix. */
 int pipe_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize);
-/* Whole file into a malloc'ed NUL-terminated buffer. */
-int pipe_read_file(const char *path, char **data, size_t *len, char *err, size_t errsize);
 bool pipe_file_exists(const char *path);
 bool pipe_dir_exists(const char *path);
-
-/* The canonical text of a double: the shortest %g form that reads back as
-   the same value, integers below 1e16 written in full ("1000", not
-   "1e+03"), and nan/inf/-inf. Parameters, step records, metrics and the
-   compiler's manifest all use it, so the same value is always the same text. */
-void pipe_format_double(double v, char *buf, size_t size);
 
 /* Monotonic seconds, and wall-clock time as "2026-11-22T10:15:00.123Z". */
 double pipe_now(void);

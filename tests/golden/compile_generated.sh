@@ -17,12 +17,12 @@ cd "$work/out"
 for cc in gcc clang; do
     command -v $cc >/dev/null || continue
     for f in src/*_main.c; do
-        $cc -std=c11 -Wall -Wextra -Werror -Isrc -Iruntime/include -c "$f" -o "$work/main.$cc.o"
+        $cc -std=c11 -Wall -Wextra -Werror -Isrc -Iruntime/include -Iruntime/base/include -c "$f" -o "$work/main.$cc.o"
     done
     echo "$cc: driver compiles warning-free"
 done
 if command -v nvcc >/dev/null && ls src/*_cuda.cu >/dev/null 2>&1; then
-    nvcc -Werror all-warnings -Iruntime/include -c src/*_cuda.cu -o "$work/cuda.o"
+    nvcc -Werror all-warnings -Iruntime/include -Iruntime/base/include -c src/*_cuda.cu -o "$work/cuda.o"
     echo "nvcc: CUDA glue compiles"
 fi
 generator=()

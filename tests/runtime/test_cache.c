@@ -4,8 +4,8 @@
 
 #include "cache.h"
 #include "check.h"
+#include "pipe/base.h"
 #include "pipe/error.h"
-#include "sha256.h"
 #include "step_fixture.h"
 #include "stepfile.h"
 

@@ -14,7 +14,7 @@
 #include "diag.h"
 #include "model_build.h"
 #include "program.h"
-#include "util.h"
+#include "pipe/base.h"
 
 #ifndef PIPEC_SOURCE_DIR
 #error "PIPEC_SOURCE_DIR must name the repository root"

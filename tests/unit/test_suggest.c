@@ -1,5 +1,6 @@
-/* "Did you mean" support (compiler/suggest.c) and the explain table
- * (compiler/explain.c). */
+/* "Did you mean" support (compiler/suggest.c: the diagnostics' threshold on
+ * top of pipe_closest_name, tested with the edit distance in tests/base) and
+ * the explain table (compiler/explain.c). */
 #include "explain.h"
 #include "suggest.h"
 
@@ -22,79 +23,6 @@ static const char *const spec_codes[] = {
     "E0401",
     "W0401", "W0402", "W0403", "W0404", "W0405",
 };
-
-static void check_distance(const char *a, const char *b, size_t expected)
-{
-    size_t ab = edit_distance(a, b), ba = edit_distance(b, a);
-    if (ab != expected)
-        fprintf(stderr, "edit_distance(\"%s\", \"%s\")\n", a, b);
-    CHECK_EQ_U64(ab, expected);
-    CHECK_EQ_U64(ba, expected); /* symmetric */
-}
-
-static void test_edit_distance(void)
-{
-    check_distance("", "", 0);
-    check_distance("abc", "", 3);
-    check_distance("same", "same", 0);
-    check_distance("kitten", "sitting", 3);
-    check_distance("flaw", "lawn", 2);
-    check_distance("resources", "resource", 1);   /* deletion */
-    check_distance("resource", "resourcxe", 1);   /* insertion */
-    check_distance("gpu", "cpu", 1);              /* substitution */
-    check_distance("epochs", "epcohs", 1);        /* transposition */
-    check_distance("ab", "ba", 1);
-    check_distance("trian", "train", 1);
-    check_distance("abcdef", "badcfe", 3);        /* three swaps */
-    /* optimal string alignment: no edits inside a transposed pair, so
-     * "ca" -> "abc" is 3, not the unrestricted Damerau distance 2 */
-    check_distance("ca", "abc", 3);
-    check_distance("GPU", "gpu", 3);              /* case-sensitive */
-    check_distance("run_with_accelerate", "run_with_acclerate", 1);
-}
-
-static void test_edit_distance_long(void)
-{
-    char a[SUGGEST_MAX_LEN + 2], b[SUGGEST_MAX_LEN + 2];
-
-    /* exactly at the limit: computed exactly */
-    memset(a, 'a', SUGGEST_MAX_LEN);
-    a[SUGGEST_MAX_LEN] = '\0';
-    memcpy(b, a, sizeof a);
-    b[SUGGEST_MAX_LEN - 1] = 'b';
-    CHECK_EQ_U64(edit_distance(a, b), 1);
-    CHECK_EQ_U64(edit_distance(a, a), 0);
-
-    /* past the limit: equal strings are 0, others get the max length */
-    memset(a, 'a', SUGGEST_MAX_LEN + 1);
-    a[SUGGEST_MAX_LEN + 1] = '\0';
-    memcpy(b, a, sizeof a);
-    CHECK_EQ_U64(edit_distance(a, b), 0);
-    b[SUGGEST_MAX_LEN] = 'b';
-    CHECK_EQ_U64(edit_distance(a, b), SUGGEST_MAX_LEN + 1);
-    CHECK_EQ_U64(edit_distance(a, "a"), SUGGEST_MAX_LEN + 1);
-    CHECK_EQ_U64(edit_distance("a", a), SUGGEST_MAX_LEN + 1);
-
-    /* a long input never produces a suggestion for a short name */
-    const char *const cands[] = {a};
-    CHECK_NULL(suggest_closest("aaaa", cands, 1));
-
-    /* a very long input returns at once (no quadratic time, no big stack) */
-    size_t n = 1000000;
-    char *big = malloc(n + 1), *big2 = malloc(n + 1);
-    CHECK_NOT_NULL(big);
-    CHECK_NOT_NULL(big2);
-    if (big && big2) {
-        memset(big, 'x', n);
-        big[n] = '\0';
-        memcpy(big2, big, n + 1);
-        big2[0] = 'y';
-        CHECK_EQ_U64(edit_distance(big, big2), n);
-        CHECK_EQ_U64(edit_distance(big, big), 0);
-    }
-    free(big);
-    free(big2);
-}
 
 static void test_suggest_closest(void)
 {
@@ -321,8 +249,6 @@ static void test_explain_markdown(void)
 
 int main(void)
 {
-    test_edit_distance();
-    test_edit_distance_long();
     test_suggest_closest();
     test_format_name_list();
     test_explain_table();

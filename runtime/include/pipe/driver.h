@@ -7,13 +7,11 @@
 #include <stddef.h>
 
 #include "pipe/pipe.h"
+#include "pipe/version.h" /* PIPE_ABI_VERSION */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Bumped whenever these tables change shape; generated code checks it. */
-#define PIPE_ABI_VERSION 1
 
 typedef enum { PIPE_TYPE_INT, PIPE_TYPE_FLOAT, PIPE_TYPE_BOOL, PIPE_TYPE_STRING, PIPE_TYPE_ARTIFACT } pipe_type;
 

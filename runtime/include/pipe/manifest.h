@@ -13,12 +13,11 @@
 #include <stdint.h>
 
 #include "pipe/driver.h"
+#include "pipe/version.h" /* PIPE_MANIFEST_VERSION */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define PIPE_MANIFEST_VERSION 1
 
 typedef struct pipe_kv {
     char *key, *value;

@@ -1,7 +1,8 @@
-/* Sizes and durations (compiler/units.c), spec section 5. */
-#include "units.h"
-
+/* Sizes and durations (runtime/base/src/units.c), spec section 5: what
+   .pipe files accept, the plain byte counts PIPE_LOCAL_MEMORY adds, and the
+   canonical text. */
 #include "check.h"
+#include "pipe/base.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,34 +31,34 @@ static const unit_case duration_cases[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static unit_status size_of(const char *s, uint64_t *out)
+static pipe_unit_status size_of(const char *s, uint64_t *out)
 {
-    return parse_size(s, strlen(s), out);
+    return pipe_parse_size(s, strlen(s), 0, out);
 }
 
-static unit_status duration_of(const char *s, uint64_t *out)
+static pipe_unit_status duration_of(const char *s, uint64_t *out)
 {
-    return parse_duration(s, strlen(s), out);
+    return pipe_parse_duration(s, strlen(s), out);
 }
 
 /* Checks that s is malformed and that the output was left alone. */
 static void check_size_malformed(const char *s)
 {
     uint64_t v = 12345;
-    unit_status st = size_of(s, &v);
-    if (st != UNIT_MALFORMED)
+    pipe_unit_status st = size_of(s, &v);
+    if (st != PIPE_UNIT_MALFORMED)
         fprintf(stderr, "size \"%s\" should be malformed\n", s);
-    CHECK_EQ_INT(st, UNIT_MALFORMED);
+    CHECK_EQ_INT(st, PIPE_UNIT_MALFORMED);
     CHECK_EQ_U64(v, 12345);
 }
 
 static void check_duration_malformed(const char *s)
 {
     uint64_t v = 12345;
-    unit_status st = duration_of(s, &v);
-    if (st != UNIT_MALFORMED)
+    pipe_unit_status st = duration_of(s, &v);
+    if (st != PIPE_UNIT_MALFORMED)
         fprintf(stderr, "duration \"%s\" should be malformed\n", s);
-    CHECK_EQ_INT(st, UNIT_MALFORMED);
+    CHECK_EQ_INT(st, PIPE_UNIT_MALFORMED);
     CHECK_EQ_U64(v, 12345);
 }
 
@@ -67,15 +68,15 @@ static void test_every_size_unit(void)
     for (size_t i = 0; i < COUNT(size_cases); i++) {
         uint64_t v = 0;
         snprintf(text, sizeof text, "1%s", size_cases[i].name);
-        CHECK_EQ_INT(size_of(text, &v), UNIT_OK);
+        CHECK_EQ_INT(size_of(text, &v), PIPE_UNIT_OK);
         CHECK_EQ_U64(v, size_cases[i].factor);
 
         snprintf(text, sizeof text, "7%s", size_cases[i].name);
-        CHECK_EQ_INT(size_of(text, &v), UNIT_OK);
+        CHECK_EQ_INT(size_of(text, &v), PIPE_UNIT_OK);
         CHECK_EQ_U64(v, 7 * size_cases[i].factor);
 
         snprintf(text, sizeof text, "0%s", size_cases[i].name);
-        CHECK_EQ_INT(size_of(text, &v), UNIT_OK);
+        CHECK_EQ_INT(size_of(text, &v), PIPE_UNIT_OK);
         CHECK_EQ_U64(v, 0);
     }
 }
@@ -83,13 +84,13 @@ static void test_every_size_unit(void)
 static void test_spec_sizes(void)
 {
     uint64_t v = 0;
-    CHECK_EQ_INT(size_of("16GB", &v), UNIT_OK);
+    CHECK_EQ_INT(size_of("16GB", &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, 16000000000ULL);
-    CHECK_EQ_INT(size_of("512MiB", &v), UNIT_OK);
+    CHECK_EQ_INT(size_of("512MiB", &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, 536870912ULL);
-    CHECK_EQ_INT(size_of("4GB", &v), UNIT_OK);
+    CHECK_EQ_INT(size_of("4GB", &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, 4000000000ULL);
-    CHECK_EQ_INT(size_of("007GB", &v), UNIT_OK); /* leading zeros are digits */
+    CHECK_EQ_INT(size_of("007GB", &v), PIPE_UNIT_OK); /* leading zeros are digits */
     CHECK_EQ_U64(v, 7000000000ULL);
 }
 
@@ -100,12 +101,12 @@ static void test_size_boundaries(void)
     for (size_t i = 0; i < COUNT(size_cases); i++) {
         uint64_t f = size_cases[i].factor, q = UINT64_MAX / f, v = 0;
         snprintf(text, sizeof text, "%" PRIu64 "%s", q, size_cases[i].name);
-        CHECK_EQ_INT(size_of(text, &v), UNIT_OK);
+        CHECK_EQ_INT(size_of(text, &v), PIPE_UNIT_OK);
         CHECK_EQ_U64(v, q * f);
 
         v = 99;
         snprintf(text, sizeof text, "%" PRIu64 "%s", q + 1, size_cases[i].name);
-        CHECK_EQ_INT(size_of(text, &v), UNIT_OVERFLOW);
+        CHECK_EQ_INT(size_of(text, &v), PIPE_UNIT_OVERFLOW);
         CHECK_EQ_U64(v, 99);
     }
 }
@@ -113,14 +114,14 @@ static void test_size_boundaries(void)
 static void test_size_overflow(void)
 {
     uint64_t v = 0;
-    CHECK_EQ_INT(size_of("99999999999999999999PB", &v), UNIT_OVERFLOW);
+    CHECK_EQ_INT(size_of("99999999999999999999PB", &v), PIPE_UNIT_OVERFLOW);
     /* UINT64_MAX + 1 in the digits themselves */
-    CHECK_EQ_INT(size_of("18446744073709551616KB", &v), UNIT_OVERFLOW);
-    CHECK_EQ_INT(size_of("18446744073709551615KB", &v), UNIT_OVERFLOW);
-    CHECK_EQ_INT(size_of("000000000000000000000000000001KB", &v), UNIT_OK);
+    CHECK_EQ_INT(size_of("18446744073709551616KB", &v), PIPE_UNIT_OVERFLOW);
+    CHECK_EQ_INT(size_of("18446744073709551615KB", &v), PIPE_UNIT_OVERFLOW);
+    CHECK_EQ_INT(size_of("000000000000000000000000000001KB", &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, 1000);
     /* the unit is checked first: a bad unit is malformed, whatever the digits */
-    CHECK_EQ_INT(size_of("99999999999999999999XB", &v), UNIT_MALFORMED);
+    CHECK_EQ_INT(size_of("99999999999999999999XB", &v), PIPE_UNIT_MALFORMED);
 }
 
 static void test_size_malformed(void)
@@ -137,8 +138,48 @@ static void test_size_malformed(void)
         check_size_malformed(bad[i]);
 
     uint64_t v = 5;
-    CHECK_EQ_INT(parse_size(NULL, 0, &v), UNIT_MALFORMED);
+    CHECK_EQ_INT(pipe_parse_size(NULL, 0, 0, &v), PIPE_UNIT_MALFORMED);
     CHECK_EQ_U64(v, 5);
+}
+
+/* PIPE_SIZE_BYTES (PIPE_LOCAL_MEMORY, cgroup memory.max): a plain byte
+ * count too, with or without "B"; everything else as in .pipe files. */
+static pipe_unit_status bytes_of(const char *s, uint64_t *out)
+{
+    return pipe_parse_size(s, strlen(s), PIPE_SIZE_BYTES, out);
+}
+
+static void test_size_bytes_flag(void)
+{
+    uint64_t v = 1;
+    CHECK_EQ_INT(bytes_of("0", &v), PIPE_UNIT_OK);
+    CHECK_EQ_U64(v, 0);
+    CHECK_EQ_INT(bytes_of("16000000000", &v), PIPE_UNIT_OK);
+    CHECK_EQ_U64(v, 16000000000ull);
+    CHECK_EQ_INT(bytes_of("1500B", &v), PIPE_UNIT_OK);
+    CHECK_EQ_U64(v, 1500);
+    CHECK_EQ_INT(bytes_of("16GB", &v), PIPE_UNIT_OK);
+    CHECK_EQ_U64(v, 16000000000ull);
+    CHECK_EQ_INT(bytes_of("512MiB", &v), PIPE_UNIT_OK);
+    CHECK_EQ_U64(v, 512ull << 20);
+    CHECK_EQ_INT(bytes_of("18446744073709551615", &v), PIPE_UNIT_OK);
+    CHECK_EQ_U64(v, UINT64_MAX);
+
+    v = 7;
+    static const char *const bad[] = {"16 GB", "16gb", "16G", "16b", "-1", "", "B", "max", " 16", "16 ", "0x10"};
+    for (size_t i = 0; i < COUNT(bad); i++) {
+        if (bytes_of(bad[i], &v) != PIPE_UNIT_MALFORMED)
+            fprintf(stderr, "\"%s\" should be malformed with PIPE_SIZE_BYTES\n", bad[i]);
+        CHECK_EQ_INT(bytes_of(bad[i], &v), PIPE_UNIT_MALFORMED);
+    }
+    CHECK_EQ_U64(v, 7);
+    CHECK_EQ_INT(bytes_of("99999999999PB", &v), PIPE_UNIT_OVERFLOW);
+    CHECK_EQ_INT(bytes_of("18446744073709551616", &v), PIPE_UNIT_OVERFLOW);
+    CHECK_EQ_U64(v, 7);
+
+    /* without the flag the same plain counts are malformed (E0205) */
+    CHECK_EQ_INT(pipe_parse_size("16000000000", 11, 0, &v), PIPE_UNIT_MALFORMED);
+    CHECK_EQ_INT(pipe_parse_size("1500B", 5, 0, &v), PIPE_UNIT_MALFORMED);
 }
 
 /* s is a length-delimited slice: bytes after len are not looked at. */
@@ -146,18 +187,18 @@ static void test_not_nul_terminated(void)
 {
     const char buf[] = {'1', '6', 'G', 'B', 'x', 'y', 'z'};
     uint64_t v = 0;
-    CHECK_EQ_INT(parse_size(buf, 4, &v), UNIT_OK);
+    CHECK_EQ_INT(pipe_parse_size(buf, 4, 0, &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, 16000000000ULL);
-    CHECK_EQ_INT(parse_size(buf, 3, &v), UNIT_MALFORMED);   /* "16G" */
-    CHECK_EQ_INT(parse_size(buf, 7, &v), UNIT_MALFORMED);   /* "16GBxyz" */
-    CHECK_EQ_INT(parse_size(buf, 2, &v), UNIT_MALFORMED);   /* "16" */
+    CHECK_EQ_INT(pipe_parse_size(buf, 3, 0, &v), PIPE_UNIT_MALFORMED);   /* "16G" */
+    CHECK_EQ_INT(pipe_parse_size(buf, 7, 0, &v), PIPE_UNIT_MALFORMED);   /* "16GBxyz" */
+    CHECK_EQ_INT(pipe_parse_size(buf, 2, 0, &v), PIPE_UNIT_MALFORMED);   /* "16" */
 
     const char d[] = {'5', '0', '0', 'm', 's', 's'};
-    CHECK_EQ_INT(parse_duration(d, 5, &v), UNIT_OK);
+    CHECK_EQ_INT(pipe_parse_duration(d, 5, &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, 500);
-    CHECK_EQ_INT(parse_duration(d, 4, &v), UNIT_OK);        /* "500m" */
+    CHECK_EQ_INT(pipe_parse_duration(d, 4, &v), PIPE_UNIT_OK);        /* "500m" */
     CHECK_EQ_U64(v, 500 * 60000ULL);
-    CHECK_EQ_INT(parse_duration(d, 6, &v), UNIT_MALFORMED); /* "500mss" */
+    CHECK_EQ_INT(pipe_parse_duration(d, 6, &v), PIPE_UNIT_MALFORMED); /* "500mss" */
 }
 
 static void test_every_duration_unit(void)
@@ -166,24 +207,24 @@ static void test_every_duration_unit(void)
     for (size_t i = 0; i < COUNT(duration_cases); i++) {
         uint64_t v = 0;
         snprintf(text, sizeof text, "1%s", duration_cases[i].name);
-        CHECK_EQ_INT(duration_of(text, &v), UNIT_OK);
+        CHECK_EQ_INT(duration_of(text, &v), PIPE_UNIT_OK);
         CHECK_EQ_U64(v, duration_cases[i].factor);
 
         snprintf(text, sizeof text, "0%s", duration_cases[i].name);
-        CHECK_EQ_INT(duration_of(text, &v), UNIT_OK);
+        CHECK_EQ_INT(duration_of(text, &v), PIPE_UNIT_OK);
         CHECK_EQ_U64(v, 0);
     }
 
     uint64_t v = 0;
-    CHECK_EQ_INT(duration_of("500ms", &v), UNIT_OK);
+    CHECK_EQ_INT(duration_of("500ms", &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, 500);
-    CHECK_EQ_INT(duration_of("2h", &v), UNIT_OK);
+    CHECK_EQ_INT(duration_of("2h", &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, 7200000);
-    CHECK_EQ_INT(duration_of("300s", &v), UNIT_OK);
+    CHECK_EQ_INT(duration_of("300s", &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, 300000);
-    CHECK_EQ_INT(duration_of("90m", &v), UNIT_OK);
+    CHECK_EQ_INT(duration_of("90m", &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, 5400000);
-    CHECK_EQ_INT(duration_of("7d", &v), UNIT_OK);
+    CHECK_EQ_INT(duration_of("7d", &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, 604800000);
 }
 
@@ -193,19 +234,19 @@ static void test_duration_boundaries(void)
     for (size_t i = 0; i < COUNT(duration_cases); i++) {
         uint64_t f = duration_cases[i].factor, q = UINT64_MAX / f, v = 0;
         snprintf(text, sizeof text, "%" PRIu64 "%s", q, duration_cases[i].name);
-        CHECK_EQ_INT(duration_of(text, &v), UNIT_OK);
+        CHECK_EQ_INT(duration_of(text, &v), PIPE_UNIT_OK);
         CHECK_EQ_U64(v, q * f);
 
         snprintf(text, sizeof text, "%" PRIu64 "0%s", q, duration_cases[i].name);
-        CHECK_EQ_INT(duration_of(text, &v), UNIT_OVERFLOW);
+        CHECK_EQ_INT(duration_of(text, &v), PIPE_UNIT_OVERFLOW);
     }
     uint64_t v = 0;
-    CHECK_EQ_INT(duration_of("18446744073709551615ms", &v), UNIT_OK);
+    CHECK_EQ_INT(duration_of("18446744073709551615ms", &v), PIPE_UNIT_OK);
     CHECK_EQ_U64(v, UINT64_MAX);
-    CHECK_EQ_INT(duration_of("18446744073709551616ms", &v), UNIT_OVERFLOW);
-    CHECK_EQ_INT(duration_of("213503982334d", &v), UNIT_OK);
-    CHECK_EQ_INT(duration_of("213503982335d", &v), UNIT_OVERFLOW);
-    CHECK_EQ_INT(duration_of("99999999999999999999d", &v), UNIT_OVERFLOW);
+    CHECK_EQ_INT(duration_of("18446744073709551616ms", &v), PIPE_UNIT_OVERFLOW);
+    CHECK_EQ_INT(duration_of("213503982334d", &v), PIPE_UNIT_OK);
+    CHECK_EQ_INT(duration_of("213503982335d", &v), PIPE_UNIT_OVERFLOW);
+    CHECK_EQ_INT(duration_of("99999999999999999999d", &v), PIPE_UNIT_OVERFLOW);
 }
 
 static void test_duration_malformed(void)
@@ -220,14 +261,14 @@ static void test_duration_malformed(void)
         check_duration_malformed(bad[i]);
 
     uint64_t v = 5;
-    CHECK_EQ_INT(parse_duration(NULL, 0, &v), UNIT_MALFORMED);
+    CHECK_EQ_INT(pipe_parse_duration(NULL, 0, &v), PIPE_UNIT_MALFORMED);
     CHECK_EQ_U64(v, 5);
 }
 
 static void check_format_size(uint64_t bytes, const char *expected)
 {
     char buf[64];
-    int n = format_size(bytes, buf, sizeof buf);
+    int n = pipe_format_size(bytes, buf, sizeof buf);
     CHECK_STREQ(buf, expected);
     CHECK_EQ_INT(n, (int)strlen(expected));
 }
@@ -235,7 +276,7 @@ static void check_format_size(uint64_t bytes, const char *expected)
 static void check_format_duration(uint64_t ms, const char *expected)
 {
     char buf[64];
-    int n = format_duration(ms, buf, sizeof buf);
+    int n = pipe_format_duration(ms, buf, sizeof buf);
     CHECK_STREQ(buf, expected);
     CHECK_EQ_INT(n, (int)strlen(expected));
 }
@@ -297,8 +338,8 @@ static void test_round_trip(void)
             if (counts[j] > UINT64_MAX / size_cases[i].factor)
                 continue;
             uint64_t v = counts[j] * size_cases[i].factor, back = 0;
-            format_size(v, buf, sizeof buf);
-            if (parse_size(buf, strlen(buf), &back) != UNIT_OK || back != v) {
+            pipe_format_size(v, buf, sizeof buf);
+            if (pipe_parse_size(buf, strlen(buf), 0, &back) != PIPE_UNIT_OK || back != v) {
                 fprintf(stderr, "size %" PRIu64 " -> \"%s\" does not round-trip\n", v, buf);
                 bad++;
             }
@@ -309,8 +350,8 @@ static void test_round_trip(void)
             if (counts[j] > UINT64_MAX / duration_cases[i].factor)
                 continue;
             uint64_t v = counts[j] * duration_cases[i].factor, back = 0;
-            format_duration(v, buf, sizeof buf);
-            if (parse_duration(buf, strlen(buf), &back) != UNIT_OK || back != v) {
+            pipe_format_duration(v, buf, sizeof buf);
+            if (pipe_parse_duration(buf, strlen(buf), &back) != PIPE_UNIT_OK || back != v) {
                 fprintf(stderr, "duration %" PRIu64 " -> \"%s\" does not round-trip\n", v, buf);
                 bad++;
             }
@@ -325,17 +366,17 @@ static void test_format_truncation(void)
 {
     char buf[8];
     memset(buf, 'x', sizeof buf);
-    CHECK_EQ_INT(format_size(536870912ULL, buf, 4), 6);
+    CHECK_EQ_INT(pipe_format_size(536870912ULL, buf, 4), 6);
     CHECK_STREQ(buf, "512");
     CHECK(buf[4] == 'x');
 
-    CHECK_EQ_INT(format_size(16000000000ULL, NULL, 0), 4);
-    CHECK_EQ_INT(format_duration(7200000, NULL, 0), 2);
+    CHECK_EQ_INT(pipe_format_size(16000000000ULL, NULL, 0), 4);
+    CHECK_EQ_INT(pipe_format_duration(7200000, NULL, 0), 2);
 
     memset(buf, 'x', sizeof buf);
-    CHECK_EQ_INT(format_duration(500, buf, 1), 5);
+    CHECK_EQ_INT(pipe_format_duration(500, buf, 1), 5);
     CHECK_STREQ(buf, "");
-    CHECK_EQ_INT(format_duration(500, buf, 6), 5);
+    CHECK_EQ_INT(pipe_format_duration(500, buf, 6), 5);
     CHECK_STREQ(buf, "500ms");
 }
 
@@ -346,6 +387,7 @@ int main(void)
     test_size_boundaries();
     test_size_overflow();
     test_size_malformed();
+    test_size_bytes_flag();
     test_not_nul_terminated();
     test_every_duration_unit();
     test_duration_boundaries();

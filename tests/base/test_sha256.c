@@ -1,4 +1,4 @@
-/* SHA-256 (sha256.c) against the FIPS 180-4 and NIST vectors, including
+/* SHA-256 (runtime/base/src/sha256.c) against the FIPS 180-4 and NIST vectors, including
    one million 'a's, every split of a message, the padding boundaries, and
    the streaming file digest. */
 #include <stdlib.h>
@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "pipe/base.h"
 #include "pipe/error.h"
-#include "sha256.h"
 
 static void check_hex(const char *msg, const char *expected)
 {

@@ -1,8 +1,11 @@
-#include "units.h"
-
+/* Sizes ("16GB", "512MiB") and durations ("500ms", "2h") as the language
+   writes them (docs/language.md). */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "pipe/base.h"
 
 typedef struct unit {
     const char *name;
@@ -17,8 +20,9 @@ static const unit size_units[] = {
     {"KB", 1000ULL},                  {"PiB", 1125899906842624ULL},
     {"TiB", 1099511627776ULL},        {"GiB", 1073741824ULL},
     {"MiB", 1048576ULL},              {"KiB", 1024ULL},
+    {"B", 1ULL}, /* only with PIPE_SIZE_BYTES: the last entry */
 };
-enum { SIZE_DECIMAL_FIRST = 0, SIZE_BINARY_FIRST = 5, SIZE_STEPS = 5 };
+enum { SIZE_DECIMAL_FIRST = 0, SIZE_BINARY_FIRST = 5, SIZE_STEPS = 5, SIZE_LANGUAGE_UNITS = 10 };
 
 static const unit duration_units[] = {
     {"d", 86400000ULL}, {"h", 3600000ULL}, {"m", 60000ULL},
@@ -27,52 +31,53 @@ static const unit duration_units[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Splits s into digits and suffix, finds the suffix in the table, and only
- * then does arithmetic, so a bad unit is reported as malformed even when
- * the number is also too large. */
-static unit_status parse_with_units(const char *s, size_t len, const unit *units,
-                                    size_t nunits, uint64_t *out)
+static const unit no_unit = {"", 1ULL};
+
+/* Splits s into digits and suffix, finds the suffix in the table (an empty
+ * one only when bare_ok), and only then does arithmetic, so a bad unit is
+ * reported as malformed even when the number is also too large. */
+static pipe_unit_status parse_with_units(const char *s, size_t len, const unit *units, size_t nunits, bool bare_ok,
+                                         uint64_t *out)
 {
     size_t ndigits = 0;
     while (ndigits < len && s[ndigits] >= '0' && s[ndigits] <= '9')
         ndigits++;
-    if (ndigits == 0 || ndigits == len)
-        return UNIT_MALFORMED;
+    if (ndigits == 0 || (ndigits == len && !bare_ok))
+        return PIPE_UNIT_MALFORMED;
 
     const char *suffix = s + ndigits;
     size_t suffix_len = len - ndigits;
-    const unit *u = NULL;
-    for (size_t i = 0; i < nunits; i++) {
-        if (strlen(units[i].name) == suffix_len &&
-            memcmp(units[i].name, suffix, suffix_len) == 0) {
+    const unit *u = suffix_len == 0 ? &no_unit : NULL;
+    for (size_t i = 0; i < nunits && !u; i++) {
+        if (strlen(units[i].name) == suffix_len && memcmp(units[i].name, suffix, suffix_len) == 0)
             u = &units[i];
-            break;
-        }
     }
     if (!u)
-        return UNIT_MALFORMED;
+        return PIPE_UNIT_MALFORMED;
 
     uint64_t value = 0;
     for (size_t i = 0; i < ndigits; i++) {
         uint64_t d = (uint64_t)(s[i] - '0');
         if (value > (UINT64_MAX - d) / 10)
-            return UNIT_OVERFLOW;
+            return PIPE_UNIT_OVERFLOW;
         value = value * 10 + d;
     }
     if (value != 0 && value > UINT64_MAX / u->factor)
-        return UNIT_OVERFLOW;
+        return PIPE_UNIT_OVERFLOW;
     *out = value * u->factor;
-    return UNIT_OK;
+    return PIPE_UNIT_OK;
 }
 
-unit_status parse_size(const char *s, size_t len, uint64_t *bytes)
+pipe_unit_status pipe_parse_size(const char *s, size_t len, unsigned flags, uint64_t *bytes)
 {
-    return parse_with_units(s, len, size_units, COUNT(size_units), bytes);
+    bool bytes_ok = (flags & PIPE_SIZE_BYTES) != 0;
+    return parse_with_units(s, len, size_units, bytes_ok ? COUNT(size_units) : SIZE_LANGUAGE_UNITS, bytes_ok,
+                            bytes);
 }
 
-unit_status parse_duration(const char *s, size_t len, uint64_t *ms)
+pipe_unit_status pipe_parse_duration(const char *s, size_t len, uint64_t *ms)
 {
-    return parse_with_units(s, len, duration_units, COUNT(duration_units), ms);
+    return parse_with_units(s, len, duration_units, COUNT(duration_units), false, ms);
 }
 
 /* Index of the largest unit among units[first .. first+count) dividing v,
@@ -85,7 +90,7 @@ static int largest_divisor(uint64_t v, const unit *units, int first, int count)
     return -1;
 }
 
-int format_size(uint64_t bytes, char *buf, size_t n)
+int pipe_format_size(uint64_t bytes, char *buf, size_t n)
 {
     if (bytes == 0)
         return snprintf(buf, n, "0KB");
@@ -106,7 +111,7 @@ int format_size(uint64_t bytes, char *buf, size_t n)
                     size_units[pick].name);
 }
 
-int format_duration(uint64_t ms, char *buf, size_t n)
+int pipe_format_duration(uint64_t ms, char *buf, size_t n)
 {
     if (ms == 0)
         return snprintf(buf, n, "0s");
