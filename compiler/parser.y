@@ -456,9 +456,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, parse_c
     }
     diagnostic *dg;
     if (shown)
-        dg = diag_error(p->diag, *loc, "E0010", "expected %s, found %s", sb_cstr(&list), found);
+        dg = diag_report(p->diag, *loc, DIAG_E0010, "expected %s, found %s", sb_cstr(&list), found);
     else
-        dg = diag_error(p->diag, *loc, "E0010", "unexpected %s", found);
+        dg = diag_report(p->diag, *loc, DIAG_E0010, "unexpected %s", found);
     diag_label(p->diag, dg, "unexpected here");
     /* A bracket left open: say where, when the closer was one of the choices
        and the parser met the end of the file or the start of a declaration. */
@@ -508,7 +508,7 @@ static void pipe_yyerror(PIPE_YYLTYPE *loc, void *scanner, parse_ctx *p, const c
 {
     (void)scanner;
     parse_note_syntax_error(p, *loc);
-    diag_error(p->diag, *loc, "E0010", "%s", msg);
+    diag_report(p->diag, *loc, DIAG_E0010, "%s", msg);
 }
 
 /* Mistakes the grammar accepts in order to report them precisely and read
@@ -518,7 +518,7 @@ static void colon_for_equals(parse_ctx *p, span colon, const char *name, int rec
 {
     if (recovering || p->in_broken_item)
         return;
-    diagnostic *dg = diag_error(p->diag, colon, "E0010", "expected `=`, found `:`");
+    diagnostic *dg = diag_report(p->diag, colon, DIAG_E0010, "expected `=`, found `:`");
     diag_label(p->diag, dg, "`=` goes here");
     if (name)
         diag_help(p->diag, dg, "write `%s = ...`; `:` only gives a parameter its type (`epochs: int`) and a map "
@@ -538,7 +538,7 @@ static void unparenthesized_targets(parse_ctx *p, span comma, const char *first,
     sb_puts(&names, first);
     for (size_t i = 0; i < rest->len; i++)
         sb_printf(&names, ", %s", ((ast_name *)rest->items[i])->text);
-    diagnostic *dg = diag_error(p->diag, comma, "E0010", "expected `(` or `=`, found `,`");
+    diagnostic *dg = diag_report(p->diag, comma, DIAG_E0010, "expected `(` or `=`, found `,`");
     diag_label(p->diag, dg, "several targets need parentheses");
     diag_help(p->diag, dg, "write `(%s) = %s(...)`", sb_cstr(&names), callee);
     sb_free(&names);
@@ -548,7 +548,7 @@ static void unquoted_key(parse_ctx *p, span key, const char *name, int recoverin
 {
     if (recovering || p->in_broken_item)
         return;
-    diagnostic *dg = diag_error(p->diag, key, "E0010", "expected a string, found identifier `%s`", name);
+    diagnostic *dg = diag_report(p->diag, key, DIAG_E0010, "expected a string, found identifier `%s`", name);
     diag_label(p->diag, dg, "map keys are strings");
     diag_help(p->diag, dg, "write the key in quotes: \"%s\": ...", name);
 }

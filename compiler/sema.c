@@ -55,8 +55,8 @@ void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bo
         bool dup = false;
         for (size_t k = 0; k < count && !dup; k++) {
             if (strcmp(infos[k].name, p->name.text) == 0) {
-                diagnostic *dg = diag_error(pg->diag, p->name.sp, "E0105", "parameter `%s` declared twice",
-                                            p->name.text);
+                diagnostic *dg = diag_report(pg->diag, p->name.sp, DIAG_E0105, "parameter `%s` declared twice",
+                                             p->name.text);
                 diag_label(pg->diag, dg, "second declaration");
                 diag_note(pg->diag, dg, infos[k].decl->name.sp, "first declared here");
                 diag_help(pg->diag, dg, "rename or remove one of them");
@@ -72,9 +72,9 @@ void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bo
         pi->decl = p;
         pi->default_value = p->default_value;
         if (pi->type == TYPE_ARTIFACT && pipeline) {
-            diagnostic *dg = diag_error(pg->diag, p->sp, "E0208",
-                                        "pipeline parameter `%s` has artifact type `%s`", p->name.text,
-                                        p->type.text);
+            diagnostic *dg = diag_report(pg->diag, p->sp, DIAG_E0208,
+                                         "pipeline parameter `%s` has artifact type `%s`", p->name.text,
+                                         p->type.text);
             diag_label(pg->diag, dg, "pipeline parameters are values");
             const char *typo = sema_value_type_typo(p->type.text);
             if (typo)
@@ -89,8 +89,8 @@ void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bo
             continue;
         }
         if (pi->type == TYPE_ARTIFACT && p->default_value) {
-            diagnostic *dg = diag_error(pg->diag, p->sp, "E0208",
-                                        "artifact parameter `%s` cannot have a default", p->name.text);
+            diagnostic *dg = diag_report(pg->diag, p->sp, DIAG_E0208,
+                                         "artifact parameter `%s` cannot have a default", p->name.text);
             diag_label(pg->diag, dg, "an artifact comes from another step");
             const char *typo = sema_value_type_typo(p->type.text);
             if (typo)
@@ -108,10 +108,10 @@ void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bo
             continue;
         }
         if (p->default_value && !sema_value_matches(pi->type, p->default_value)) {
-            diagnostic *dg = diag_error(pg->diag, p->default_value->sp, "E0201",
-                                        "default of `%s` must be %s `%s`, found %s", p->name.text,
-                                        pi->type == TYPE_INT ? "an" : "a", p->type.text,
-                                        expr_kind_name(p->default_value->kind));
+            diagnostic *dg = diag_report(pg->diag, p->default_value->sp, DIAG_E0201,
+                                         "default of `%s` must be %s `%s`, found %s", p->name.text,
+                                         pi->type == TYPE_INT ? "an" : "a", p->type.text,
+                                         expr_kind_name(p->default_value->kind));
             diag_label(pg->diag, dg, "expected `%s`", p->type.text);
             pi->default_value = NULL;
         }
@@ -138,7 +138,7 @@ bool sema_damaged(const sema *s, span sp)
         const diagnostic *dg = d->diags.items[i];
         if (dg->sp.file != sp.file || dg->sp.start < sp.start || dg->sp.start >= sp.end)
             continue;
-        if (strncmp(dg->code, "E000", 4) == 0 || strcmp(dg->code, "E0010") == 0)
+        if (diag_code_is_syntax(dg->code))
             return true;
     }
     return false;
@@ -172,7 +172,7 @@ static void find_damaged_decls(sema *s)
         for (size_t i = 0; i < d->diags.len; i++) {
             const diagnostic *dg = d->diags.items[i];
             n += dg->sp.file == af->file &&
-                 (strncmp(dg->code, "E000", 4) == 0 || strcmp(dg->code, "E0010") == 0);
+                 (diag_code_is_syntax(dg->code));
         }
         if (n == 0)
             continue;
@@ -182,7 +182,7 @@ static void find_damaged_decls(sema *s)
             at[k++] = ((const span *)af->syntax_error_spans.items[i])->start;
         for (size_t i = 0; i < d->diags.len; i++) {
             const diagnostic *dg = d->diags.items[i];
-            if (dg->sp.file == af->file && (strncmp(dg->code, "E000", 4) == 0 || strcmp(dg->code, "E0010") == 0))
+            if (dg->sp.file == af->file && (diag_code_is_syntax(dg->code)))
                 at[k++] = dg->sp.start;
         }
         qsort(at, n, sizeof *at, compare_offsets);
@@ -296,7 +296,7 @@ pipeline_info *program_select_pipeline(program *pg, const char *name)
             if (n < 64)
                 names[n++] = pl->name;
         }
-        diagnostic *dg = diag_error_file(pg->diag, file, "E0114", "no pipeline named `%s` in this file", name);
+        diagnostic *dg = diag_report_file(pg->diag, file, DIAG_E0114, "no pipeline named `%s` in this file", name);
         const char *close = suggest_closest(name, names, n);
         char list[1024];
         format_name_list(list, sizeof list, names, n);
@@ -309,7 +309,7 @@ pipeline_info *program_select_pipeline(program *pg, const char *name)
     if (pg->pipelines.len == 1)
         return pg->pipelines.items[0];
     if (pg->pipelines.len == 0) {
-        diagnostic *dg = diag_error_file(pg->diag, file, "E0114", "this file declares no pipeline");
+        diagnostic *dg = diag_report_file(pg->diag, file, DIAG_E0114, "this file declares no pipeline");
         diag_help(pg->diag, dg, "add `pipeline NAME() { ... }` invoking its steps, or build the file that imports "
                                 "this one");
         return NULL;
@@ -320,8 +320,8 @@ pipeline_info *program_select_pipeline(program *pg, const char *name)
         names[n++] = ((pipeline_info *)pg->pipelines.items[i])->name;
     char list[1024];
     format_name_list(list, sizeof list, names, n);
-    diagnostic *dg = diag_error_file(pg->diag, file, "E0114", "this file declares %zu pipelines; choose one",
-                                     pg->pipelines.len);
+    diagnostic *dg = diag_report_file(pg->diag, file, DIAG_E0114, "this file declares %zu pipelines; choose one",
+                                      pg->pipelines.len);
     diag_help(pg->diag, dg, "pass `--pipeline NAME`; the pipelines are %s", list);
     return NULL;
 }

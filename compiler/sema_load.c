@@ -103,7 +103,7 @@ static void report_cycle(loader *l, ast_import *im, loaded_file *target)
             sb_printf(&chain, "%s -> ", pg->sources->files[f->file]->path);
     }
     sb_puts(&chain, pg->sources->files[target->file]->path);
-    diagnostic *dg = diag_error(pg->diag, im->keyword, "E0112", "import cycle: %s", sb_cstr(&chain));
+    diagnostic *dg = diag_report(pg->diag, im->keyword, DIAG_E0112, "import cycle: %s", sb_cstr(&chain));
     diag_label(pg->diag, dg, "this import closes the cycle");
     diag_help(pg->diag, dg, "move the shared steps into a file that both can import, and remove this import");
     sb_free(&chain);
@@ -141,7 +141,7 @@ static void load_import(loader *l, loaded_file *from, ast_import *im)
     char real[PATH_MAX];
     if (im->path.text[0] == '\0') {
         l->s->import_failed = true;
-        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"\": the path is empty");
+        diagnostic *dg = diag_report(pg->diag, im->keyword, DIAG_E0111, "cannot import \"\": the path is empty");
         diag_label(pg->diag, dg, "imported here");
         diag_help(pg->diag, dg, "name a .pipe file, relative to this one: `import \"steps/data.pipe\"`");
         return;
@@ -149,8 +149,8 @@ static void load_import(loader *l, loaded_file *from, ast_import *im)
     if (!realpath(path, real)) {
         int err = errno;
         l->s->import_failed = true;
-        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": %s", im->path.text,
-                                    reason(err));
+        diagnostic *dg = diag_report(pg->diag, im->keyword, DIAG_E0111, "cannot import \"%s\": %s", im->path.text,
+                                     reason(err));
         diag_label(pg->diag, dg, "imported here");
         if (strcmp(path, im->path.text) != 0)
             diag_help(pg->diag, dg, "import paths are relative to the importing file; this one resolves to %s",
@@ -169,8 +169,9 @@ static void load_import(loader *l, loaded_file *from, ast_import *im)
     }
     if (l->chain.len >= MAX_IMPORT_DEPTH) {
         l->s->import_failed = true;
-        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": imports nested more than "
-                                    "%d deep", im->path.text, MAX_IMPORT_DEPTH);
+        diagnostic *dg = diag_report(pg->diag, im->keyword, DIAG_E0111,
+                                     "cannot import \"%s\": imports nested more than %d deep", im->path.text,
+                                     MAX_IMPORT_DEPTH);
         diag_label(pg->diag, dg, "imported here");
         return;
     }
@@ -178,7 +179,7 @@ static void load_import(loader *l, loaded_file *from, ast_import *im)
     int idx = source_load(pg->sources, path, err, sizeof err);
     if (idx < 0) {
         l->s->import_failed = true;
-        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": %s", im->path.text, err);
+        diagnostic *dg = diag_report(pg->diag, im->keyword, DIAG_E0111, "cannot import \"%s\": %s", im->path.text, err);
         diag_label(pg->diag, dg, "imported here");
         return;
     }
