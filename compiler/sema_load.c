@@ -7,6 +7,7 @@
 
 #include "parse.h"
 #include "sema.h"
+#include "sema_util.h"
 #include "strbuf.h"
 
 enum { MAX_IMPORT_DEPTH = 200 };
@@ -22,64 +23,6 @@ typedef struct loader {
     ptr_vec loaded; /* loaded_file* */
     ptr_vec chain;  /* loaded_file* currently being visited */
 } loader;
-
-const char *sema_dirname(arena *a, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return ".";
-    if (slash == path)
-        return "/";
-    return arena_strndup(a, path, (size_t)(slash - path));
-}
-
-/* dir/rel with "./" segments dropped and "x/.." folded where x is a plain
-   segment, so diagnostics show short, stable paths. */
-const char *sema_join_path(arena *a, const char *dir, const char *rel)
-{
-    if (rel[0] == '/' || strcmp(dir, ".") == 0)
-        dir = "";
-    size_t n = strlen(dir) + strlen(rel) + 2;
-    char *joined = arena_alloc(a, n);
-    snprintf(joined, n, "%s%s%s", dir, *dir && strcmp(dir, "/") != 0 ? "/" : "", rel);
-    /* Normalize segment by segment. */
-    char *out = arena_alloc(a, n + 1);
-    size_t o = 0;
-    const char *p = joined;
-    bool absolute = *p == '/';
-    if (absolute)
-        out[o++] = '/';
-    while (*p) {
-        while (*p == '/')
-            p++;
-        const char *seg = p;
-        while (*p && *p != '/')
-            p++;
-        size_t len = (size_t)(p - seg);
-        if (len == 0 || (len == 1 && seg[0] == '.'))
-            continue;
-        if (len == 2 && seg[0] == '.' && seg[1] == '.') {
-            /* Fold only over a real segment that is not itself "..". */
-            size_t start = o;
-            while (start > (absolute ? 1u : 0u) && out[start - 1] != '/')
-                start--;
-            size_t last_len = o - start;
-            bool prev_dotdot = last_len == 2 && out[start] == '.' && out[start + 1] == '.';
-            if (last_len > 0 && !prev_dotdot) {
-                o = start > (absolute ? 1u : 0u) ? start - 1 : start;
-                continue;
-            }
-        }
-        if (o > 0 && out[o - 1] != '/')
-            out[o++] = '/';
-        memcpy(out + o, seg, len);
-        o += len;
-    }
-    if (o == 0)
-        out[o++] = '.';
-    out[o] = '\0';
-    return out;
-}
 
 static loaded_file *find_loaded(loader *l, const char *real)
 {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "sema.h"
+#include "sema_util.h"
 #include "strbuf.h"
 #include "suggest.h"
 #include "symtab.h"

@@ -7,6 +7,7 @@
 
 #include "escape.h"
 #include "sema.h"
+#include "sema_util.h"
 #include "strbuf.h"
 #include "suggest.h"
 
