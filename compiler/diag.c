@@ -20,7 +20,8 @@ void diag_init(diag_engine *d, arena *a, source_set *sources)
     d->max_errors = DIAG_MAX_ERRORS_DEFAULT;
 }
 
-bool diag_is_error(const diag_engine *d, const diagnostic *dg)
+/* Error or warning, after -Werror promotion. */
+static bool is_error(const diag_engine *d, const diagnostic *dg)
 {
     return diag_code_get(dg->code)->severity == DIAG_ERROR || d->werror;
 }
@@ -120,7 +121,7 @@ bool diag_has_errors_in_file(const diag_engine *d, uint32_t file)
 {
     for (size_t i = 0; i < d->diags.len; i++) {
         const diagnostic *dg = d->diags.items[i];
-        if (dg->sp.file == file && diag_is_error(d, dg))
+        if (dg->sp.file == file && is_error(d, dg))
             return true;
     }
     return false;
@@ -152,7 +153,7 @@ static bool same_diag(const diagnostic *a, const diagnostic *b)
 
 static const char *severity_name(const diag_engine *d, const diagnostic *dg)
 {
-    return diag_is_error(d, dg) ? "error" : "warning";
+    return is_error(d, dg) ? "error" : "warning";
 }
 
 /* Appends one code point (or a replacement for an unprintable byte) of the
@@ -428,7 +429,7 @@ void diag_flush(diag_engine *d, diag_format fmt, diag_writer out, void *user)
     strbuf sb = STRBUF_INIT;
     size_t errors = 0, warnings = 0;
     for (size_t i = 0; i < kept; i++) {
-        if (diag_is_error(d, items[i]))
+        if (is_error(d, items[i]))
             errors++;
         else
             warnings++;

@@ -58,9 +58,6 @@ void diag_help(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute
 void diag_note(diag_engine *d, diagnostic *dg, span sp, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note_plain(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Error or warning, after -Werror promotion. */
-bool diag_is_error(const diag_engine *d, const diagnostic *dg);
-
 /* Errors after -Werror promotion. */
 size_t diag_error_count(const diag_engine *d);
 bool diag_has_errors_in_file(const diag_engine *d, uint32_t file);

@@ -16,7 +16,7 @@ bool diag_code_lookup(const char *name, diag_code *out)
 {
     if (!name)
         return false;
-    for (size_t i = 0; i < DIAG_CODE_COUNT; i++) {
+    for (int i = 0; i < DIAG_CODE_COUNT; i++) {
         const char *a = codes[i].name, *b = name;
         while (*a && ascii_upper((unsigned char)*b) == *a) {
             a++;

@@ -4,7 +4,6 @@
 #define PIPEC_DIAG_CODES_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
 typedef enum { DIAG_ERROR, DIAG_WARNING } diag_severity;
 

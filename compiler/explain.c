@@ -1,6 +1,5 @@
 #include "explain.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
