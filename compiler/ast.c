@@ -33,7 +33,7 @@ static ast_expr *new_expr(parse_ctx *p, expr_kind kind, span sp)
 
 static void bad_number(parse_ctx *p, span sp, const char *what)
 {
-    diagnostic *dg = diag_error(p->diag, sp, "E0004", "%s", what);
+    diagnostic *dg = diag_report(p->diag, sp, DIAG_E0004, "%s", what);
     diag_label(p->diag, dg, "this literal");
 }
 

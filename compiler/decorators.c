@@ -159,11 +159,11 @@ static void wrong_type(diag_engine *d, const decorator_schema *s, const option_s
     }
     diagnostic *dg;
     if (v->kind == EXPR_IDENT)
-        dg = diag_error(d, v->sp, "E0201", "option `%s` of @%s expects %s, found the name `%s`", o->name, s->name,
-                        sb_cstr(&expected), v->u.ident.text);
+        dg = diag_report(d, v->sp, DIAG_E0201, "option `%s` of @%s expects %s, found the name `%s`", o->name, s->name,
+                         sb_cstr(&expected), v->u.ident.text);
     else
-        dg = diag_error(d, v->sp, "E0201", "option `%s` of @%s expects %s, found %s", o->name, s->name,
-                        sb_cstr(&expected), expr_kind_name(v->kind));
+        dg = diag_report(d, v->sp, DIAG_E0201, "option `%s` of @%s expects %s, found %s", o->name, s->name,
+                         sb_cstr(&expected), expr_kind_name(v->kind));
     diag_label(d, dg, "expected %s", sb_cstr(&expected));
     sb_free(&expected);
     bool wants_string = o->kind == OPT_STRING || o->kind == OPT_ENUM || o->kind == OPT_GPU_IDS ||
@@ -308,8 +308,9 @@ static bool is_string_list(diag_engine *d, const decorator_schema *s, const opti
         if (item->poisoned) {
             ok = false;
         } else if (item->kind != EXPR_STRING) {
-            diagnostic *dg = diag_error(d, item->sp, "E0201", "option `%s` of @%s expects a list of strings, found %s",
-                                        o->name, s->name, expr_kind_name(item->kind));
+            diagnostic *dg =
+                diag_report(d, item->sp, DIAG_E0201, "option `%s` of @%s expects a list of strings, found %s", o->name,
+                            s->name, expr_kind_name(item->kind));
             diag_label(d, dg, "expected a string");
             if (item->kind == EXPR_IDENT)
                 diag_help(d, dg, "write it in quotes: \"%s\"", item->u.ident.text);
@@ -386,7 +387,7 @@ static bool parse_accelerators(const char *s, uint64_t *count, size_t *name_len)
 static void out_of_range(diag_engine *d, const decorator_schema *s, const option_schema *o, ast_expr *v,
                          const char *range)
 {
-    diagnostic *dg = diag_error(d, v->sp, "E0207", "option `%s` of @%s must be %s", o->name, s->name, range);
+    diagnostic *dg = diag_report(d, v->sp, DIAG_E0207, "option `%s` of @%s must be %s", o->name, s->name, range);
     diag_label(d, dg, "out of range");
 }
 
@@ -427,8 +428,8 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
         if (st == PIPE_UNIT_OVERFLOW)
             return out_of_range(d, s, o, v, "a size below 16EiB");
         if (st != PIPE_UNIT_OK) {
-            diagnostic *dg = diag_error(d, v->sp, "E0205", "malformed size \"%s\" for option `%s` of @%s",
-                                        v->u.s.text, o->name, s->name);
+            diagnostic *dg = diag_report(d, v->sp, DIAG_E0205, "malformed size \"%s\" for option `%s` of @%s",
+                                         v->u.s.text, o->name, s->name);
             diag_label(d, dg, "not a size");
             char better[64];
             if (suggest_size(v->u.s.text, better, sizeof better))
@@ -449,8 +450,8 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
         if (st == PIPE_UNIT_OVERFLOW)
             return out_of_range(d, s, o, v, "a shorter duration");
         if (st != PIPE_UNIT_OK) {
-            diagnostic *dg = diag_error(d, v->sp, "E0206", "malformed duration \"%s\" for option `%s` of @%s",
-                                        v->u.s.text, o->name, s->name);
+            diagnostic *dg = diag_report(d, v->sp, DIAG_E0206, "malformed duration \"%s\" for option `%s` of @%s",
+                                         v->u.s.text, o->name, s->name);
             diag_label(d, dg, "not a duration");
             char better[64];
             if (suggest_duration(v->u.s.text, better, sizeof better))
@@ -468,8 +469,8 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
         if (v->kind != EXPR_STRING)
             return wrong_type(d, s, o, v);
         if (has_control_chars(v->u.s.text)) {
-            diagnostic *dg = diag_error(d, v->sp, "E0201", "option `%s` of @%s must not contain control characters",
-                                        o->name, s->name);
+            diagnostic *dg = diag_report(d, v->sp, DIAG_E0201, "option `%s` of @%s must not contain control characters",
+                                         o->name, s->name);
             diag_label(d, dg, "contains a newline or another control character");
             return;
         }
@@ -494,8 +495,8 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
                     sb_puts(&sb, i == n - 1 ? " or " : ", ");
                 sb_printf(&sb, "\"%s\"", o->enum_values[i]);
             }
-            diagnostic *dg = diag_error(d, v->sp, "E0204", "\"%s\" is not a valid value for option `%s` of @%s",
-                                        v->u.s.text, o->name, s->name);
+            diagnostic *dg = diag_report(d, v->sp, DIAG_E0204, "\"%s\" is not a valid value for option `%s` of @%s",
+                                         v->u.s.text, o->name, s->name);
             diag_label(d, dg, "not one of the allowed values");
             const char *close = suggest_closest(v->u.s.text, o->enum_values, n);
             if (close)
@@ -512,8 +513,8 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
         if (v->kind != EXPR_STRING)
             return wrong_type(d, s, o, v);
         if (!valid_gpu_ids(v->u.s.text)) {
-            diagnostic *dg = diag_error(d, v->sp, "E0201", "option `gpu_ids` of @%s must be \"all\" or GPU indices "
-                                        "separated by commas", s->name);
+            diagnostic *dg = diag_report(d, v->sp, DIAG_E0201, "option `gpu_ids` of @%s must be \"all\" or GPU indices "
+                                         "separated by commas", s->name);
             diag_label(d, dg, "not a GPU list");
             diag_help(d, dg, "write `gpu_ids = \"all\"` or `gpu_ids = \"0,1\"`");
             return;
@@ -525,8 +526,8 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
             return wrong_type(d, s, o, v);
         size_t name_len;
         if (!parse_accelerators(v->u.s.text, &out->u, &name_len)) {
-            diagnostic *dg = diag_error(d, v->sp, "E0201", "option `accelerators` of @%s must be \"NAME\" or "
-                                        "\"NAME:COUNT\"", s->name);
+            diagnostic *dg = diag_report(d, v->sp, DIAG_E0201, "option `accelerators` of @%s must be \"NAME\" or "
+                                         "\"NAME:COUNT\"", s->name);
             diag_label(d, dg, "not an accelerator spec");
             diag_help(d, dg, "write for example `accelerators = \"H100:8\"`");
             return;
@@ -540,8 +541,8 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
         for (size_t i = 0; i < v->u.items.len; i++) {
             ast_expr *item = v->u.items.items[i];
             if (has_control_chars(item->u.s.text)) {
-                diagnostic *dg = diag_error(d, item->sp, "E0201", "entries of `%s` must not contain control characters",
-                                            o->name);
+                diagnostic *dg = diag_report(d, item->sp, DIAG_E0201,
+                                             "entries of `%s` must not contain control characters", o->name);
                 diag_label(d, dg, "contains a newline or another control character");
                 return;
             }
@@ -553,8 +554,8 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
         for (size_t i = 0; i < v->u.items.len; i++) {
             ast_expr *item = v->u.items.items[i];
             if (!valid_package(item->u.s.text)) {
-                diagnostic *dg = diag_error(d, item->sp, "E0201", "\"%s\" is not a Debian package name",
-                                            item->u.s.text);
+                diagnostic *dg = diag_report(d, item->sp, DIAG_E0201, "\"%s\" is not a Debian package name",
+                                             item->u.s.text);
                 diag_label(d, dg, "not a package name");
                 diag_help(d, dg, "package names use letters, digits and `+-.`, optionally `=VERSION`");
                 return;
@@ -568,7 +569,7 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
             ast_expr *item = v->u.items.items[i];
             const char *t = item->u.s.text;
             if (strncmp(t, "--", 2) != 0 || !isalpha((unsigned char)t[2]) || has_control_chars(t)) {
-                diagnostic *dg = diag_error(d, item->sp, "E0201", "\"%s\" is not an sbatch option", t);
+                diagnostic *dg = diag_report(d, item->sp, DIAG_E0201, "\"%s\" is not an sbatch option", t);
                 diag_label(d, dg, "expected `--name` or `--name=value`");
                 diag_help(d, dg, "write options as in an `#SBATCH` line, e.g. \"--exclusive\" or \"--mail-type=END\"");
                 return;
@@ -583,14 +584,14 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
             if (e->value->poisoned)
                 return;
             if (e->value->kind != EXPR_STRING) {
-                diagnostic *dg = diag_error(d, e->value->sp, "E0201", "values of `%s` must be strings, found %s",
-                                            o->name, expr_kind_name(e->value->kind));
+                diagnostic *dg = diag_report(d, e->value->sp, DIAG_E0201, "values of `%s` must be strings, found %s",
+                                             o->name, expr_kind_name(e->value->kind));
                 diag_label(d, dg, "expected a string");
                 return;
             }
             if (o == &docker_options[DOCKER_ENVIRONMENT] && !esc_env_name_ok(e->key.text)) {
-                diagnostic *dg = diag_error(d, e->key.sp, "E0201", "\"%s\" is not a valid environment variable name",
-                                            e->key.text);
+                diagnostic *dg = diag_report(d, e->key.sp, DIAG_E0201,
+                                             "\"%s\" is not a valid environment variable name", e->key.text);
                 diag_label(d, dg, "not a variable name");
                 diag_help(d, dg, "names use letters, digits and `_` and do not start with a digit");
                 return;
@@ -598,7 +599,7 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
             for (size_t k = 0; k < i; k++) {
                 ast_map_entry *prev = v->u.items.items[k];
                 if (strcmp(prev->key.text, e->key.text) == 0) {
-                    diagnostic *dg = diag_error(d, e->key.sp, "E0105", "key \"%s\" given twice", e->key.text);
+                    diagnostic *dg = diag_report(d, e->key.sp, DIAG_E0105, "key \"%s\" given twice", e->key.text);
                     diag_label(d, dg, "second occurrence");
                     diag_note(d, dg, prev->key.sp, "first given here");
                     diag_help(d, dg, "remove one of them");
@@ -615,8 +616,9 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
             if (item->poisoned)
                 return;
             if (item->kind != EXPR_MAP) {
-                diagnostic *dg = diag_error(d, item->sp, "E0201", "option `%s` of @%s expects a list of maps, found %s",
-                                            o->name, s->name, expr_kind_name(item->kind));
+                diagnostic *dg =
+                    diag_report(d, item->sp, DIAG_E0201, "option `%s` of @%s expects a list of maps, found %s", o->name,
+                                s->name, expr_kind_name(item->kind));
                 diag_label(d, dg, "expected a map");
                 return;
             }
@@ -628,7 +630,7 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
 
 static void unknown_option(diag_engine *d, const decorator_schema *s, ast_arg *arg)
 {
-    diagnostic *dg = diag_error(d, arg->name.sp, "E0109", "@%s has no option `%s`", s->name, arg->name.text);
+    diagnostic *dg = diag_report(d, arg->name.sp, DIAG_E0109, "@%s has no option `%s`", s->name, arg->name.text);
     diag_label(d, dg, "unknown option");
     const char *names[DECORATOR_MAX_OPTIONS];
     for (int i = 0; i < s->noptions; i++)
@@ -656,8 +658,8 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
             if (!s->positional) {
                 inst->uncertain = true;
                 if (!reported_positional) {
-                    diagnostic *dg = diag_error(d, arg->value->sp, "E0117", "@%s takes no positional arguments",
-                                                s->name);
+                    diagnostic *dg = diag_report(d, arg->value->sp, DIAG_E0117, "@%s takes no positional arguments",
+                                                 s->name);
                     diag_label(d, dg, "positional argument");
                     const source_file *f = d->sources->files[arg->value->sp.file];
                     uint32_t len = arg->value->sp.end - arg->value->sp.start;
@@ -673,7 +675,8 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
                 continue;
             }
             if (seen_keyword) {
-                diagnostic *dg = diag_error(d, arg->value->sp, "E0118", "positional argument after a keyword argument");
+                diagnostic *dg =
+                    diag_report(d, arg->value->sp, DIAG_E0118, "positional argument after a keyword argument");
                 diag_label(d, dg, "positional argument");
                 diag_help(d, dg, "put the positional value first, or name it");
                 continue;
@@ -692,8 +695,8 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
         }
         opt_value *ov = &inst->opts[idx];
         if (ov->set) {
-            diagnostic *dg = diag_error(d, name_sp, "E0105", "option `%s` of @%s given twice", s->options[idx].name,
-                                        s->name);
+            diagnostic *dg = diag_report(d, name_sp, DIAG_E0105, "option `%s` of @%s given twice", s->options[idx].name,
+                                         s->name);
             diag_label(d, dg, "second occurrence");
             diag_note(d, dg, ov->name_sp, "first given here");
             diag_help(d, dg, "remove one of them");
@@ -705,7 +708,7 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
         parse_option(a, d, s, &s->options[idx], arg->value, ov);
     }
     if (s->id == DEC_TIMEOUT && !inst->opts[TIMEOUT_LIMIT].set && !reported_positional && !inst->uncertain) {
-        diagnostic *dg = diag_error(d, dec->name.sp, "E0104", "@timeout needs a duration");
+        diagnostic *dg = diag_report(d, dec->name.sp, DIAG_E0104, "@timeout needs a duration");
         diag_label(d, dg, "no limit given");
         diag_help(d, dg, "write `@timeout(\"2h\")` or `@timeout(limit = \"30m\")`");
     }
@@ -718,7 +721,7 @@ static bool decorator_damaged(const diag_engine *d, const ast_decorator *dec)
         const diagnostic *dg = d->diags.items[i];
         if (dg->sp.file != dec->sp.file || dg->sp.start < dec->sp.start || dg->sp.start >= dec->sp.end)
             continue;
-        if (strncmp(dg->code, "E000", 4) == 0 || strcmp(dg->code, "E0010") == 0)
+        if (diag_code_is_syntax(dg->code))
             return true;
     }
     return false;
@@ -734,7 +737,7 @@ static bool syntax_error_before(const diag_engine *d, span sp)
     for (size_t i = 0; i < d->diags.len; i++) {
         const diagnostic *dg = d->diags.items[i];
         if (dg->sp.file == sp.file && dg->sp.start >= line && dg->sp.start <= sp.start &&
-            strcmp(dg->code, "E0010") == 0)
+            dg->code == DIAG_E0010)
             return true;
     }
     return false;
@@ -755,7 +758,7 @@ void decorators_check(arena *a, diag_engine *d, const ptr_vec *decorators, bool 
             }
             if (syntax_error_before(d, dec->name.sp))
                 continue; /* `s@kypilot`: the parser stumbled here already */
-            diagnostic *dg = diag_error(d, dec->name.sp, "E0108", "unknown decorator `@%s`", dec->name.text);
+            diagnostic *dg = diag_report(d, dec->name.sp, DIAG_E0108, "unknown decorator `@%s`", dec->name.text);
             diag_label(d, dg, "not a decorator");
             const char *close = suggest_closest_or_prefix(dec->name.text, names, DEC_COUNT);
             if (close) {
@@ -773,18 +776,18 @@ void decorators_check(arena *a, diag_engine *d, const ptr_vec *decorators, bool 
             continue;
         }
         if (on_pipeline ? !s->on_pipeline : !s->on_step) {
-            diagnostic *dg = diag_error(d, dec->name.sp, "E0115", "@%s is not allowed on a %s", s->name,
-                                        on_pipeline ? "pipeline" : "step");
+            diagnostic *dg = diag_report(d, dec->name.sp, DIAG_E0115, "@%s is not allowed on a %s", s->name,
+                                         on_pipeline ? "pipeline" : "step");
             diag_label(d, dg, "not allowed here");
             if (s->id == DEC_ACCELERATE)
                 diag_help(d, dg, "put @run_with_accelerate on the step that trains, not on the pipeline");
             continue;
         }
         if (out->by_id[s->id]) {
-            const char *code = s->id == DEC_ACCELERATE ? "E0302" : "E0105";
+            diag_code code = s->id == DEC_ACCELERATE ? DIAG_E0302 : DIAG_E0105;
             diagnostic *dg = s->id == DEC_ACCELERATE
-                                 ? diag_error(d, dec->name.sp, code, "step wrapped twice with @run_with_accelerate")
-                                 : diag_error(d, dec->name.sp, code, "decorator @%s given twice", s->name);
+                                 ? diag_report(d, dec->name.sp, code, "step wrapped twice with @run_with_accelerate")
+                                 : diag_report(d, dec->name.sp, code, "decorator @%s given twice", s->name);
             diag_label(d, dg, "second @%s", s->name);
             diag_note(d, dg, out->by_id[s->id]->decl->name.sp, "first @%s here", s->name);
             diag_help(d, dg, s->id == DEC_ACCELERATE ? "remove one of them: a step is launched once, with one set of "

@@ -1,11 +1,11 @@
 #include "diag.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain.h"
 #include "strbuf.h"
 #include "utf8.h"
 
@@ -20,10 +20,15 @@ void diag_init(diag_engine *d, arena *a, source_set *sources)
     d->max_errors = DIAG_MAX_ERRORS_DEFAULT;
 }
 
-static diagnostic *add(diag_engine *d, diag_severity sev, span sp, bool has_pos, const char *code,
-                       const char *fmt, va_list ap)
+/* Error or warning, after -Werror promotion. */
+static bool is_error(const diag_engine *d, const diagnostic *dg)
 {
-    if (sev == DIAG_ERROR || d->werror) {
+    return diag_code_get(dg->code)->severity == DIAG_ERROR || d->werror;
+}
+
+static diagnostic *add(diag_engine *d, span sp, bool has_pos, diag_code code, const char *fmt, va_list ap)
+{
+    if (diag_code_get(code)->severity == DIAG_ERROR || d->werror) {
         if (d->errors >= d->max_errors) {
             d->overflowed = true;
             memset(&d->sink, 0, sizeof d->sink);
@@ -34,8 +39,7 @@ static diagnostic *add(diag_engine *d, diag_severity sev, span sp, bool has_pos,
         d->warnings++;
     }
     diagnostic *dg = arena_alloc(d->arena, sizeof *dg);
-    dg->severity = sev;
-    snprintf(dg->code, sizeof dg->code, "%s", code);
+    dg->code = code;
     dg->sp = sp;
     dg->has_pos = has_pos;
     dg->message = arena_vprintf(d->arena, fmt, ap);
@@ -44,30 +48,21 @@ static diagnostic *add(diag_engine *d, diag_severity sev, span sp, bool has_pos,
     return dg;
 }
 
-diagnostic *diag_error(diag_engine *d, span sp, const char *code, const char *fmt, ...)
+diagnostic *diag_report(diag_engine *d, span sp, diag_code code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    diagnostic *dg = add(d, DIAG_ERROR, sp, true, code, fmt, ap);
+    diagnostic *dg = add(d, sp, true, code, fmt, ap);
     va_end(ap);
     return dg;
 }
 
-diagnostic *diag_warning(diag_engine *d, span sp, const char *code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    diagnostic *dg = add(d, DIAG_WARNING, sp, true, code, fmt, ap);
-    va_end(ap);
-    return dg;
-}
-
-diagnostic *diag_error_file(diag_engine *d, uint32_t file, const char *code, const char *fmt, ...)
+diagnostic *diag_report_file(diag_engine *d, uint32_t file, diag_code code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     span sp = {file, 0, 0};
-    diagnostic *dg = add(d, DIAG_ERROR, sp, false, code, fmt, ap);
+    diagnostic *dg = add(d, sp, false, code, fmt, ap);
     va_end(ap);
     return dg;
 }
@@ -126,7 +121,7 @@ bool diag_has_errors_in_file(const diag_engine *d, uint32_t file)
 {
     for (size_t i = 0; i < d->diags.len; i++) {
         const diagnostic *dg = d->diags.items[i];
-        if (dg->sp.file == file && (dg->severity == DIAG_ERROR || d->werror))
+        if (dg->sp.file == file && is_error(d, dg))
             return true;
     }
     return false;
@@ -153,12 +148,12 @@ static int compare_diags(const void *pa, const void *pb)
 static bool same_diag(const diagnostic *a, const diagnostic *b)
 {
     return a->sp.file == b->sp.file && a->sp.start == b->sp.start && a->sp.end == b->sp.end &&
-           strcmp(a->code, b->code) == 0 && strcmp(a->message, b->message) == 0;
+           a->code == b->code && strcmp(a->message, b->message) == 0;
 }
 
 static const char *severity_name(const diag_engine *d, const diagnostic *dg)
 {
-    return dg->severity == DIAG_ERROR || d->werror ? "error" : "warning";
+    return is_error(d, dg) ? "error" : "warning";
 }
 
 /* Appends one code point (or a replacement for an unprintable byte) of the
@@ -262,7 +257,7 @@ static void render_text(const diag_engine *d, const diagnostic *dg, strbuf *sb)
         diag_format_position(d, dg->sp, pos, sizeof pos);
     else
         snprintf(pos, sizeof pos, "%s:1:1", d->sources->files[dg->sp.file]->path);
-    sb_printf(sb, "%s: %s[%s]: %s\n", pos, severity_name(d, dg), dg->code, dg->message);
+    sb_printf(sb, "%s: %s[%s]: %s\n", pos, severity_name(d, dg), diag_code_name(dg->code), dg->message);
     if (dg->has_pos)
         render_excerpt(d, dg, sb);
     if (dg->help)
@@ -300,7 +295,7 @@ static void render_json(const diag_engine *d, const diagnostic *dg, strbuf *sb)
     sb_printf(sb, ",\"line\":%u,\"column\":%u,\"end_line\":%u,\"end_column\":%u,\"severity\":", l1, c1, l2, c2);
     sb_json_string(sb, severity_name(d, dg));
     sb_puts(sb, ",\"code\":");
-    sb_json_string(sb, dg->code);
+    sb_json_string(sb, diag_code_name(dg->code));
     sb_puts(sb, ",\"message\":");
     sb_json_string(sb, dg->message);
     sb_puts(sb, ",\"help\":");
@@ -347,30 +342,31 @@ static void render_sarif(const diag_engine *d, diagnostic **items, size_t n, str
     sb_puts(sb, "\"tool\":{\"driver\":{\"name\":\"pipec\",\"informationUri\":\"https://github.com/pipec/pipec\","
                 "\"rules\":[");
     /* One rule per distinct code, in order of first use; ruleIndex refers to it. */
-    const char *codes[128];
-    size_t ncodes = 0;
+    diag_code rules[DIAG_CODE_COUNT];
+    size_t rule_index[DIAG_CODE_COUNT], nrules = 0;
+    bool has_rule[DIAG_CODE_COUNT] = {false};
     for (size_t i = 0; i < n; i++) {
-        bool seen = false;
-        for (size_t k = 0; k < ncodes; k++)
-            seen = seen || strcmp(codes[k], items[i]->code) == 0;
-        if (!seen && ncodes < 128)
-            codes[ncodes++] = items[i]->code;
+        diag_code c = items[i]->code;
+        if (!has_rule[c]) {
+            has_rule[c] = true;
+            rule_index[c] = nrules;
+            rules[nrules++] = c;
+        }
     }
-    for (size_t k = 0; k < ncodes; k++) {
-        const explain_entry *e = explain_lookup(codes[k]);
+    for (size_t k = 0; k < nrules; k++) {
+        const diag_code_info *info = diag_code_get(rules[k]);
         if (k)
             sb_putc(sb, ',');
         sb_puts(sb, "{\"id\":");
-        sb_json_string(sb, codes[k]);
+        sb_json_string(sb, info->name);
         sb_puts(sb, ",\"shortDescription\":{\"text\":");
-        sb_json_string(sb, e ? e->title : codes[k]);
+        sb_json_string(sb, info->title);
         sb_puts(sb, "},\"helpUri\":");
         /* Markdown heading anchors are lower case: "## E0303" is #e0303. */
         char anchor[8];
-        size_t len = strlen(codes[k]);
-        for (size_t c = 0; c < len && c + 1 < sizeof anchor; c++)
-            anchor[c] = (char)(codes[k][c] >= 'A' && codes[k][c] <= 'Z' ? codes[k][c] - 'A' + 'a' : codes[k][c]);
-        anchor[len < sizeof anchor ? len : sizeof anchor - 1] = '\0';
+        snprintf(anchor, sizeof anchor, "%s", info->name);
+        for (char *c = anchor; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
         char uri[128];
         snprintf(uri, sizeof uri, "https://github.com/pipec/pipec/blob/main/docs/diagnostics.md#%s", anchor);
         sb_json_string(sb, uri);
@@ -380,16 +376,12 @@ static void render_sarif(const diag_engine *d, diagnostic **items, size_t n, str
     sb_puts(sb, "]}},\"columnKind\":\"unicodeCodePoints\",\"results\":[");
     for (size_t i = 0; i < n; i++) {
         const diagnostic *dg = items[i];
-        size_t rule = 0;
-        for (size_t k = 0; k < ncodes; k++)
-            if (strcmp(codes[k], dg->code) == 0)
-                rule = k;
         if (i)
             sb_putc(sb, ',');
         sb_puts(sb, "{\"ruleId\":");
-        sb_json_string(sb, dg->code);
-        sb_printf(sb, ",\"ruleIndex\":%zu,\"level\":", rule);
-        sb_json_string(sb, dg->severity == DIAG_ERROR || d->werror ? "error" : "warning");
+        sb_json_string(sb, diag_code_name(dg->code));
+        sb_printf(sb, ",\"ruleIndex\":%zu,\"level\":", rule_index[dg->code]);
+        sb_json_string(sb, severity_name(d, dg));
         sb_puts(sb, ",\"message\":{\"text\":");
         strbuf msg = STRBUF_INIT;
         sb_puts(&msg, dg->message);
@@ -437,7 +429,7 @@ void diag_flush(diag_engine *d, diag_format fmt, diag_writer out, void *user)
     strbuf sb = STRBUF_INIT;
     size_t errors = 0, warnings = 0;
     for (size_t i = 0; i < kept; i++) {
-        if (items[i]->severity == DIAG_ERROR || d->werror)
+        if (is_error(d, items[i]))
             errors++;
         else
             warnings++;

@@ -7,9 +7,9 @@
 #include <stddef.h>
 
 #include "arena.h"
+#include "diag_codes.h"
 #include "source.h"
 
-typedef enum { DIAG_ERROR, DIAG_WARNING } diag_severity;
 typedef enum { DIAG_FORMAT_TEXT, DIAG_FORMAT_JSON, DIAG_FORMAT_SARIF } diag_format;
 
 typedef struct note_entry {
@@ -19,8 +19,7 @@ typedef struct note_entry {
 } note_entry;
 
 typedef struct diagnostic {
-    diag_severity severity;
-    char code[8];
+    diag_code code; /* its severity comes with it (diag_codes.def) */
     span sp;
     bool has_pos; /* false: reported at FILE:1:1 with no source excerpt */
     char *message;
@@ -47,12 +46,11 @@ typedef struct diag_engine {
 
 void diag_init(diag_engine *d, arena *a, source_set *sources);
 
-diagnostic *diag_error(diag_engine *d, span sp, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-diagnostic *diag_warning(diag_engine *d, span sp, const char *code, const char *fmt, ...)
+/* Reports code at sp, as an error or a warning as diag_codes.def says. */
+diagnostic *diag_report(diag_engine *d, span sp, diag_code code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* A diagnostic with no position (printed at FILE:1:1). */
-diagnostic *diag_error_file(diag_engine *d, uint32_t file, const char *code, const char *fmt, ...)
+diagnostic *diag_report_file(diag_engine *d, uint32_t file, diag_code code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 void diag_label(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

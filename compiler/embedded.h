@@ -1,5 +1,6 @@
 /* Files compiled into pipec (cmake/embed.cmake): the templates and the
-   runtime sources that every bundle carries. */
+   runtime sources that every bundle carries, and the explanations behind
+   `pipec explain`. */
 #ifndef PIPEC_EMBEDDED_H
 #define PIPEC_EMBEDDED_H
 
@@ -11,9 +12,10 @@ typedef struct embedded_file {
     size_t len;
 } embedded_file;
 
-/* Both tables end with an entry whose path is NULL. */
+/* The tables end with an entry whose path is NULL. */
 extern const embedded_file embedded_templates[];
 extern const embedded_file embedded_runtime[];
+extern const embedded_file embedded_explain[]; /* "E0303.md" */
 
 const embedded_file *embedded_find(const embedded_file *table, const char *path);
 

@@ -1,20 +1,23 @@
-/* Long explanations behind `pipec explain CODE`, the SARIF rule texts and
- * docs/diagnostics.md: one static table with an entry per code of the spec's
- * diagnostics table (section 6). */
+/* Long explanations behind `pipec explain CODE` and docs/diagnostics.md:
+ * an entry per code of compiler/diag_codes.def, with its text and examples
+ * from compiler/explain/CODE.md (embedded into pipec at build time). */
 #ifndef PIPEC_EXPLAIN_H
 #define PIPEC_EXPLAIN_H
 
 #include <stddef.h>
 #include <stdio.h>
 
+#include "diag_codes.h"
+
 typedef struct explain_entry {
+    diag_code id;
     const char *code;      /* "E0303" */
     const char *title;     /* one line, lower case, no final period (SARIF shortDescription) */
     const char *text;      /* paragraphs separated by "\n\n"; a paragraph is one long
                               line (or "- " items, one per line); wrapped when printed */
     const char *wrong;     /* a small complete .pipe file that triggers the code */
     const char *right;     /* the corrected file */
-    const char *position;  /* the primary position, as in the spec's table */
+    const char *position;  /* the primary position, in words */
 } explain_entry;
 
 /* Case-insensitive ("e0303" works); NULL when the code is unknown. */

@@ -1,4 +1,6 @@
-/* Lexer and parser entry point; the context travels through %parse-param. */
+/* Lexer and parser entry point; the context travels through %parse-param.
+   The scanner's helpers are in lex_util.h, error recovery in lex_recover.h
+   and parse_recover.h. */
 #ifndef PIPEC_PARSE_H
 #define PIPEC_PARSE_H
 
@@ -44,18 +46,6 @@ typedef struct parse_ctx {
 /* Parses one loaded file. Always returns a tree, possibly partial; syntax
    errors are reported to diag and counted in ast_file.syntax_errors. */
 ast_file *parse_file(arena *a, diag_engine *d, source_set *sources, uint32_t file);
-
-/* Decodes the body of a string literal (between the quotes) into the arena,
-   reporting bad escapes (E0003), control characters and invalid UTF-8
-   (E0001). body_offset is the byte offset of the body in the file. */
-const char *decode_string(parse_ctx *p, const char *body, size_t len, uint32_t body_offset, size_t *out_len);
-
-/* Counts a syntax error at sp (reported or not) in the result. */
-void parse_note_syntax_error(parse_ctx *p, span sp);
-
-/* True when offset `at` is on the line right after an unterminated string
-   (reported there): errors there are most likely the rest of that string. */
-bool continues_unterminated(const parse_ctx *p, uint32_t at);
 
 /* AST constructors called by the grammar actions. */
 ast_expr *ast_new_int(parse_ctx *p, span sp, const char *text, size_t len);

@@ -1,4 +1,5 @@
-/* Internal interface between the checker's passes (one file per concern). */
+/* Internal interface between the checker's driver (sema.c) and its passes
+   (one file per concern); the helpers the passes share are in sema_util.h. */
 #ifndef PIPEC_SEMA_H
 #define PIPEC_SEMA_H
 
@@ -38,21 +39,5 @@ void sema_check_accelerate(sema *s, step_info *st);
    syntax error, so the rules that combine them (E0305, E0401, W0401-W0403)
    stay silent. */
 void sema_check_effective(sema *s, step_info *st, const effective_options *eff, bool damaged);
-
-/* Shared helpers. */
-bool sema_value_matches(value_type t, const ast_expr *v);
-value_type sema_type_of(const char *name);
-void sema_check_params(sema *s, ptr_vec *params, param_info **out, size_t *n, bool pipeline);
-const char *sema_dirname(arena *a, const char *path);
-const char *sema_join_path(arena *a, const char *dir, const char *rel);
-/* A lexical or syntax error was reported inside sp: parts of it may be lost. */
-bool sema_damaged(const sema *s, span sp);
-/* A lexical or syntax error among the decorators of a declaration (from the
-   end of the item before it to its keyword): a decorator may have been lost. */
-bool sema_decl_damaged(sema *s, uint32_t file, const void *decl);
-/* A value type name close to an artifact type name ("flat" -> "float"), or NULL. */
-const char *sema_value_type_typo(const char *type_name);
-/* The source text of a span (for help lines that quote what was written). */
-const char *sema_text(const sema *s, span sp);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "parse.h"
 #include "sema.h"
+#include "sema_util.h"
 #include "strbuf.h"
 
 enum { MAX_IMPORT_DEPTH = 200 };
@@ -22,64 +23,6 @@ typedef struct loader {
     ptr_vec loaded; /* loaded_file* */
     ptr_vec chain;  /* loaded_file* currently being visited */
 } loader;
-
-const char *sema_dirname(arena *a, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return ".";
-    if (slash == path)
-        return "/";
-    return arena_strndup(a, path, (size_t)(slash - path));
-}
-
-/* dir/rel with "./" segments dropped and "x/.." folded where x is a plain
-   segment, so diagnostics show short, stable paths. */
-const char *sema_join_path(arena *a, const char *dir, const char *rel)
-{
-    if (rel[0] == '/' || strcmp(dir, ".") == 0)
-        dir = "";
-    size_t n = strlen(dir) + strlen(rel) + 2;
-    char *joined = arena_alloc(a, n);
-    snprintf(joined, n, "%s%s%s", dir, *dir && strcmp(dir, "/") != 0 ? "/" : "", rel);
-    /* Normalize segment by segment. */
-    char *out = arena_alloc(a, n + 1);
-    size_t o = 0;
-    const char *p = joined;
-    bool absolute = *p == '/';
-    if (absolute)
-        out[o++] = '/';
-    while (*p) {
-        while (*p == '/')
-            p++;
-        const char *seg = p;
-        while (*p && *p != '/')
-            p++;
-        size_t len = (size_t)(p - seg);
-        if (len == 0 || (len == 1 && seg[0] == '.'))
-            continue;
-        if (len == 2 && seg[0] == '.' && seg[1] == '.') {
-            /* Fold only over a real segment that is not itself "..". */
-            size_t start = o;
-            while (start > (absolute ? 1u : 0u) && out[start - 1] != '/')
-                start--;
-            size_t last_len = o - start;
-            bool prev_dotdot = last_len == 2 && out[start] == '.' && out[start + 1] == '.';
-            if (last_len > 0 && !prev_dotdot) {
-                o = start > (absolute ? 1u : 0u) ? start - 1 : start;
-                continue;
-            }
-        }
-        if (o > 0 && out[o - 1] != '/')
-            out[o++] = '/';
-        memcpy(out + o, seg, len);
-        o += len;
-    }
-    if (o == 0)
-        out[o++] = '.';
-    out[o] = '\0';
-    return out;
-}
 
 static loaded_file *find_loaded(loader *l, const char *real)
 {
@@ -103,7 +46,7 @@ static void report_cycle(loader *l, ast_import *im, loaded_file *target)
             sb_printf(&chain, "%s -> ", pg->sources->files[f->file]->path);
     }
     sb_puts(&chain, pg->sources->files[target->file]->path);
-    diagnostic *dg = diag_error(pg->diag, im->keyword, "E0112", "import cycle: %s", sb_cstr(&chain));
+    diagnostic *dg = diag_report(pg->diag, im->keyword, DIAG_E0112, "import cycle: %s", sb_cstr(&chain));
     diag_label(pg->diag, dg, "this import closes the cycle");
     diag_help(pg->diag, dg, "move the shared steps into a file that both can import, and remove this import");
     sb_free(&chain);
@@ -141,7 +84,7 @@ static void load_import(loader *l, loaded_file *from, ast_import *im)
     char real[PATH_MAX];
     if (im->path.text[0] == '\0') {
         l->s->import_failed = true;
-        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"\": the path is empty");
+        diagnostic *dg = diag_report(pg->diag, im->keyword, DIAG_E0111, "cannot import \"\": the path is empty");
         diag_label(pg->diag, dg, "imported here");
         diag_help(pg->diag, dg, "name a .pipe file, relative to this one: `import \"steps/data.pipe\"`");
         return;
@@ -149,8 +92,8 @@ static void load_import(loader *l, loaded_file *from, ast_import *im)
     if (!realpath(path, real)) {
         int err = errno;
         l->s->import_failed = true;
-        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": %s", im->path.text,
-                                    reason(err));
+        diagnostic *dg = diag_report(pg->diag, im->keyword, DIAG_E0111, "cannot import \"%s\": %s", im->path.text,
+                                     reason(err));
         diag_label(pg->diag, dg, "imported here");
         if (strcmp(path, im->path.text) != 0)
             diag_help(pg->diag, dg, "import paths are relative to the importing file; this one resolves to %s",
@@ -169,8 +112,9 @@ static void load_import(loader *l, loaded_file *from, ast_import *im)
     }
     if (l->chain.len >= MAX_IMPORT_DEPTH) {
         l->s->import_failed = true;
-        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": imports nested more than "
-                                    "%d deep", im->path.text, MAX_IMPORT_DEPTH);
+        diagnostic *dg = diag_report(pg->diag, im->keyword, DIAG_E0111,
+                                     "cannot import \"%s\": imports nested more than %d deep", im->path.text,
+                                     MAX_IMPORT_DEPTH);
         diag_label(pg->diag, dg, "imported here");
         return;
     }
@@ -178,7 +122,7 @@ static void load_import(loader *l, loaded_file *from, ast_import *im)
     int idx = source_load(pg->sources, path, err, sizeof err);
     if (idx < 0) {
         l->s->import_failed = true;
-        diagnostic *dg = diag_error(pg->diag, im->keyword, "E0111", "cannot import \"%s\": %s", im->path.text, err);
+        diagnostic *dg = diag_report(pg->diag, im->keyword, DIAG_E0111, "cannot import \"%s\": %s", im->path.text, err);
         diag_label(pg->diag, dg, "imported here");
         return;
     }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "sema.h"
+#include "sema_util.h"
 #include "strbuf.h"
 #include "suggest.h"
 #include "symtab.h"
@@ -53,8 +54,8 @@ static void bind(scope *sc, binding_kind kind, ast_name *name, invocation *inv, 
     program *pg = sc->s->pg;
     binding *prev = symtab_get(&sc->names, name->text);
     if (prev) {
-        diagnostic *dg = diag_error(pg->diag, name->sp, "E0107", "`%s` is already bound in pipeline `%s`", name->text,
-                                    sc->pl->name);
+        diagnostic *dg = diag_report(pg->diag, name->sp, DIAG_E0107, "`%s` is already bound in pipeline `%s`",
+                                     name->text, sc->pl->name);
         diag_label(pg->diag, dg, "bound a second time");
         diag_note(pg->diag, dg, prev->sp, prev->kind == BIND_PARAM ? "`%s` is a parameter of the pipeline"
                                                                    : "`%s` is first bound here", name->text);
@@ -92,8 +93,8 @@ static void report_unknown_name(scope *sc, ast_name *name, const param_info *p)
     if (symtab_get(&sc->reported, name->text))
         return; /* one report per name: the other uses are the same mistake */
     symtab_put(&sc->reported, name->text, (void *)1);
-    diagnostic *dg = diag_error(pg->diag, name->sp, "E0106", "no artifact or pipeline parameter named `%s`",
-                                name->text);
+    diagnostic *dg = diag_report(pg->diag, name->sp, DIAG_E0106, "no artifact or pipeline parameter named `%s`",
+                                 name->text);
     diag_label(pg->diag, dg, "not bound");
     ast_name *later = symtab_get(&sc->later, name->text);
     if (later) {
@@ -148,8 +149,8 @@ static const char *args_text(scope *sc, ptr_vec *args, size_t from)
 static void accelerate_as_function(scope *sc, ast_call *call)
 {
     program *pg = sc->s->pg;
-    diagnostic *dg = diag_error(pg->diag, call->callee.sp, "E0301",
-                                "`run_with_accelerate` is a decorator, not a function");
+    diagnostic *dg = diag_report(pg->diag, call->callee.sp, DIAG_E0301,
+                                 "`run_with_accelerate` is a decorator, not a function");
     diag_label(pg->diag, dg, "used as a function");
     ptr_vec *first = call->groups.items[0];
     ast_arg *a0 = first->len ? first->items[0] : NULL;
@@ -191,7 +192,7 @@ static bool reject_call_value(scope *sc, ast_expr *v)
         return true;
     }
     step_info *st = program_find_step(pg, c->callee.text);
-    diagnostic *dg = diag_error(pg->diag, v->sp, "E0308", "step call `%s(...)` inside an argument", c->callee.text);
+    diagnostic *dg = diag_report(pg->diag, v->sp, DIAG_E0308, "step call `%s(...)` inside an argument", c->callee.text);
     diag_label(pg->diag, dg, "nested call");
     if (st && st->noutputs == 1)
         diag_help(pg->diag, dg, "bind its output first, `%s = %s(...)` on a line of its own, then pass `%s`",
@@ -232,11 +233,11 @@ static void check_arg_value(scope *sc, step_info *st, param_info *p, ast_expr *v
             value_type t = b->param->type;
             bool ok = p->type != TYPE_ARTIFACT && (t == p->type || (t == TYPE_INT && p->type == TYPE_FLOAT));
             if (!ok) {
-                diagnostic *dg = diag_error(pg->diag, v->sp, "E0201",
-                                            "parameter `%s` of `%s` expects %s `%s`, found pipeline parameter `%s` "
-                                            "of type `%s`",
-                                            p->name, st->name, a_or_an(p->type_name), p->type_name, b->name,
-                                            b->param->type_name);
+                diagnostic *dg = diag_report(pg->diag, v->sp, DIAG_E0201,
+                                             "parameter `%s` of `%s` expects %s `%s`, found pipeline parameter `%s` "
+                                             "of type `%s`",
+                                             p->name, st->name, a_or_an(p->type_name), p->type_name, b->name,
+                                             b->param->type_name);
                 diag_label(pg->diag, dg, "expected `%s`", p->type_name);
                 diag_note(pg->diag, dg, b->sp, "`%s` is declared here", b->name);
             }
@@ -247,16 +248,16 @@ static void check_arg_value(scope *sc, step_info *st, param_info *p, ast_expr *v
         out->producer_output = b->output;
         const char *have = b->producer->step->outputs[b->output].type_name;
         if (p->type != TYPE_ARTIFACT) {
-            diagnostic *dg = diag_error(pg->diag, v->sp, "E0201",
-                                        "parameter `%s` of `%s` expects %s `%s`, found artifact `%s` of type `%s`",
-                                        p->name, st->name, a_or_an(p->type_name), p->type_name, b->name, have);
+            diagnostic *dg = diag_report(pg->diag, v->sp, DIAG_E0201,
+                                         "parameter `%s` of `%s` expects %s `%s`, found artifact `%s` of type `%s`",
+                                         p->name, st->name, a_or_an(p->type_name), p->type_name, b->name, have);
             diag_label(pg->diag, dg, "expected `%s`", p->type_name);
             diag_note(pg->diag, dg, b->sp, "`%s` is bound here", b->name);
         } else if (strcmp(have, p->type_name) != 0) {
-            diagnostic *dg = diag_error(pg->diag, v->sp, "E0202",
-                                        "parameter `%s` of `%s` expects an artifact of type `%s`, found `%s` of "
-                                        "type `%s`",
-                                        p->name, st->name, p->type_name, b->name, have);
+            diagnostic *dg = diag_report(pg->diag, v->sp, DIAG_E0202,
+                                         "parameter `%s` of `%s` expects an artifact of type `%s`, found `%s` of "
+                                         "type `%s`",
+                                         p->name, st->name, p->type_name, b->name, have);
             diag_label(pg->diag, dg, "expected `%s`, found `%s`", p->type_name, have);
             diag_note(pg->diag, dg, b->sp, "`%s` is bound here", b->name);
         }
@@ -267,9 +268,9 @@ static void check_arg_value(scope *sc, step_info *st, param_info *p, ast_expr *v
     if (v->poisoned)
         return; /* a lexical error, already reported */
     if (p->type == TYPE_ARTIFACT) {
-        diagnostic *dg = diag_error(pg->diag, v->sp, "E0201",
-                                    "parameter `%s` of `%s` expects an artifact of type `%s`, found %s", p->name,
-                                    st->name, p->type_name, expr_kind_name(v->kind));
+        diagnostic *dg = diag_report(pg->diag, v->sp, DIAG_E0201,
+                                     "parameter `%s` of `%s` expects an artifact of type `%s`, found %s", p->name,
+                                     st->name, p->type_name, expr_kind_name(v->kind));
         diag_label(pg->diag, dg, "expected an artifact");
         const char *typo = sema_value_type_typo(p->type_name);
         if (typo) {
@@ -282,9 +283,9 @@ static void check_arg_value(scope *sc, step_info *st, param_info *p, ast_expr *v
                       p->name);
         }
     } else if (!sema_value_matches(p->type, v)) {
-        diagnostic *dg = diag_error(pg->diag, v->sp, "E0201", "parameter `%s` of `%s` expects %s `%s`, found %s",
-                                    p->name, st->name, a_or_an(p->type_name), p->type_name,
-                                    expr_kind_name(v->kind));
+        diagnostic *dg = diag_report(pg->diag, v->sp, DIAG_E0201, "parameter `%s` of `%s` expects %s `%s`, found %s",
+                                     p->name, st->name, a_or_an(p->type_name), p->type_name,
+                                     expr_kind_name(v->kind));
         diag_label(pg->diag, dg, "expected `%s`", p->type_name);
         if (p->type == TYPE_INT && v->kind == EXPR_FLOAT)
             diag_help(pg->diag, dg, "write a whole number");
@@ -333,8 +334,8 @@ static size_t unknown_parameter(scope *sc, step_info *st, ast_arg *a)
         names[i] = st->params[i].name;
     char list[1024];
     format_name_list(list, sizeof list, names, st->nparams);
-    diagnostic *dg = diag_error(pg->diag, a->name.sp, "E0103", "step `%s` has no parameter `%s`", st->name,
-                                a->name.text);
+    diagnostic *dg = diag_report(pg->diag, a->name.sp, DIAG_E0103, "step `%s` has no parameter `%s`", st->name,
+                                 a->name.text);
     diag_label(pg->diag, dg, "unknown parameter");
     const char *close = suggest_closest_or_prefix(a->name.text, names, st->nparams);
     if (close)
@@ -372,8 +373,8 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
         size_t idx;
         if (!a->name.text) {
             if (seen_keyword) {
-                diagnostic *dg = diag_error(pg->diag, a->value->sp, "E0118",
-                                            "positional argument after a keyword argument");
+                diagnostic *dg = diag_report(pg->diag, a->value->sp, DIAG_E0118,
+                                             "positional argument after a keyword argument");
                 diag_label(pg->diag, dg, "positional argument");
                 size_t guess = st->nparams;
                 for (size_t k = 0; k < st->nparams && guess == st->nparams; k++)
@@ -390,8 +391,8 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
                 continue;
             }
             if (st->accelerated && !reported_positional) {
-                diagnostic *dg = diag_error(pg->diag, a->value->sp, "E0303",
-                                            "positional argument in a call to accelerated step `%s`", st->name);
+                diagnostic *dg = diag_report(pg->diag, a->value->sp, DIAG_E0303,
+                                             "positional argument in a call to accelerated step `%s`", st->name);
                 diag_label(pg->diag, dg, "positional argument");
                 if (next_positional < st->nparams)
                     diag_help(pg->diag, dg, "pass arguments by keyword: `%s = %s`; the launcher hands them to "
@@ -414,9 +415,9 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
                 break;
             }
             if (next_positional >= st->nparams) {
-                diagnostic *dg = diag_error(pg->diag, a->value->sp, "E0103",
-                                            "too many arguments: step `%s` takes %zu parameter%s", st->name,
-                                            st->nparams, st->nparams == 1 ? "" : "s");
+                diagnostic *dg = diag_report(pg->diag, a->value->sp, DIAG_E0103,
+                                             "too many arguments: step `%s` takes %zu parameter%s", st->name,
+                                             st->nparams, st->nparams == 1 ? "" : "s");
                 diag_label(pg->diag, dg, "unexpected argument");
                 if (st->nparams) {
                     const char **names = arena_alloc(pg->arena, st->nparams * sizeof *names);
@@ -449,7 +450,7 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
         }
         if (given[idx]) {
             span at = a->name.text ? a->name.sp : a->value->sp;
-            diagnostic *dg = diag_error(pg->diag, at, "E0105", "argument `%s` given twice", st->params[idx].name);
+            diagnostic *dg = diag_report(pg->diag, at, DIAG_E0105, "argument `%s` given twice", st->params[idx].name);
             diag_label(pg->diag, dg, "second occurrence");
             diag_note(pg->diag, dg, given[idx]->sp, "first given here");
             diag_help(pg->diag, dg, "remove one of them");
@@ -477,8 +478,9 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
     if (nmissing && !sema_damaged(sc->s, call->sp)) {
         char list[1024];
         format_name_list(list, sizeof list, missing, nmissing);
-        diagnostic *dg = diag_error(pg->diag, call->callee.sp, "E0104", "missing required parameter%s %s in call to `%s`",
-                                    nmissing == 1 ? "" : "s", list, st->name);
+        diagnostic *dg =
+            diag_report(pg->diag, call->callee.sp, DIAG_E0104, "missing required parameter%s %s in call to `%s`",
+                        nmissing == 1 ? "" : "s", list, st->name);
         diag_label(pg->diag, dg, "missing %s", list);
         const char **examples = arena_alloc(pg->arena, nmissing * sizeof *examples);
         for (size_t k = 0; k < nmissing; k++)
@@ -523,7 +525,7 @@ static void unknown_step(scope *sc, ast_call *call)
     /* Lost to a syntax error, or declared in an import that failed to load. */
     if (sc->s->lost_names || sc->s->import_failed)
         return;
-    diagnostic *dg = diag_error(pg->diag, call->callee.sp, "E0102", "no step named `%s`", call->callee.text);
+    diagnostic *dg = diag_report(pg->diag, call->callee.sp, DIAG_E0102, "no step named `%s`", call->callee.text);
     diag_label(pg->diag, dg, "unknown step");
     const char **names = arena_alloc(pg->arena, (pg->steps.len + 1) * sizeof *names);
     for (size_t i = 0; i < pg->steps.len; i++)
@@ -580,8 +582,8 @@ static void check_statement(scope *sc, ast_statement *stmt)
         return;
     }
     if (call->groups.len > 1) {
-        diagnostic *dg = diag_error(pg->diag, call->sp, "E0010", "the result of `%s(...)` cannot be called",
-                                    call->callee.text);
+        diagnostic *dg = diag_report(pg->diag, call->sp, DIAG_E0010, "the result of `%s(...)` cannot be called",
+                                     call->callee.text);
         diag_label(pg->diag, dg, "chained call");
         diag_help(pg->diag, dg, "call the step once, with all its arguments: `%s(name = value, ...)`",
                   call->callee.text);
@@ -617,10 +619,10 @@ static void check_statement(scope *sc, ast_statement *stmt)
     if (stmt->targets.len != st->noutputs) {
         /* With no targets at all, point at the call: that is where they go. */
         span at = stmt->targets.len ? stmt->targets_sp : call->callee.sp;
-        diagnostic *dg = diag_error(pg->diag, at, "E0203",
-                                    "%zu target%s for step `%s`, which has %zu output%s", stmt->targets.len,
-                                    stmt->targets.len == 1 ? "" : "s", st->name, st->noutputs,
-                                    st->noutputs == 1 ? "" : "s");
+        diagnostic *dg = diag_report(pg->diag, at, DIAG_E0203,
+                                     "%zu target%s for step `%s`, which has %zu output%s", stmt->targets.len,
+                                     stmt->targets.len == 1 ? "" : "s", st->name, st->noutputs,
+                                     st->noutputs == 1 ? "" : "s");
         diag_label(pg->diag, dg, "expected %zu", st->noutputs);
         strbuf outs = STRBUF_INIT;
         for (size_t i = 0; i < st->noutputs; i++)
@@ -653,8 +655,8 @@ static void check_pipeline(sema *s, ast_pipeline *decl)
     for (size_t i = 0; i < pg->pipelines.len; i++) {
         pipeline_info *prev = pg->pipelines.items[i];
         if (strcmp(prev->name, decl->name.text) == 0) {
-            diagnostic *dg = diag_error(pg->diag, decl->name.sp, "E0101", "pipeline `%s` declared twice",
-                                        decl->name.text);
+            diagnostic *dg = diag_report(pg->diag, decl->name.sp, DIAG_E0101, "pipeline `%s` declared twice",
+                                         decl->name.text);
             diag_label(pg->diag, dg, "second declaration");
             diag_note(pg->diag, dg, prev->decl->name.sp, "first declared here");
             diag_help(pg->diag, dg, "rename one of them; `--pipeline NAME` picks a pipeline by its name");
@@ -698,7 +700,7 @@ static void check_pipeline(sema *s, ast_pipeline *decl)
             binding *b = sc.bindings.items[i];
             if (b->kind != BIND_ARTIFACT || b->used)
                 continue;
-            diagnostic *dg = diag_warning(pg->diag, b->sp, "W0404", "output `%s` is bound but never used", b->name);
+            diagnostic *dg = diag_report(pg->diag, b->sp, DIAG_W0404, "output `%s` is bound but never used", b->name);
             diag_label(pg->diag, dg, "never used");
             diag_help(pg->diag, dg, "pass `%s` to a later step, or drop the output from step `%s` if nothing needs it",
                       b->name, b->producer->step->name);
@@ -733,8 +735,8 @@ void sema_check_pipelines(sema *s)
         effective_options own = {&st->decorators, NULL};
         sema_check_effective(s, st, &own, sema_decl_damaged(s, st->file, st->decl));
         if (st->file == pg->root->file && pg->pipelines.len > 0 && !s->lost_names) {
-            diagnostic *dg = diag_warning(pg->diag, st->decl->name.sp, "W0405", "step `%s` is never invoked",
-                                          st->name);
+            diagnostic *dg = diag_report(pg->diag, st->decl->name.sp, DIAG_W0405, "step `%s` is never invoked",
+                                         st->name);
             diag_label(pg->diag, dg, "declared but not used");
             diag_help(pg->diag, dg, "call it from a pipeline, or remove it");
         }

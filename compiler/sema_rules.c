@@ -37,14 +37,15 @@ void sema_check_accelerate(sema *s, step_info *st)
     bool u_mp = option_uncertain(inst, ACC_MIXED_PRECISION), u_port = option_uncertain(inst, ACC_MAIN_PROCESS_PORT);
 
     if (cpu && multi_gpu && !u_cpu && !u_multi) {
-        diagnostic *dg = diag_error(d, option_span(inst, ACC_CPU), "E0304", "`cpu = true` together with `multi_gpu = true`");
+        diagnostic *dg =
+            diag_report(d, option_span(inst, ACC_CPU), DIAG_E0304, "`cpu = true` together with `multi_gpu = true`");
         diag_label(d, dg, "runs on CPUs only");
         diag_note(d, dg, option_span(inst, ACC_MULTI_GPU), "`multi_gpu = true` is set here");
         diag_help(d, dg, "choose one: remove `cpu = true` to train on GPUs, or `multi_gpu = true` to train on CPUs");
     }
     if (cpu && mp && (strcmp(mp, "fp16") == 0 || strcmp(mp, "fp8") == 0) && !u_cpu && !u_mp) {
-        diagnostic *dg = diag_error(d, option_span(inst, ACC_MIXED_PRECISION), "E0306",
-                                    "`mixed_precision = \"%s\"` needs a GPU, but the step runs with `cpu = true`", mp);
+        diagnostic *dg = diag_report(d, option_span(inst, ACC_MIXED_PRECISION), DIAG_E0306,
+                                     "`mixed_precision = \"%s\"` needs a GPU, but the step runs with `cpu = true`", mp);
         diag_label(d, dg, "%s is a GPU precision", mp);
         diag_note(d, dg, option_span(inst, ACC_CPU), "`cpu = true` is set here");
         diag_help(d, dg, "use `mixed_precision = \"bf16\"` or `\"no\"` on CPUs");
@@ -52,21 +53,22 @@ void sema_check_accelerate(sema *s, step_info *st)
     if (np % nm != 0 && !u_np && !u_nm) {
         span at = inst->opts[ACC_NUM_PROCESSES].set ? option_span(inst, ACC_NUM_PROCESSES)
                                                      : option_span(inst, ACC_NUM_MACHINES);
-        diagnostic *dg = diag_error(d, at, "E0307", "`num_processes = %lld` is not a multiple of `num_machines = %lld`",
-                                    (long long)np, (long long)nm);
+        diagnostic *dg =
+            diag_report(d, at, DIAG_E0307, "`num_processes = %lld` is not a multiple of `num_machines = %lld`",
+                        (long long)np, (long long)nm);
         diag_label(d, dg, "must divide evenly across machines");
         diag_help(d, dg, "num_processes counts processes on all machines together; use %lld or %lld",
                   (long long)(np / nm > 0 ? np / nm * nm : nm), (long long)((np / nm + 1) * nm));
     }
     if (multi_gpu && np < 2 && !u_multi && !u_np) {
-        diagnostic *dg = diag_error(d, option_span(inst, ACC_MULTI_GPU), "E0309",
-                                    "`multi_gpu = true` with %lld process", (long long)np);
+        diagnostic *dg = diag_report(d, option_span(inst, ACC_MULTI_GPU), DIAG_E0309,
+                                     "`multi_gpu = true` with %lld process", (long long)np);
         diag_label(d, dg, "needs at least 2 processes");
         diag_help(d, dg, "set `num_processes = 2` or more, or remove `multi_gpu = true` for a single-GPU run");
     }
     if (port == 0 && nm > 1 && !u_port && !u_nm) {
-        diagnostic *dg = diag_error(d, option_span(inst, ACC_MAIN_PROCESS_PORT), "E0310",
-                                    "`main_process_port = 0` with %lld machines", (long long)nm);
+        diagnostic *dg = diag_report(d, option_span(inst, ACC_MAIN_PROCESS_PORT), DIAG_E0310,
+                                     "`main_process_port = 0` with %lld machines", (long long)nm);
         diag_label(d, dg, "other machines cannot find a port picked at random");
         diag_help(d, dg, "give a fixed port, e.g. `main_process_port = 29500`");
     }
@@ -99,11 +101,11 @@ static void check_gpu_count(sema *s, step_info *st, const effective_options *eff
     opt_value g = effective_opt(eff, DEC_RESOURCES, RES_GPU);
     diagnostic *dg;
     if (gpu == 0)
-        dg = diag_error(d, at, "E0305", "`multi_gpu = true` but step `%s` has no GPU", st->name);
+        dg = diag_report(d, at, DIAG_E0305, "`multi_gpu = true` but step `%s` has no GPU", st->name);
     else
-        dg = diag_error(d, at, "E0305", "%lld process%s per machine need %lld GPUs, but step `%s` has %lld",
-                        (long long)per_machine, per_machine == 1 ? "" : "es", (long long)per_machine, st->name,
-                        (long long)gpu);
+        dg = diag_report(d, at, DIAG_E0305, "%lld process%s per machine need %lld GPUs, but step `%s` has %lld",
+                         (long long)per_machine, per_machine == 1 ? "" : "es", (long long)per_machine, st->name,
+                         (long long)gpu);
     if (!counts_ok) {
         diag_label(d, dg, "one GPU per process");
         if (g.set)
@@ -130,9 +132,9 @@ static void check_skypilot(sema *s, const effective_options *eff, int64_t gpu)
         return;
     if (effective_uncertain(eff, DEC_SKYPILOT, SKY_ACCELERATORS) || effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
         return;
-    diagnostic *dg = diag_error(d, value_span(&accel), "E0401",
-                                "@skypilot asks for %llu GPU%s per machine but @resources says `gpu = %lld`",
-                                (unsigned long long)accel.u, accel.u == 1 ? "" : "s", (long long)gpu);
+    diagnostic *dg = diag_report(d, value_span(&accel), DIAG_E0401,
+                                 "@skypilot asks for %llu GPU%s per machine but @resources says `gpu = %lld`",
+                                 (unsigned long long)accel.u, accel.u == 1 ? "" : "s", (long long)gpu);
     diag_label(d, dg, "%llu GPU%s", (unsigned long long)accel.u, accel.u == 1 ? "" : "s");
     diag_note(d, dg, g.arg_sp, "`gpu = %lld` is set here", (long long)gpu);
     diag_help(d, dg, "make them agree, e.g. `accelerators = \"%s:%lld\"`", accel.s ? accel.s : "H100",
@@ -148,14 +150,14 @@ static void check_images(sema *s, step_info *st, const effective_options *eff, b
     if (gpu_unsure || image_unsure) {
         /* no W0401: what it would say is not known */
     } else if (needs_gpu && parent.set && !image_is_cuda(parent.s)) {
-        diagnostic *dg = diag_warning(d, value_span(&parent), "W0401",
-                                      "step `%s` needs a GPU but image \"%s\" is not CUDA-enabled", st->name,
-                                      parent.s);
+        diagnostic *dg = diag_report(d, value_span(&parent), DIAG_W0401,
+                                     "step `%s` needs a GPU but image \"%s\" is not CUDA-enabled", st->name,
+                                     parent.s);
         diag_label(d, dg, "no CUDA in this image");
         diag_help(d, dg, "use a CUDA image, e.g. `parent_image = \"nvidia/cuda:12.4.1-runtime-ubuntu22.04\"`");
     } else if (needs_gpu && !parent.set && s->opts->container_targets) {
-        diagnostic *dg = diag_warning(d, st->decl->name.sp, "W0401",
-                                      "step `%s` needs a GPU but has no image for the container targets", st->name);
+        diagnostic *dg = diag_report(d, st->decl->name.sp, DIAG_W0401,
+                                     "step `%s` needs a GPU but has no image for the container targets", st->name);
         diag_label(d, dg, "no @docker(parent_image = ...)");
         diag_help(d, dg, "add `@docker(parent_image = \"nvidia/cuda:12.4.1-runtime-ubuntu22.04\")` to the step or "
                          "the pipeline");
@@ -165,9 +167,9 @@ static void check_images(sema *s, step_info *st, const effective_options *eff, b
     if (parent.set && build.set && !image_unsure && !effective_uncertain(eff, DEC_DOCKER, DOCKER_BUILD_IMAGE) &&
         image_cuda_version(parent.s, &pma, &pmi) &&
         image_cuda_version(build.s, &bma, &bmi) && (pma != bma || pmi != bmi)) {
-        diagnostic *dg = diag_warning(d, value_span(&build), "W0402",
-                                      "build image has CUDA %d.%d but the parent image has CUDA %d.%d", bma, bmi,
-                                      pma, pmi);
+        diagnostic *dg = diag_report(d, value_span(&build), DIAG_W0402,
+                                     "build image has CUDA %d.%d but the parent image has CUDA %d.%d", bma, bmi,
+                                     pma, pmi);
         diag_label(d, dg, "CUDA %d.%d", bma, bmi);
         diag_note(d, dg, value_span(&parent), "the parent image is set here");
         diag_help(d, dg, "code built against a newer CUDA may not load in the runtime image: use the same "
@@ -184,8 +186,8 @@ static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu)
         const decorator_inst *inst = st->decorators.by_id[gpu_only[i]];
         if (!inst)
             continue;
-        diagnostic *dg = diag_warning(s->pg->diag, inst->decl->name.sp, "W0403",
-                                      "@%s on step `%s`, which uses no GPU", inst->schema->name, st->name);
+        diagnostic *dg = diag_report(s->pg->diag, inst->decl->name.sp, DIAG_W0403,
+                                     "@%s on step `%s`, which uses no GPU", inst->schema->name, st->name);
         diag_label(s->pg->diag, dg, "has no effect without a GPU");
         diag_help(s->pg->diag, dg, "give the step a GPU with `@resources(gpu = 1)`, or remove @%s",
                   inst->schema->name);

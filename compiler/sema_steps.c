@@ -7,6 +7,7 @@
 
 #include "escape.h"
 #include "sema.h"
+#include "sema_util.h"
 #include "strbuf.h"
 #include "suggest.h"
 
@@ -28,8 +29,8 @@ static void field_type_error(sema *s, ast_field *f, const char *expected)
 {
     if (f->value->poisoned)
         return;
-    diagnostic *dg = diag_error(s->pg->diag, f->value->sp, "E0201", "field `%s` expects %s, found %s", f->name.text,
-                                expected, expr_kind_name(f->value->kind));
+    diagnostic *dg = diag_report(s->pg->diag, f->value->sp, DIAG_E0201, "field `%s` expects %s, found %s", f->name.text,
+                                 expected, expr_kind_name(f->value->kind));
     diag_label(s->pg->diag, dg, "expected %s", expected);
 }
 
@@ -49,7 +50,7 @@ static void add_source(sema *s, step_info *st, ptr_vec *out, ast_expr *e)
     bool is_c = n > 2 && strcmp(path + n - 2, ".c") == 0;
     bool is_cu = n > 3 && strcmp(path + n - 3, ".cu") == 0;
     if (!is_c && !is_cu) {
-        diagnostic *dg = diag_error(pg->diag, e->sp, "E0201", "source \"%s\" is not a `.c` or `.cu` file", path);
+        diagnostic *dg = diag_report(pg->diag, e->sp, DIAG_E0201, "source \"%s\" is not a `.c` or `.cu` file", path);
         diag_label(pg->diag, dg, "expected a .c or .cu path");
         diag_help(pg->diag, dg, "list the C and CUDA files that implement the step; headers are found through "
                                 "the includes of those files");
@@ -57,7 +58,7 @@ static void add_source(sema *s, step_info *st, ptr_vec *out, ast_expr *e)
     }
     for (const char *c = path; *c; c++) {
         if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-            diagnostic *dg = diag_error(pg->diag, e->sp, "E0201", "source path contains a control character");
+            diagnostic *dg = diag_report(pg->diag, e->sp, DIAG_E0201, "source path contains a control character");
             diag_label(pg->diag, dg, "not a usable file name");
             return;
         }
@@ -68,7 +69,7 @@ static void add_source(sema *s, step_info *st, ptr_vec *out, ast_expr *e)
     ref->is_cuda = is_cu;
     ref->sp = e->sp;
     if (!file_exists(ref->resolved)) {
-        diagnostic *dg = diag_error(pg->diag, e->sp, "E0116", "source file \"%s\" does not exist", path);
+        diagnostic *dg = diag_report(pg->diag, e->sp, DIAG_E0116, "source file \"%s\" does not exist", path);
         diag_label(pg->diag, dg, "no such file");
         if (strcmp(ref->resolved, path) != 0)
             diag_help(pg->diag, dg, "source paths are relative to the .pipe file; this one resolves to %s",
@@ -79,7 +80,7 @@ static void add_source(sema *s, step_info *st, ptr_vec *out, ast_expr *e)
     for (size_t i = 0; i < out->len; i++) {
         source_ref *prev = out->items[i];
         if (strcmp(prev->resolved, ref->resolved) == 0) {
-            diagnostic *dg = diag_error(pg->diag, e->sp, "E0105", "source \"%s\" listed twice", path);
+            diagnostic *dg = diag_report(pg->diag, e->sp, DIAG_E0105, "source \"%s\" listed twice", path);
             diag_label(pg->diag, dg, "second occurrence");
             diag_note(pg->diag, dg, prev->sp, "first listed here");
             diag_help(pg->diag, dg, "remove one of them");
@@ -101,8 +102,8 @@ static void check_sources(sema *s, step_info *st, ast_field *f)
             if (item->poisoned)
                 continue;
             if (item->kind != EXPR_STRING) {
-                diagnostic *dg = diag_error(s->pg->diag, item->sp, "E0201", "`source` entries must be strings, found %s",
-                                            expr_kind_name(item->kind));
+                diagnostic *dg = diag_report(s->pg->diag, item->sp, DIAG_E0201,
+                                             "`source` entries must be strings, found %s", expr_kind_name(item->kind));
                 diag_label(s->pg->diag, dg, "expected a path string");
                 continue;
             }
@@ -124,20 +125,21 @@ static void check_environment(sema *s, ast_field *f)
     for (size_t i = 0; i < f->value->u.items.len; i++) {
         ast_map_entry *e = f->value->u.items.items[i];
         if (!esc_env_name_ok(e->key.text)) {
-            diagnostic *dg = diag_error(pg->diag, e->key.sp, "E0201", "\"%s\" is not a valid environment variable name",
-                                        e->key.text);
+            diagnostic *dg = diag_report(pg->diag, e->key.sp, DIAG_E0201,
+                                         "\"%s\" is not a valid environment variable name", e->key.text);
             diag_label(pg->diag, dg, "not a variable name");
             diag_help(pg->diag, dg, "names use letters, digits and `_` and do not start with a digit");
         }
         if (e->value->kind != EXPR_STRING && !e->value->poisoned) {
-            diagnostic *dg = diag_error(pg->diag, e->value->sp, "E0201", "environment values must be strings, found %s",
-                                        expr_kind_name(e->value->kind));
+            diagnostic *dg =
+                diag_report(pg->diag, e->value->sp, DIAG_E0201, "environment values must be strings, found %s",
+                            expr_kind_name(e->value->kind));
             diag_label(pg->diag, dg, "expected a string");
         }
         for (size_t k = 0; k < i; k++) {
             ast_map_entry *prev = f->value->u.items.items[k];
             if (strcmp(prev->key.text, e->key.text) == 0) {
-                diagnostic *dg = diag_error(pg->diag, e->key.sp, "E0105", "key \"%s\" given twice", e->key.text);
+                diagnostic *dg = diag_report(pg->diag, e->key.sp, DIAG_E0105, "key \"%s\" given twice", e->key.text);
                 diag_label(pg->diag, dg, "second occurrence");
                 diag_note(pg->diag, dg, prev->key.sp, "first given here");
                 diag_help(pg->diag, dg, "remove one of them");
@@ -177,7 +179,7 @@ static const char *unknown_field(sema *s, ast_field *f)
     span before = {f->name.sp.file, line, f->name.sp.end};
     if (sema_damaged(s, before))
         return meant;
-    diagnostic *dg = diag_error(pg->diag, f->name.sp, "E0110", "steps have no field `%s`", f->name.text);
+    diagnostic *dg = diag_report(pg->diag, f->name.sp, DIAG_E0110, "steps have no field `%s`", f->name.text);
     diag_label(pg->diag, dg, "unknown field");
     char list[256];
     format_name_list(list, sizeof list, field_names, FIELD_COUNT);
@@ -217,7 +219,7 @@ static void check_fields(sema *s, step_info *st)
             continue;
         }
         if (seen[idx]) {
-            diagnostic *dg = diag_error(pg->diag, f->name.sp, "E0105", "field `%s` given twice", f->name.text);
+            diagnostic *dg = diag_report(pg->diag, f->name.sp, DIAG_E0105, "field `%s` given twice", f->name.text);
             diag_label(pg->diag, dg, "second occurrence");
             diag_note(pg->diag, dg, seen[idx]->name.sp, "first given here");
             diag_help(pg->diag, dg, "remove one of them");
@@ -233,8 +235,8 @@ static void check_fields(sema *s, step_info *st)
             if (v->kind != EXPR_STRING) {
                 field_type_error(s, f, "a C function name string");
             } else if (!is_c_identifier(v->u.s.text)) {
-                diagnostic *dg = diag_error(pg->diag, v->sp, "E0201", "entry \"%s\" is not a usable C function name",
-                                            v->u.s.text);
+                diagnostic *dg = diag_report(pg->diag, v->sp, DIAG_E0201,
+                                             "entry \"%s\" is not a usable C function name", v->u.s.text);
                 diag_label(pg->diag, dg, "not a C identifier");
                 diag_help(pg->diag, dg, "use letters, digits and `_`, not a C keyword, `main` or a `pipe_` name");
             } else {
@@ -266,15 +268,16 @@ static void check_fields(sema *s, step_info *st)
     if (!seen[FIELD_SOURCE]) {
         /* A field lost to a syntax error in the body may have been the source. */
         if (!source_misspelled && !sema_damaged(s, st->decl->sp)) {
-            diagnostic *dg = diag_error(pg->diag, st->decl->keyword, "E0113", "step `%s` has no `source`", st->name);
+            diagnostic *dg =
+                diag_report(pg->diag, st->decl->keyword, DIAG_E0113, "step `%s` has no `source`", st->name);
             diag_label(pg->diag, dg, "this step");
             diag_help(pg->diag, dg, "add `source = \"src/%s.c\"` (a .c or .cu file, relative to this .pipe file)",
                       st->name);
         }
     } else if (st->nsources == 0 && seen[FIELD_SOURCE]->value->kind == EXPR_LIST &&
                seen[FIELD_SOURCE]->value->u.items.len == 0 && !sema_damaged(s, seen[FIELD_SOURCE]->value->sp)) {
-        diagnostic *dg = diag_error(pg->diag, st->decl->keyword, "E0113", "step `%s` has an empty `source` list",
-                                    st->name);
+        diagnostic *dg = diag_report(pg->diag, st->decl->keyword, DIAG_E0113, "step `%s` has an empty `source` list",
+                                     st->name);
         diag_label(pg->diag, dg, "this step");
         diag_help(pg->diag, dg, "list at least one .c or .cu file: `source = [\"src/%s.c\"]`", st->name);
         diag_note(pg->diag, dg, seen[FIELD_SOURCE]->value->sp, "the list is here");
@@ -283,9 +286,9 @@ static void check_fields(sema *s, step_info *st)
         st->entry = st->name;
         /* The default entry is the step's name: it must be usable in C too. */
         if (!seen[FIELD_ENTRY] && !is_c_identifier(st->name)) {
-            diagnostic *dg = diag_error(pg->diag, st->decl->name.sp, "E0201",
-                                        "step `%s` needs an `entry`: its name is not a usable C function name",
-                                        st->name);
+            diagnostic *dg = diag_report(pg->diag, st->decl->name.sp, DIAG_E0201,
+                                         "step `%s` needs an `entry`: its name is not a usable C function name",
+                                         st->name);
             diag_label(pg->diag, dg, "the default entry function");
             diag_help(pg->diag, dg, "add `entry = \"%s_step\"` to the step, or rename it; the entry cannot be a C "
                                     "keyword, `main` or a `pipe_` name",
@@ -304,7 +307,8 @@ static void check_outputs(sema *s, step_info *st)
         bool dup = false;
         for (size_t k = 0; k < st->noutputs && !dup; k++) {
             if (strcmp(st->outputs[k].name, o->name.text) == 0) {
-                diagnostic *dg = diag_error(pg->diag, o->name.sp, "E0105", "output `%s` declared twice", o->name.text);
+                diagnostic *dg =
+                    diag_report(pg->diag, o->name.sp, DIAG_E0105, "output `%s` declared twice", o->name.text);
                 diag_label(pg->diag, dg, "second declaration");
                 diag_note(pg->diag, dg, st->outputs[k].decl->name.sp, "first declared here");
                 diag_help(pg->diag, dg, "outputs are bound in order by name: give each its own name");
@@ -314,8 +318,8 @@ static void check_outputs(sema *s, step_info *st)
         if (dup)
             continue;
         if (sema_type_of(o->type.text) != TYPE_ARTIFACT) {
-            diagnostic *dg = diag_error(pg->diag, o->name.sp, "E0208", "output `%s` has value type `%s`",
-                                        o->name.text, o->type.text);
+            diagnostic *dg = diag_report(pg->diag, o->name.sp, DIAG_E0208, "output `%s` has value type `%s`",
+                                         o->name.text, o->type.text);
             diag_label(pg->diag, dg, "outputs are artifacts");
             diag_help(pg->diag, dg, "give it an artifact type, e.g. `%s: metrics`; a step hands results to later "
                                     "steps as files",
@@ -333,7 +337,7 @@ static void declare_step(sema *s, ast_step *decl)
     program *pg = s->pg;
     step_info *prev = program_find_step(pg, decl->name.text);
     if (prev) {
-        diagnostic *dg = diag_error(pg->diag, decl->name.sp, "E0101", "step `%s` declared twice", decl->name.text);
+        diagnostic *dg = diag_report(pg->diag, decl->name.sp, DIAG_E0101, "step `%s` declared twice", decl->name.text);
         diag_label(pg->diag, dg, "second declaration");
         diag_note(pg->diag, dg, prev->decl->name.sp, "first declared here");
         diag_help(pg->diag, dg, "rename one of them; step names are unique across a file and its imports");

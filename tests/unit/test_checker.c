@@ -46,11 +46,11 @@ static void done(checked *c)
     arena_free(&c->a);
 }
 
-static size_t count_code(checked *c, const char *code)
+static size_t count_code(checked *c, diag_code code)
 {
     size_t n = 0;
     for (size_t i = 0; i < c->d.diags.len; i++)
-        n += strcmp(((diagnostic *)c->d.diags.items[i])->code, code) == 0;
+        n += ((diagnostic *)c->d.diags.items[i])->code == code;
     return n;
 }
 
@@ -134,7 +134,7 @@ static void test_effective_options(void)
     check_text(&c, "@resources(gpu = 2)\npipeline p() { t() }\n"
                    "@run_with_accelerate(num_processes = 4, multi_gpu = true)\n"
                    "step t() { source = \"s.c\" }\n");
-    CHECK_EQ_U64(count_code(&c, "E0305"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0305), 1);
     done(&c);
     check_text(&c, "@resources(gpu = 4)\npipeline p() { t() }\n"
                    "@run_with_accelerate(num_processes = 4, multi_gpu = true)\n"
@@ -159,7 +159,7 @@ static void test_imports(void)
 
     write_text("lib/b.pipe", "import \"../main.pipe\"\nstep from_b(x: t) { source = \"../s.c\" }\n");
     check_text(&c, "import \"lib/a.pipe\"\npipeline p() { x = from_a()\n from_b(x = x) }\n");
-    CHECK_EQ_U64(count_code(&c, "E0112"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0112), 1);
     CHECK_EQ_U64(diag_error_count(&c.d), 1);
     done(&c);
 }
@@ -171,14 +171,14 @@ static void test_recovery(void)
     check_text(&c, "step a() -> d: dataset { source = \"s.c\" }\n"
                    "step b(x: dataset { source = \"s.c\" }\n"
                    "pipeline p() { d = a()\n b(x = d)\n c(y = zz) }\n");
-    CHECK_EQ_U64(count_code(&c, "E0010"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0010), 1);
     CHECK_EQ_U64(c.d.diags.len, 1);
     done(&c);
 
     /* An unknown step poisons its targets: later uses are not reported again. */
     check_text(&c, "step use(x: dataset) { source = \"s.c\" }\n"
                    "pipeline p() { d = missing()\n use(x = d) }\n");
-    CHECK_EQ_U64(count_code(&c, "E0102"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0102), 1);
     CHECK_EQ_U64(c.d.diags.len, 1);
     done(&c);
 
@@ -186,20 +186,20 @@ static void test_recovery(void)
     check_text(&c, "@resources(cpu = 0, memory = \"4G\", gpu = -1, disk = 5)\n"
                    "step s() { source = \"s.c\" entry = \"int\" cache = 1 }\n"
                    "pipeline p() { s(a = 1) }\n");
-    CHECK_EQ_U64(count_code(&c, "E0207"), 2);
-    CHECK_EQ_U64(count_code(&c, "E0205"), 1);
-    CHECK_EQ_U64(count_code(&c, "E0201"), 3);
-    CHECK_EQ_U64(count_code(&c, "E0103"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0207), 2);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0205), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0201), 3);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0103), 1);
     done(&c);
 }
 
-static bool has_diag_in(checked *c, const char *code, const char *file_suffix)
+static bool has_diag_in(checked *c, diag_code code, const char *file_suffix)
 {
     for (size_t i = 0; i < c->d.diags.len; i++) {
         diagnostic *dg = c->d.diags.items[i];
         const char *path = c->src.files[dg->sp.file]->path;
         size_t n = strlen(path), m = strlen(file_suffix);
-        if (strcmp(dg->code, code) == 0 && n >= m && strcmp(path + n - m, file_suffix) == 0)
+        if (dg->code == code && n >= m && strcmp(path + n - m, file_suffix) == 0)
             return true;
     }
     return false;
@@ -212,16 +212,16 @@ static void test_declaration_order(void)
     write_text("lib/one.pipe", "step shared() { source = \"../s.c\" }\n");
     checked c;
     check_text(&c, "import \"lib/one.pipe\"\nstep shared() { source = \"s.c\" }\npipeline p() { shared() }\n");
-    CHECK_EQ_U64(count_code(&c, "E0101"), 1);
-    CHECK(has_diag_in(&c, "E0101", "/main.pipe"));
+    CHECK_EQ_U64(count_code(&c, DIAG_E0101), 1);
+    CHECK(has_diag_in(&c, DIAG_E0101, "/main.pipe"));
     step_info *st = program_find_step(&c.pg, "shared");
     CHECK(st && strcmp(c.src.files[st->file]->path + strlen(c.src.files[st->file]->path) - 8, "one.pipe") == 0);
     done(&c);
 
     /* A step declared before the import in the root keeps its name. */
     check_text(&c, "step shared() { source = \"s.c\" }\nimport \"lib/one.pipe\"\npipeline p() { shared() }\n");
-    CHECK_EQ_U64(count_code(&c, "E0101"), 1);
-    CHECK(has_diag_in(&c, "E0101", "/one.pipe"));
+    CHECK_EQ_U64(count_code(&c, DIAG_E0101), 1);
+    CHECK(has_diag_in(&c, DIAG_E0101, "/one.pipe"));
     done(&c);
 }
 
@@ -233,7 +233,7 @@ static void test_no_cascade(void)
     check_text(&c, "step load(path: string) -> d: dataset { source = \"s.c\" }\n"
                    "step use(d: dataset) { source = \"s.c\" }\n"
                    "pipeline p(data: string = \"x\") { data = load(path = data)\n use(d = data) }\n");
-    CHECK_EQ_U64(count_code(&c, "E0107"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0107), 1);
     CHECK_EQ_U64(c.d.diags.len, 1);
     done(&c);
 
@@ -242,7 +242,7 @@ static void test_no_cascade(void)
     check_text(&c, "step count(d: dataset) -> n: int { source = \"s.c\" }\n"
                    "step use(d: dataset, n: int) { source = \"s.c\" }\n"
                    "pipeline p(d: dataset) { n = count(d = d)\n use(d = d, n = n) }\n");
-    CHECK_EQ_U64(count_code(&c, "E0208"), 2);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0208), 2);
     CHECK_EQ_U64(c.d.diags.len, 2);
     done(&c);
 
@@ -250,8 +250,8 @@ static void test_no_cascade(void)
     check_text(&c, "step load() -> d: dataset { source = \"s.c\" }\n"
                    "step use(d: dataset) { source = \"s.c\" }\n"
                    "pipeline p() { dataset = load()\n uses(d = dataset)\n use(d = datset) }\n");
-    CHECK_EQ_U64(count_code(&c, "E0102"), 1);
-    CHECK_EQ_U64(count_code(&c, "E0106"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0102), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0106), 1);
     CHECK_EQ_U64(c.d.diags.len, 2);
     done(&c);
 
@@ -259,7 +259,7 @@ static void test_no_cascade(void)
     check_text(&c, "step load() -> d: dataset { source = \"s.c\" }\n"
                    "step use(d: dataset) { source = \"s.c\" }\n"
                    "pipeline p() { use(d = d)\n d = load() }\n");
-    CHECK_EQ_U64(count_code(&c, "E0106"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0106), 1);
     CHECK_EQ_U64(c.d.diags.len, 1);
     done(&c);
 
@@ -267,35 +267,35 @@ static void test_no_cascade(void)
     check_text(&c, "step load() -> d: dataset { source = \"s.c\" }\n"
                    "step use(d: dataset) { source = \"s.c\" }\n"
                    "pipeline p() { use(d = load()) }\n");
-    CHECK_EQ_U64(count_code(&c, "E0308"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0308), 1);
     CHECK_EQ_U64(c.d.diags.len, 1);
     done(&c);
 
     /* A step whose body lost its source to a syntax error: no E0113. */
     check_text(&c, "step s() { source = [\"s.c\", x] }\n");
-    CHECK_EQ_U64(count_code(&c, "E0010"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0010), 1);
     CHECK_EQ_U64(c.d.diags.len, 1);
     done(&c);
 
     /* Steps of an import that failed to load are not reported unknown. */
     check_text(&c, "import \"lib/none.pipe\"\npipeline p() { x = gone() }\n");
-    CHECK_EQ_U64(count_code(&c, "E0111"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0111), 1);
     CHECK_EQ_U64(c.d.diags.len, 1);
     done(&c);
 
     /* A malformed number is E0004 only; a `$VAR` is E0001 only. */
     check_text(&c, "@resources(memory = 16GB)\nstep s(n: string = 12x) { source = \"s.c\" }\n"
                    "pipeline p() { s(n = $HOME) }\n");
-    CHECK_EQ_U64(count_code(&c, "E0004"), 2);
-    CHECK_EQ_U64(count_code(&c, "E0001"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0004), 2);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0001), 1);
     CHECK_EQ_U64(c.d.diags.len, 3);
     done(&c);
 
     /* `:` for `=` is one E0010 and the call is checked as written with `=`. */
     check_text(&c, "step s(n: int) { source = \"s.c\" }\npipeline p() { s(n: \"x\")\n t() }\n");
-    CHECK_EQ_U64(count_code(&c, "E0010"), 1);
-    CHECK_EQ_U64(count_code(&c, "E0201"), 1);
-    CHECK_EQ_U64(count_code(&c, "E0102"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0010), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0201), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0102), 1);
     done(&c);
 }
 
@@ -312,15 +312,15 @@ static void test_uncertain_options(void)
                    "@docker(parent_image = \"ubuntu:22.04\")\n@cleanup_memory\n"
                    "step c() { source = \"s.c\" }\n"
                    "pipeline p() { a()\n b()\n c() }\n");
-    CHECK_EQ_U64(count_code(&c, "E0109"), 2);
-    CHECK_EQ_U64(count_code(&c, "E0201"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0109), 2);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0201), 1);
     CHECK_EQ_U64(c.d.diags.len, 3);
     done(&c);
 
     /* The same rules still fire on known values. */
     check_text(&c, "@run_with_accelerate(num_processes = 4, multi_gpu = true)\n@resources(cpu = 2)\n"
                    "step b() { source = \"s.c\" }\npipeline p() { b() }\n");
-    CHECK_EQ_U64(count_code(&c, "E0305"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0305), 1);
     done(&c);
 }
 
@@ -329,11 +329,11 @@ static void test_select_pipeline(void)
     checked c;
     check_text(&c, "step s() { source = \"s.c\" }\npipeline a() { s() }\npipeline b() { s() }\n");
     CHECK(program_select_pipeline(&c.pg, NULL) == NULL);
-    CHECK_EQ_U64(count_code(&c, "E0114"), 1);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0114), 1);
     pipeline_info *b = program_select_pipeline(&c.pg, "b");
     CHECK(b != NULL && strcmp(b->name, "b") == 0);
     CHECK(program_select_pipeline(&c.pg, "c") == NULL);
-    CHECK_EQ_U64(count_code(&c, "E0114"), 2);
+    CHECK_EQ_U64(count_code(&c, DIAG_E0114), 2);
     done(&c);
 }
 

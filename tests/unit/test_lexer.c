@@ -66,7 +66,7 @@ static const char *code_at(lexed *l, size_t i, uint32_t *start)
     diagnostic *dg = l->d.diags.items[i];
     if (start)
         *start = dg->sp.start;
-    return dg->code;
+    return diag_code_name(dg->code);
 }
 
 static void test_tokens(void)
@@ -262,7 +262,7 @@ static void test_bad_characters(void)
     CHECK(f != NULL);
     bool found = false;
     for (size_t i = 0; i < d.diags.len; i++)
-        found = found || strcmp(((diagnostic *)d.diags.items[i])->code, "E0001") == 0;
+        found = found || ((diagnostic *)d.diags.items[i])->code == DIAG_E0001;
     CHECK(found);
     /* ...and the syntax error it causes at the next token is not reported. */
     CHECK_EQ_U64(d.diags.len, 1);
@@ -286,7 +286,7 @@ static const char *parse_codes(const char *text, char *buf, size_t size)
     for (size_t i = 0; i < d.diags.len; i++) {
         diagnostic *dg = d.diags.items[i];
         size_t n = strlen(buf);
-        snprintf(buf + n, size - n, "%s%s", i ? " " : "", dg->code);
+        snprintf(buf + n, size - n, "%s%s", i ? " " : "", diag_code_name(dg->code));
     }
     source_set_free(&src);
     arena_free(&a);

@@ -171,7 +171,7 @@ static void golden_cases(void)
         closedir(dir);
 }
 
-/* examples/NAME/*.pipe: every pipeline of every file that has one. */
+/* Every .pipe file in a folder of examples/: each of its pipelines. */
 static void example_cases(void)
 {
     const char *root = PIPEC_SOURCE_DIR "/examples";

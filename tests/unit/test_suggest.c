@@ -1,6 +1,8 @@
 /* "Did you mean" support (compiler/suggest.c: the diagnostics' threshold on
  * top of pipe_closest_name, tested with the edit distance in tests/base) and
- * the explain table (compiler/explain.c). */
+ * the explanations (compiler/diag_codes.def, compiler/explain/). */
+#include "diag_codes.h"
+#include "embedded.h"
 #include "explain.h"
 #include "suggest.h"
 
@@ -149,6 +151,8 @@ static void test_explain_table(void)
             continue;
         }
         CHECK_STREQ(e->code, code);
+        if (!e->wrong[0] || !e->right[0])
+            fprintf(stderr, "compiler/explain/%s.md is missing, or lacks its Wrong: or Right: example\n", code);
         CHECK(explain_at(i) == e); /* table order is spec order */
         CHECK(e->title && e->title[0] && !strchr(e->title, '\n'));
         CHECK(e->title && e->title[strlen(e->title) - 1] != '.');
@@ -163,8 +167,8 @@ static void test_explain_table(void)
             /* short, complete snippets that end in a newline */
             CHECK(count_lines(e->wrong) >= 3 && count_lines(e->wrong) <= 12);
             CHECK(count_lines(e->right) >= 3 && count_lines(e->right) <= 12);
-            CHECK(e->wrong[strlen(e->wrong) - 1] == '\n');
-            CHECK(e->right[strlen(e->right) - 1] == '\n');
+            CHECK(e->wrong[0] && e->wrong[strlen(e->wrong) - 1] == '\n');
+            CHECK(e->right[0] && e->right[strlen(e->right) - 1] == '\n');
         }
 
         /* lower case works too */
@@ -180,6 +184,33 @@ static void test_explain_table(void)
     CHECK_NULL(explain_lookup(""));
     CHECK_NULL(explain_lookup("W0303"));
     CHECK_NULL(explain_lookup(NULL));
+}
+
+/* The table and the explanation files agree: every file in compiler/explain/
+   belongs to a code, and a code's severity matches its letter. */
+static void test_code_table(void)
+{
+    for (const embedded_file *f = embedded_explain; f->path; f++) {
+        char code[16];
+        size_t n = strlen(f->path);
+        CHECK(n > 3 && strcmp(f->path + n - 3, ".md") == 0);
+        snprintf(code, sizeof code, "%.*s", (int)(n > 3 ? n - 3 : n), f->path);
+        diag_code c;
+        if (!diag_code_lookup(code, &c))
+            fprintf(stderr, "compiler/explain/%s belongs to no code of diag_codes.def\n", f->path);
+        CHECK(diag_code_lookup(code, &c) && strcmp(diag_code_name(c), code) == 0);
+    }
+    for (int i = 0; i < DIAG_CODE_COUNT; i++) {
+        const diag_code_info *info = diag_code_get((diag_code)i);
+        CHECK(info->name[0] == 'E' || info->name[0] == 'W');
+        CHECK((info->name[0] == 'W') == (info->severity == DIAG_WARNING));
+        diag_code c;
+        CHECK(diag_code_lookup(info->name, &c) && c == (diag_code)i);
+        if (i > 0) /* code order: E before W, by number */
+            CHECK(strcmp(diag_code_get((diag_code)(i - 1))->name, info->name) < 0);
+    }
+    CHECK(diag_code_is_syntax(DIAG_E0001) && diag_code_is_syntax(DIAG_E0004) && diag_code_is_syntax(DIAG_E0010));
+    CHECK(!diag_code_is_syntax(DIAG_E0101) && !diag_code_is_syntax(DIAG_W0401));
 }
 
 static void test_explain_print(void)
@@ -212,8 +243,9 @@ static void test_explain_print(void)
 }
 
 /* The Markdown reference mentions every code; when the build passes
- * PIPEC_SOURCE_DIR, docs/diagnostics.md must be exactly what explain.c
- * produces (regenerate it with explain_write_markdown). */
+ * PIPEC_SOURCE_DIR, docs/diagnostics.md must be exactly what
+ * explain_write_markdown produces (regenerate it with
+ * `pipec explain --markdown > docs/diagnostics.md`). */
 static void test_explain_markdown(void)
 {
     FILE *f = tmpfile();
@@ -239,7 +271,7 @@ static void test_explain_markdown(void)
         fclose(doc);
         int same = committed && strcmp(committed, md) == 0;
         if (!same)
-            fprintf(stderr, "docs/diagnostics.md is out of date with compiler/explain.c\n");
+            fprintf(stderr, "docs/diagnostics.md is out of date with compiler/explain/ (run `pipec explain --markdown`)\n");
         CHECK(same);
         free(committed);
     }
@@ -252,6 +284,7 @@ int main(void)
     test_suggest_closest();
     test_format_name_list();
     test_explain_table();
+    test_code_table();
     test_explain_print();
     test_explain_markdown();
     return check_summary();
