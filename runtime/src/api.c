@@ -9,22 +9,10 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "ctx_error.h"
 #include "pipe/pipe.h"
 #include "stepfile.h"
 #include "util.h"
-
-static const char no_ctx[] = "no step context (a NULL pipe_ctx was passed)";
-
-int pipe_ctx_error(pipe_ctx *ctx, int code, const char *fmt, ...)
-{
-    if (!ctx)
-        return code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 /* An environment variable as an int in [min, INT_MAX]; fallback when unset
    or empty. */
@@ -348,8 +336,6 @@ const char *pipe_scratch_dir(const pipe_ctx *cctx)
     pipe_ctx *ctx = (pipe_ctx *)cctx;
     return ctx ? ensure_scratch(ctx) : NULL;
 }
-
-const char *pipe_last_error(const pipe_ctx *ctx) { return ctx ? ctx->last_error : no_ctx; }
 
 static char *vformat(const char *fmt, va_list ap)
 {

@@ -75,7 +75,4 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize);
 /* Finishes with rc = 1 (discarding outputs) if not yet finished, then frees. */
 void pipe_ctx_destroy(pipe_ctx *ctx);
 
-/* Sets ctx's last error (pipe_last_error) and returns code. */
-int pipe_ctx_error(pipe_ctx *ctx, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 #endif
