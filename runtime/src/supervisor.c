@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "launcher.h"
 #include "params.h"
+#include "rank_env.h"
 #include "pipe/error.h"
 #include "sha256.h"
 #include "stepfile.h"
@@ -823,32 +824,6 @@ fail:
 
 /* ---- running the worker ---- */
 
-static void set_env_int(const char *name, long long v)
-{
-    char buf[32];
-    snprintf(buf, sizeof buf, "%lld", v);
-    setenv(name, buf, 1);
-}
-
-/* The rank's entry of a comma-separated CUDA_VISIBLE_DEVICES, when the list
-   has one per local rank. */
-static void narrow_devices(int local_rank, int nlocal)
-{
-    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
-    if (!cvd || nlocal <= 1)
-        return;
-    char *copy = pipe_strdup(cvd);
-    if (!copy)
-        return;
-    char *items[4096];
-    int n = 0;
-    for (char *save = NULL, *t = strtok_r(copy, ",", &save); t && n < 4096; t = strtok_r(NULL, ",", &save))
-        items[n++] = t;
-    if (n >= nlocal)
-        setenv("CUDA_VISIBLE_DEVICES", items[local_rank], 1);
-    free(copy);
-}
-
 /* In the forked child: never returns. */
 static _Noreturn void worker_child(supervisor *s, rank_proc *ranks, int local_rank, int out_fd, pid_t pgid, pid_t parent)
 {
@@ -889,19 +864,10 @@ static _Noreturn void worker_child(supervisor *s, rank_proc *ranks, int local_ra
     setenv("PIPE_RUN_ID", s->o.run_id, 1);
     setenv("PIPE_INVOCATION", s->inv->id, 1);
     setenv("PIPE_SCRATCH_ROOT", s->scratch_root, 1);
-    int rank = s->machine_rank * s->nlocal + local_rank;
-    set_env_int("RANK", rank);
-    set_env_int("WORLD_SIZE", s->world);
-    set_env_int("LOCAL_RANK", local_rank);
-    set_env_int("LOCAL_WORLD_SIZE", s->nlocal);
     const pipe_accelerate *acc = &s->inv->accelerate;
-    if (acc->enabled) {
-        set_env_int("GROUP_RANK", s->machine_rank);
-        pipe_launch_child_env(&s->launch, local_rank);
-        if (acc->mixed_precision)
-            setenv("PIPE_MIXED_PRECISION", acc->mixed_precision, 1);
-        narrow_devices(local_rank, s->nlocal);
-    }
+    if (acc->enabled && acc->mixed_precision)
+        setenv("PIPE_MIXED_PRECISION", acc->mixed_precision, 1);
+    pipe_rank_env_set(&s->launch, local_rank, acc->enabled);
 
     pipe_worker_spec spec = {
         .impl = s->impl,
