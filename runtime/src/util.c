@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,19 +213,4 @@ void pipe_format_double(double v, char *buf, size_t size)
         if (exp10 >= 0 && exp10 < 16 && exp10 + 1 > prec)
             snprintf(buf, size, "%.*g", exp10 + 1, v);
     }
-}
-
-void pipe_default_signals(void)
-{
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(SIGINT, &dfl, NULL);
-    sigaction(SIGTERM, &dfl, NULL);
-    sigaction(SIGCHLD, &dfl, NULL);
-    sigaction(SIGPIPE, &dfl, NULL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
 }
