@@ -83,7 +83,8 @@ typedef struct pipe_child_group {
    a blocked mask is inherited through fork and exec, so every child (and
    whatever a step runs) would start with them blocked; a self-pipe also
    works where there is no signalfd. SIGPIPE is ignored meanwhile: a closed
-   console must not kill a parent that copies output. */
+   console must not kill a parent that copies output. One install at a
+   time: the handlers are the process's. */
 int pipe_child_signals_install(char *err, size_t errsize);
 void pipe_child_signals_restore(void);
 /* The last SIGINT or SIGTERM received since install (or the last take), 0

@@ -1,7 +1,8 @@
 /* The supervisor of one invocation (`EXE step`, private; docs/runtime.md,
    "Process model"), in parts that depend one way only:
-     supervisor_log.c      the invocation's log: its own lines, the ranks'
-                           lines with their tag, a rank's last lines
+     supervisor_log.c      the invocation's log: its own lines (and the
+                           durations they name), the ranks' lines with
+                           their tag, a rank's last lines
      supervisor_record.c   the invocation directory and step.yaml
      supervisor_inputs.c   arguments, inputs, the cache key and the cache
      supervisor_ranks.c    one attempt: the local ranks as child processes
