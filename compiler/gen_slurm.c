@@ -19,8 +19,8 @@
 #include "template.h"
 
 /* What a job needs besides its attempts (each up to its @timeout plus
-   PIPE_KILL_GRACE_MS): starting the executable, reading inputs, writing
-   step.yaml. */
+   PIPE_KILL_GRACE_MS, the runtime's SIGTERM-to-SIGKILL grace): starting
+   the executable, reading inputs, writing step.yaml. */
 #define JOB_MARGIN_MS 60000u
 /* Slurm shows and stores long names, but keeps them readable this short. */
 #define JOB_NAME_MAX 64

@@ -1,7 +1,6 @@
 /* The step API (pipe.h) over struct pipe_ctx (ctx.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,42 +8,11 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "ctx_error.h"
 #include "pipe/pipe.h"
+#include "rank_env.h"
 #include "stepfile.h"
 #include "util.h"
-
-static const char no_ctx[] = "no step context (a NULL pipe_ctx was passed)";
-
-int pipe_ctx_error(pipe_ctx *ctx, int code, const char *fmt, ...)
-{
-    if (!ctx)
-        return code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-/* An environment variable as an int in [min, INT_MAX]; fallback when unset
-   or empty. */
-static int env_int(const char *name, int fallback, int min, int *out, char *err, size_t errsize)
-{
-    const char *s = getenv(name);
-    if (!s || !*s) {
-        *out = fallback;
-        return 0;
-    }
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*end || errno || v < min || v > INT_MAX) {
-        pipe_errf(err, errsize, "%s=%s is not an integer of at least %d", name, s, min);
-        return PIPE_EINVAL;
-    }
-    *out = (int)v;
-    return 0;
-}
 
 void pipe_ctx_destroy(pipe_ctx *ctx)
 {
@@ -84,18 +52,13 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
     if (!ctx)
         return PIPE_ENOMEM;
     ctx->started = pipe_now();
-    if ((rc = env_int("WORLD_SIZE", 1, 1, &ctx->world_size, err, errsize)) != 0 ||
-        (rc = env_int("RANK", 0, 0, &ctx->rank, err, errsize)) != 0 ||
-        (rc = env_int("LOCAL_WORLD_SIZE", ctx->world_size, 1, &ctx->local_world_size, err, errsize)) != 0 ||
-        (rc = env_int("LOCAL_RANK", ctx->rank % ctx->local_world_size, 0, &ctx->local_rank, err, errsize)) != 0)
+    pipe_rank_ids ids;
+    if ((rc = pipe_rank_env_read_ids(&ids, err, errsize)) != 0)
         goto fail;
-    if (ctx->rank >= ctx->world_size || ctx->local_rank >= ctx->local_world_size ||
-        ctx->local_world_size > ctx->world_size) {
-        pipe_errf(err, errsize, "inconsistent ranks: RANK=%d WORLD_SIZE=%d LOCAL_RANK=%d LOCAL_WORLD_SIZE=%d",
-                  ctx->rank, ctx->world_size, ctx->local_rank, ctx->local_world_size);
-        rc = PIPE_EINVAL;
-        goto fail;
-    }
+    ctx->rank = ids.rank;
+    ctx->world_size = ids.world_size;
+    ctx->local_rank = ids.local_rank;
+    ctx->local_world_size = ids.local_world_size;
     const char *mp = getenv("PIPE_MIXED_PRECISION");
     const char *scratch = cfg->scratch_root ? cfg->scratch_root : getenv("PIPE_SCRATCH_ROOT");
     ctx->invocation = pipe_strdup(cfg->invocation ? cfg->invocation : "");
@@ -348,8 +311,6 @@ const char *pipe_scratch_dir(const pipe_ctx *cctx)
     pipe_ctx *ctx = (pipe_ctx *)cctx;
     return ctx ? ensure_scratch(ctx) : NULL;
 }
-
-const char *pipe_last_error(const pipe_ctx *ctx) { return ctx ? ctx->last_error : no_ctx; }
 
 static char *vformat(const char *fmt, va_list ap)
 {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "ctx_error.h"
 #include "pipe/precision.h"
 #include "dist.h"
 #include "net.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "ctx_error.h"
 #include "dist.h"
 #include "util.h"
 

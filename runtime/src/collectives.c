@@ -10,6 +10,7 @@
 #include "coll_nccl.h"
 #include "collectives.h"
 #include "ctx.h"
+#include "ctx_error.h"
 
 size_t pipe_dtype_size(pipe_dtype dtype)
 {

@@ -61,10 +61,9 @@ typedef struct pipe_ctx_config {
     const char *scratch_root;        /* NULL: $PIPE_SCRATCH_ROOT, else DIR/scratch */
 } pipe_ctx_config;
 
-/* Reads the ranks from the environment: RANK (0 when unset), WORLD_SIZE (1),
-   LOCAL_WORLD_SIZE (WORLD_SIZE: one machine), LOCAL_RANK (RANK modulo
-   LOCAL_WORLD_SIZE), and PIPE_MIXED_PRECISION ("no"). PIPE_EINVAL for
-   malformed or inconsistent values (RANK >= WORLD_SIZE, ...). */
+/* Reads the ranks from the environment (pipe_rank_env_read_ids) and
+   PIPE_MIXED_PRECISION ("no"). PIPE_EINVAL for malformed or inconsistent
+   values (RANK >= WORLD_SIZE, ...). */
 int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_t errsize);
 /* After the step returned rc. rc == 0: every stream from pipe_output_open is
    flushed, fsynced and closed, and every output written (stream or
@@ -74,8 +73,5 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
 int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize);
 /* Finishes with rc = 1 (discarding outputs) if not yet finished, then frees. */
 void pipe_ctx_destroy(pipe_ctx *ctx);
-
-/* Sets ctx's last error (pipe_last_error) and returns code. */
-int pipe_ctx_error(pipe_ctx *ctx, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -183,35 +183,6 @@ int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize)
     return 0;
 }
 
-static void set_int(const char *name, long v)
-{
-    char buf[32];
-    snprintf(buf, sizeof buf, "%ld", v);
-    setenv(name, buf, 1);
-}
-
-void pipe_launch_child_env(const pipe_launch *l, int local_rank)
-{
-    (void)local_rank;
-    set_int("PIPE_NUM_MACHINES", l->num_machines);
-    set_int("PIPE_MACHINE_RANK", l->machine_rank);
-    set_int("NODE_RANK", l->machine_rank);
-    setenv("MASTER_ADDR", l->master_addr, 1);
-    set_int("MASTER_PORT", l->master_port);
-    if (!l->distributed)
-        return;
-    setenv("PIPE_RDZV_TOKEN", l->token, 1);
-    /* Machine 0's launcher watches the rendezvous and names the missing
-       ranks; its own ranks wait a little longer so that it speaks first. */
-    set_int("PIPE_RDZV_TIMEOUT_MS", (long)(l->rdzv_timeout_ms + (l->machine_rank == 0 ? 5000 : 0)));
-    setenv("PIPE_COLL_BACKEND", l->backend, 1);
-    if (l->shm_fd >= 0)
-        set_int("PIPE_SHM_FD", l->shm_fd);
-    /* gpu_ids narrows the machine's GPUs before each rank takes its own. */
-    if (l->gpu_ids[0])
-        setenv("CUDA_VISIBLE_DEVICES", l->gpu_ids, 1);
-}
-
 char *pipe_launch_check(pipe_launch *l, double now)
 {
     if (!l->server || l->all_joined)

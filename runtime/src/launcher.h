@@ -1,8 +1,8 @@
 /* The accelerate-style launcher's distributed part (private): where the
    ranks meet (MASTER_ADDR/MASTER_PORT, the token), the rendezvous store
-   machine 0 runs for each attempt, the shared memory of the local ranks,
-   and the environment every rank gets. supervisor.c forks the ranks and
-   watches them; this file knows what they need to find each other. */
+   machine 0 runs for each attempt and the shared memory of the local ranks.
+   The supervisor forks the ranks and watches them, rank_env.c passes this
+   on to each rank; this file knows what they need to find each other. */
 #ifndef PIPE_LAUNCHER_H
 #define PIPE_LAUNCHER_H
 
@@ -45,8 +45,6 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
 /* Before forking an attempt's ranks: machine 0 starts the rendezvous;
    every machine makes its local ranks' shared memory. */
 int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize);
-/* In a forked rank, before it runs the step. */
-void pipe_launch_child_env(const pipe_launch *l, int local_rank);
 /* Polled while the ranks run: a malloc'ed message once the rendezvous has
    waited rdzv_timeout without every rank joining (naming the missing ranks
    and the address and port), else NULL. Machine 0 only. */

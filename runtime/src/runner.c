@@ -6,22 +6,16 @@
    group; SIGINT and SIGTERM to the runner are forwarded to every group.
    The children's output comes through a pipe, line by line, so that it
    never tears the progress lines. */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
+#include "child.h"
 #include "cliopt.h"
 #include "commands.h"
 #include "params.h"
@@ -34,17 +28,8 @@
 
 extern char **environ;
 
-/* The one mutable global: the last SIGINT/SIGTERM received, for the loop. */
-static volatile sig_atomic_t pipe_runner_signal;
-
-static void on_stop_signal(int sig) { pipe_runner_signal = sig; }
-static void on_child_signal(int sig) { (void)sig; } /* only to wake poll() */
-
-#define KILL_GRACE_S 10.0
+/* The longest the loop waits before it looks at its children again. */
 #define POLL_MAX_MS 250
-#define PARTIAL_MAX 65536
-#define DRAIN_MAX (256 * 1024)
-#define DRAIN_FINAL_MAX (64 * 1024 * 1024)
 
 typedef struct run_config {
     char *store;
@@ -53,10 +38,7 @@ typedef struct run_config {
 } run_config;
 
 typedef struct slot {
-    pid_t pid;            /* > 0 while running */
-    int fd;               /* read end of the child's stdout+stderr; -1 */
-    char *partial;        /* an unfinished output line */
-    size_t plen;
+    pipe_child_group child; /* `EXE step ID`, alone in its group */
     pipe_grant grant;
     bool granted;
     pipe_step_record *record;
@@ -73,11 +55,11 @@ typedef struct runner {
     pipe_local_resources local;
     pipe_pool pool;
     slot *slots;
+    pipe_child_group **groups; /* each slot's child, for pipe_child_wait */
     pipe_progress progress;
     size_t running;
     int stop_signal;  /* the first SIGINT/SIGTERM, 0 when none */
     int signals_seen;
-    double kill_at;   /* when to SIGKILL what still runs; 0: not armed */
 } runner;
 
 /* ---- options and configuration ---- */
@@ -299,15 +281,12 @@ fail:
     return rc;
 }
 
-/* Forks and execs `EXE step ID ...` for invocation i, its output into a
-   pipe, in a process group of its own. */
+/* Starts `EXE step ID ...` for invocation i, in a process group of its own. */
 static int spawn(runner *r, size_t i, char *err, size_t errsize)
 {
     const pipe_minvocation *inv = &r->m->invocations[i];
-    slot *s = &r->slots[i];
     char **env = NULL;
     size_t nenv = 0;
-    int fds[2] = {-1, -1}, devnull = -1, rc;
     const char *args[12];
     size_t na = 0;
     args[na++] = r->exe;
@@ -322,129 +301,30 @@ static int spawn(runner *r, size_t i, char *err, size_t errsize)
         args[na++] = "--no-cache";
     args[na] = NULL;
 
-    if ((rc = build_env(r, i, &env, &nenv)) != 0) {
+    int rc = build_env(r, i, &env, &nenv);
+    if (rc != 0) {
         pipe_errf(err, errsize, "out of memory");
         return rc;
     }
-    if (pipe(fds) != 0 || (devnull = open("/dev/null", O_RDONLY)) < 0) {
-        pipe_errf(err, errsize, "cannot start %s: %s", inv->id, strerror(errno));
-        rc = PIPE_EIO;
-        goto fail;
-    }
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    fcntl(devnull, F_SETFD, FD_CLOEXEC);
-    pid_t parent = getpid();
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        pipe_errf(err, errsize, "cannot start %s: fork: %s", inv->id, strerror(errno));
-        rc = PIPE_EIO;
-        goto fail;
-    }
-    if (pid == 0) {
-        /* The child: only async-signal-safe calls until exec. */
-        setpgid(0, 0);
-#ifdef __linux__
-        prctl(PR_SET_PDEATHSIG, SIGTERM); /* no orphans if the runner dies */
-        if (getppid() != parent)
-            _exit(127);
-#endif
-        (void)parent;
-        pipe_default_signals();
-        dup2(devnull, STDIN_FILENO);
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        execve("/proc/self/exe", (char *const *)args, env);
-        static const char msg[] = "error: cannot execute the bundle executable (/proc/self/exe)\n";
-        ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
-        (void)ignored;
-        _exit(127);
-    }
-    setpgid(pid, pid); /* also here: the child may not have run yet */
-    close(fds[1]);
-    fds[1] = -1;
-    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-    s->pid = pid;
-    s->fd = fds[0];
-    fds[0] = -1;
-    rc = 0;
-fail:
-    if (fds[0] >= 0)
-        close(fds[0]);
-    if (fds[1] >= 0)
-        close(fds[1]);
-    if (devnull >= 0)
-        close(devnull);
+    pipe_child_spec spec = {
+        .path = "/proc/self/exe",
+        .argv = (char *const *)args,
+        .envp = env,
+        .what = "the bundle executable (/proc/self/exe)",
+    };
+    char why[512];
+    if ((rc = pipe_child_spawn(&r->slots[i].child, &spec, why, sizeof why)) != 0)
+        pipe_errf(err, errsize, "cannot start %s: %s", inv->id, why);
     free_strings(env, nenv);
     return rc;
 }
 
-static void signal_group(const slot *s, int sig)
+/* Each line a child wrote, between the progress lines. */
+static void on_child_line(void *arg, int child, const char *line, size_t len)
 {
-    if (s->pid <= 0)
-        return;
-    if (kill(-s->pid, sig) != 0)
-        kill(s->pid, sig);
-}
-
-/* ---- output ---- */
-
-static void emit_lines(runner *r, slot *s, bool flush_all)
-{
-    size_t start = 0;
-    for (size_t k = 0; k < s->plen; k++) {
-        if (s->partial[k] == '\n') {
-            pipe_progress_line(&r->progress, s->partial + start, k + 1 - start);
-            start = k + 1;
-        }
-    }
-    if ((flush_all || s->plen - start >= PARTIAL_MAX) && start < s->plen) {
-        pipe_progress_line(&r->progress, s->partial + start, s->plen - start);
-        start = s->plen;
-    }
-    memmove(s->partial, s->partial + start, s->plen - start);
-    s->plen -= start;
-}
-
-/* Reads what the child wrote; closes the pipe at EOF. A bounded amount per
-   call, so that a child that writes without pause cannot stall the loop. */
-static void drain(runner *r, slot *s, bool final)
-{
-    char buf[8192];
-    size_t budget = final ? DRAIN_FINAL_MAX : DRAIN_MAX;
-    while (s->fd >= 0) {
-        if (budget < sizeof buf) {
-            if (final) { /* a grandchild still writes: stop listening */
-                close(s->fd);
-                s->fd = -1;
-            }
-            break;
-        }
-        ssize_t n = read(s->fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || final) {
-                close(s->fd);
-                s->fd = -1;
-            }
-            break;
-        }
-        char *bigger = realloc(s->partial, s->plen + (size_t)n + 1);
-        if (!bigger) { /* drop the text rather than the run */
-            budget -= (size_t)n;
-            continue;
-        }
-        budget -= (size_t)n;
-        s->partial = bigger;
-        memcpy(s->partial + s->plen, buf, (size_t)n);
-        s->plen += (size_t)n;
-        emit_lines(r, s, false);
-    }
-    if (s->fd < 0 && s->plen > 0)
-        emit_lines(r, s, true);
+    (void)child;
+    runner *r = arg;
+    pipe_progress_line(&r->progress, line, len);
 }
 
 /* ---- scheduling ---- */
@@ -457,8 +337,7 @@ static void finish(runner *r, size_t i, int wstatus)
     slot *s = &r->slots[i];
     const pipe_minvocation *inv = &r->m->invocations[i];
     char err[1024] = "", detail[2048] = "";
-    drain(r, s, true);
-    s->pid = 0;
+    pipe_child_group_drain(&s->child);
     if (s->granted) {
         pipe_pool_release(&r->pool, &s->grant);
         s->granted = false;
@@ -559,11 +438,13 @@ static int schedule(runner *r)
     return 0;
 }
 
+/* SIGINT or SIGTERM: passed on to every child's group, nothing new starts,
+   SIGKILL after the grace; a second one: SIGKILL now. */
 static void handle_signals(runner *r)
 {
-    int sig = pipe_runner_signal;
+    size_t n = r->m->ninvocations;
+    int sig = pipe_child_signal_take();
     if (sig) {
-        pipe_runner_signal = 0;
         r->signals_seen++;
         char line[256];
         if (r->signals_seen == 1) {
@@ -571,63 +452,34 @@ static void handle_signals(runner *r)
             snprintf(line, sizeof line, "%s: stopping %zu running invocation%s (again to kill them now)",
                      sig == SIGINT ? "interrupted" : "terminated", r->running, r->running == 1 ? "" : "s");
             pipe_progress_line(&r->progress, line, strlen(line));
-            for (size_t i = 0; i < r->m->ninvocations; i++)
-                signal_group(&r->slots[i], sig);
-            r->kill_at = pipe_now() + KILL_GRACE_S;
-            for (size_t i = 0; i < r->m->ninvocations; i++)
+            pipe_child_forward(r->groups, n, sig, PIPE_RUN_KILL_GRACE_MS);
+            for (size_t i = 0; i < n; i++)
                 if (r->progress.items[i].state == PIPE_PS_QUEUED)
                     pipe_progress_set(&r->progress, i, PIPE_PS_SKIPPED, "the run was interrupted");
         } else {
             snprintf(line, sizeof line, "killing %zu running invocation%s", r->running, r->running == 1 ? "" : "s");
             pipe_progress_line(&r->progress, line, strlen(line));
-            for (size_t i = 0; i < r->m->ninvocations; i++)
-                signal_group(&r->slots[i], SIGKILL);
+            pipe_child_forward(r->groups, n, SIGKILL, 0);
         }
     }
-    if (r->kill_at > 0 && pipe_now() >= r->kill_at) {
-        for (size_t i = 0; i < r->m->ninvocations; i++)
-            signal_group(&r->slots[i], SIGKILL);
-        r->kill_at = pipe_now() + 1; /* again, for the stubborn */
-    }
+    double now = pipe_now();
+    for (size_t i = 0; i < n; i++)
+        pipe_child_group_enforce(&r->slots[i].child, now);
 }
 
+/* Waits for output, an exit, a signal or the next progress tick; then
+   finishes the invocations whose child exited. */
 static void wait_events(runner *r)
 {
-    struct pollfd fds[256];
-    size_t nfds = 0;
-    for (size_t i = 0; i < r->m->ninvocations && nfds < sizeof fds / sizeof fds[0]; i++) {
-        if (r->slots[i].fd >= 0) {
-            fds[nfds].fd = r->slots[i].fd;
-            fds[nfds].events = POLLIN;
-            fds[nfds].revents = 0;
-            nfds++;
-        }
-    }
-    double next = pipe_progress_next_tick(&r->progress);
-    int timeout = (int)(next * 1000) + 1;
+    size_t n = r->m->ninvocations;
+    int timeout = (int)(pipe_progress_next_tick(&r->progress) * 1000) + 1;
     if (timeout > POLL_MAX_MS)
         timeout = POLL_MAX_MS;
-    if (pipe_runner_signal)
-        timeout = 0;
-    poll(fds, nfds, timeout);
-    for (size_t i = 0; i < r->m->ninvocations; i++)
-        if (r->slots[i].fd >= 0)
-            drain(r, &r->slots[i], false);
-}
-
-static void reap(runner *r)
-{
-    for (size_t i = 0; i < r->m->ninvocations; i++) {
-        slot *s = &r->slots[i];
-        if (s->pid <= 0)
-            continue;
-        int st;
-        pid_t w = waitpid(s->pid, &st, WNOHANG);
-        if (w == s->pid)
-            finish(r, i, st);
-        else if (w < 0 && errno == ECHILD) /* reaped elsewhere: cannot happen, do not hang */
-            finish(r, i, 1 << 8);
-    }
+    char err[256];
+    pipe_child_wait(r->groups, n, timeout, err, sizeof err); /* a failed poll: the next turn tries again */
+    for (size_t i = 0; i < n; i++)
+        if (pipe_child_group_take_exit(&r->slots[i].child) >= 0)
+            finish(r, i, r->slots[i].child.children[0].status);
 }
 
 static int loop(runner *r)
@@ -656,7 +508,6 @@ static int loop(runner *r)
             return 0;
         }
         wait_events(r);
-        reap(r);
         pipe_progress_tick(&r->progress);
     }
 }
@@ -696,7 +547,6 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
     const char **ids = NULL;
     pipe_run_info info = {0};
     pipe_kv *kv = NULL;
-    struct sigaction sa, old_int, old_term, old_chld, old_pipe;
     int status = PIPE_EXIT_USAGE;
 
     memset(&r, 0, sizeof r);
@@ -821,28 +671,21 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
         goto done;
     }
 
-    if (!(r.slots = calloc(m->ninvocations, sizeof *r.slots)) || !(ids = calloc(m->ninvocations, sizeof *ids)))
+    if (!(r.slots = calloc(m->ninvocations, sizeof *r.slots)) || !(ids = calloc(m->ninvocations, sizeof *ids)) ||
+        !(r.groups = calloc(m->ninvocations, sizeof *r.groups)))
         goto nomem;
     for (size_t i = 0; i < m->ninvocations; i++) {
-        r.slots[i].fd = -1;
+        pipe_child_group_init(&r.slots[i].child, PIPE_CHILD_LINE_MAX, on_child_line, &r);
+        r.groups[i] = &r.slots[i].child;
         ids[i] = m->invocations[i].id;
     }
     if (pipe_progress_init(&r.progress, stdout, isatty(STDOUT_FILENO), ids, m->ninvocations) != 0)
         goto nomem;
     progress_ready = true;
-
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on_stop_signal; /* no SA_RESTART: poll() returns at once */
-    pipe_runner_signal = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sa.sa_handler = on_child_signal;
-    sa.sa_flags = SA_NOCLDSTOP;
-    sigaction(SIGCHLD, &sa, &old_chld);
-    sa.sa_handler = SIG_IGN;
-    sa.sa_flags = 0;
-    sigaction(SIGPIPE, &sa, &old_pipe);
+    if (pipe_child_signals_install(err, sizeof err) != 0) {
+        pipe_cli_error("%s", err);
+        goto done;
+    }
     signals_set = true;
 
     printf("pipeline %s: run %s, %zu invocation%s, store %s\n", m->pipeline, r.run_id, m->ninvocations,
@@ -868,28 +711,19 @@ nomem:
     pipe_cli_error("out of memory");
     status = PIPE_EXIT_USAGE;
 done:
-    if (signals_set) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        sigaction(SIGCHLD, &old_chld, NULL);
-        sigaction(SIGPIPE, &old_pipe, NULL);
-    }
+    if (signals_set)
+        pipe_child_signals_restore();
     if (r.slots) {
         for (size_t i = 0; i < m->ninvocations; i++) {
             slot *s = &r.slots[i];
-            if (s->pid > 0) { /* only after an internal error: leave no orphan */
-                signal_group(s, SIGKILL);
-                waitpid(s->pid, NULL, 0);
-            }
-            if (s->fd >= 0)
-                close(s->fd);
+            pipe_child_group_free(&s->child); /* kills only after an internal error: leave no orphan */
             if (s->granted)
                 pipe_pool_release(&r.pool, &s->grant);
-            free(s->partial);
             pipe_step_record_free(s->record);
         }
         free(r.slots);
     }
+    free(r.groups);
     if (progress_ready)
         pipe_progress_free(&r.progress);
     if (pool_ready)

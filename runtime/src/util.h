@@ -27,10 +27,6 @@ bool pipe_dir_exists(const char *path);
 double pipe_now(void);
 void pipe_iso8601(char *buf, size_t size);
 
-/* In a forked child: SIGINT, SIGTERM, SIGCHLD and SIGPIPE back to their
-   defaults and nothing blocked, whatever the parent had installed. */
-void pipe_default_signals(void);
-
 /* Sleeps ms milliseconds, resuming after signals. */
 void pipe_sleep_ms(uint64_t ms);
 

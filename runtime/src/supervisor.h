@@ -1,0 +1,126 @@
+/* The supervisor of one invocation (`EXE step`, private; docs/runtime.md,
+   "Process model"), in parts that depend one way only:
+     supervisor_log.c      the invocation's log: its own lines, the ranks'
+                           lines with their tag, a rank's last lines
+     supervisor_record.c   the invocation directory and step.yaml
+     supervisor_inputs.c   arguments, inputs, the cache key and the cache
+     supervisor_ranks.c    one attempt: the local ranks as child processes
+     supervisor_failure.c  why an attempt failed: the root-cause text
+     supervisor.c          options, setup, the attempts, the command */
+#ifndef PIPE_SUPERVISOR_H
+#define PIPE_SUPERVISOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "launcher.h"
+#include "pipe/driver.h"
+#include "pipe/manifest.h"
+#include "stepfile.h"
+#include "store.h"
+
+typedef struct pipe_step_options {
+    const char *invocation;
+    const char *run_id;
+    const char *store;
+    const char **params; /* "NAME=VALUE" from --param */
+    size_t nparams;
+    bool no_cache, echo;
+    pipe_launch_options launch; /* --machine-rank, --main-process-ip */
+} pipe_step_options;
+
+typedef struct pipe_supervisor {
+    const pipe_program *prog;
+    const pipe_manifest *m;
+    pipe_step_options o;
+    const pipe_minvocation *inv;
+    const pipe_mstep *ms;
+    const pipe_step_impl *impl;
+    char *store; /* absolute */
+    char *dir;   /* STORE/RUN/INV */
+    char *outdir;
+    char *log_path, *error_path, *metrics_path, *step_path;
+    pipe_run_info *run;
+    char **values; /* per step parameter: canonical text or input path */
+    const char **output_names;
+    pipe_step_record *rec;
+    int log_fd;
+    double t0;
+    uint64_t grace_ms;
+    int nlocal, world, machine_rank;
+    pipe_launch launch;
+    char *omp_threads; /* OMP_NUM_THREADS for the worker, NULL: leave alone */
+    char *scratch_root;
+} pipe_supervisor;
+
+typedef struct pipe_attempt_result {
+    bool ok;
+    bool timed_out;
+    int interrupted;  /* the signal that stopped the supervisor, or 0 */
+    int rank;         /* the rank whose status decides the attempt */
+    int status;       /* its wait status */
+    char *rendezvous; /* why the ranks never met (malloc'ed), or NULL */
+} pipe_attempt_result;
+
+/* ---- supervisor_log.c ---- */
+
+/* One line, ending with '\n', into the log and, with --echo, to stderr as
+   "[ID] line". */
+void pipe_supervisor_emit(pipe_supervisor *s, const char *line, size_t n);
+/* A rank's line: as it is when it already names its rank (pipe_log's
+   "[rank N]") or the world is one rank, else with "[rank N] " in front. */
+void pipe_supervisor_emit_rank(pipe_supervisor *s, int rank, const char *line, size_t n);
+/* "TIMESTAMP [pipe] ..." of the supervisor's own. */
+void pipe_supervisor_note(pipe_supervisor *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "error: MSG" (with --echo "[ID] error: MSG") on stderr. */
+void pipe_supervisor_report(const pipe_supervisor *s, const char *msg);
+/* The last lines of one rank in the log (as torchrun's error summary shows
+   them), malloc'ed, or NULL when it printed nothing. */
+char *pipe_supervisor_log_tail(const pipe_supervisor *s, int rank);
+
+/* ---- supervisor_record.c ---- */
+
+/* Creates the invocation directory and its log, removing what an earlier
+   execution left (step.yaml, outputs/, error, metrics.csv). */
+int pipe_supervisor_prepare_dir(pipe_supervisor *s, char *err, size_t errsize);
+/* Stamps the record finished with status and writes step.yaml (machine 0
+   only: it speaks for the invocation). */
+int pipe_supervisor_finish_record(pipe_supervisor *s, pipe_step_status status, char *err, size_t errsize);
+void pipe_supervisor_clear_outputs(pipe_step_record *r);
+/* Records a failure, returning the exit status 1. */
+int pipe_supervisor_fail(pipe_supervisor *s, const char *why);
+/* Checks and hashes the outputs into the record; NULL when all are there,
+   else why not (malloc'ed). */
+char *pipe_supervisor_collect_outputs(pipe_supervisor *s);
+/* metrics.csv into the record: the last value of each name. */
+void pipe_supervisor_read_metrics(pipe_supervisor *s);
+/* Removes what an attempt leaves in outputs/ and the per-attempt files. */
+void pipe_supervisor_reset_attempt(pipe_supervisor *s);
+
+/* ---- supervisor_inputs.c ---- */
+
+/* The arguments' values and the inputs' digests into the record. 0;
+   PIPE_EUSAGE for a parameter without a value; PIPE_ESTEP with the reason
+   in err when an input is not available. */
+int pipe_supervisor_resolve_args(pipe_supervisor *s, char *err, size_t errsize);
+/* The record's cache key (NULL when memory ran out). */
+void pipe_supervisor_cache_key(pipe_supervisor *s);
+/* True when the invocation was satisfied from the cache. */
+bool pipe_supervisor_try_cache(pipe_supervisor *s);
+
+/* ---- supervisor_ranks.c ---- */
+
+/* Runs one attempt: forks the local ranks, copies their output into the
+   log, enforces @timeout, stops them all when one fails, when the
+   rendezvous times out or at SIGINT/SIGTERM, and reaps them. */
+int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, char *err, size_t errsize);
+
+/* ---- supervisor_failure.c ---- */
+
+/* Why an attempt failed, malloc'ed: the rendezvous, the timeout, the
+   signal, else the failing rank's own account (`error`), its status and,
+   with several ranks, its last lines. */
+char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_attempt_result *r);
+
+#endif
