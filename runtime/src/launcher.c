@@ -79,13 +79,10 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
     memset(l, 0, sizeof *l);
     l->shm_fd = -1;
     const pipe_accelerate *acc = &inv->accelerate;
-    l->num_machines = acc->enabled && acc->num_machines > 0 ? (int)acc->num_machines : 1;
-    l->world = acc->enabled && acc->num_processes > 0 ? (int)acc->num_processes : 1;
-    if (l->world > 4096 || l->world % l->num_machines != 0) {
-        pipe_errf(err, errsize, "invocation `%s`: num_processes %d is not a multiple of num_machines %d", inv->id,
-                  l->world, l->num_machines);
-        return PIPE_EUSAGE;
-    }
+    /* pipe_manifest_parse checked the counts: at most PIPE_MAX_PROCESSES, a
+       multiple of num_machines. */
+    l->num_machines = acc->enabled ? (int)acc->num_machines : 1;
+    l->world = acc->enabled ? (int)acc->num_processes : 1;
     l->nlocal = l->world / l->num_machines;
     l->distributed = l->world > 1;
     l->rdzv_timeout_ms = acc->rdzv_timeout_ms ? acc->rdzv_timeout_ms : 300000;

@@ -671,7 +671,7 @@ static int parse_accelerate(mp *p, const pipe_ynode *node, const char *path, pip
         return 0;
     a->enabled = true;
     join(kp, path, "accelerate");
-    if ((rc = get_i64(p, map, "num_processes", kp, 1, 1, 1 << 20, &a->num_processes)) != 0 ||
+    if ((rc = get_i64(p, map, "num_processes", kp, 1, 1, PIPE_MAX_PROCESSES, &a->num_processes)) != 0 ||
         (rc = get_i64(p, map, "num_machines", kp, 1, 1, 1 << 20, &a->num_machines)) != 0 ||
         (rc = get_bool(p, map, "multi_gpu", kp, false, &a->multi_gpu)) != 0 ||
         (rc = get_bool(p, map, "cpu", kp, false, &a->cpu)) != 0 ||

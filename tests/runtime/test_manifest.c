@@ -291,6 +291,7 @@ static const variation variations[] = {
     {"main_process_port: 29500", "main_process_port: 70000", "invocations[1].accelerate.main_process_port"},
     {"num_machines: 1", "num_machines: 4", "invocations[1].accelerate.num_processes"},
     {"num_processes: 2", "num_processes: 0", "invocations[1].accelerate.num_processes"},
+    {"num_processes: 2", "num_processes: 4097", "invocations[1].accelerate.num_processes"},
     {"timeout_ms: 7200000", "timeout_ms: 2h", "invocations[1].timeout_ms"},
     {"cleanup_memory: true", "cleanup_memory: yes", "invocations[1].cleanup_memory"},
     {"retry: {max: 2", "retry: {max: -2", "invocations[1].retry.max"},

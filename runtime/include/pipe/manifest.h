@@ -133,6 +133,10 @@ typedef struct pipe_mskypilot {
     char *accelerators;   /* "NAME" or "NAME:COUNT"; NULL when not given */
 } pipe_mskypilot;
 
+/* The most processes one accelerated step may have (the launcher's
+   rendezvous and shared-memory tables are sized for it). */
+#define PIPE_MAX_PROCESSES 4096
+
 typedef struct pipe_accelerate {
     bool enabled;
     int64_t num_processes, num_machines;
