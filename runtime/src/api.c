@@ -37,7 +37,7 @@ void pipe_ctx_destroy(pipe_ctx *ctx)
     free(ctx->run_id);
     free(ctx->dir);
     free(ctx->error_path);
-    free(ctx->metrics_path);
+    pipe_metrics_writer_close(&ctx->metrics);
     free(ctx->mixed_precision);
     free(ctx->scratch_root);
     free(ctx->scratch_dir);
@@ -70,9 +70,11 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
         goto fail;
     }
     ctx->error_path = pipe_asprintf("%s/error", ctx->dir);
-    ctx->metrics_path = pipe_asprintf("%s/metrics.csv", ctx->dir);
+    char *metrics_path = pipe_asprintf("%s/metrics.csv", ctx->dir);
+    int mrc = metrics_path ? pipe_metrics_writer_init(&ctx->metrics, metrics_path, ctx->started) : PIPE_ENOMEM;
+    free(metrics_path);
     ctx->scratch_root = scratch && *scratch ? pipe_strdup(scratch) : pipe_asprintf("%s/scratch", ctx->dir);
-    if (!ctx->error_path || !ctx->metrics_path || !ctx->scratch_root) {
+    if (!ctx->error_path || mrc != 0 || !ctx->scratch_root) {
         rc = PIPE_ENOMEM;
         goto fail;
     }
@@ -139,9 +141,9 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
     if (!ctx || ctx->finished)
         return 0;
     ctx->finished = true;
-    if (ctx->metrics) {
-        fclose(ctx->metrics);
-        ctx->metrics = NULL;
+    if (ctx->metrics.file) {
+        fclose(ctx->metrics.file);
+        ctx->metrics.file = NULL;
     }
     bool renamed = false;
     for (size_t i = 0; i < ctx->noutputs; i++) {
@@ -369,36 +371,34 @@ void pipe_log(pipe_ctx *ctx, const char *fmt, ...)
     free(msg);
 }
 
-int pipe_metric(pipe_ctx *ctx, const char *name, double value)
+/* pipe_metric and pipe_metric_at: step < 0 takes the name's next index. */
+static int record_metric(pipe_ctx *ctx, const char *fn, const char *name, int64_t step, double value)
 {
+    char err[512];
     if (!ctx)
         return PIPE_EINVAL;
-    if (!name || !*name || strlen(name) > 200 || strpbrk(name, ",\"\r\n") != NULL)
-        return pipe_ctx_error(ctx, PIPE_EINVAL,
-                              "pipe_metric: bad metric name%s%s%s (non-empty, at most 200 bytes, no comma, quote or "
-                              "newline)",
-                              name ? " `" : "", name ? name : "", name ? "`" : "");
+    if (pipe_metric_name_check(name, err, sizeof err) != 0)
+        return pipe_ctx_error(ctx, PIPE_EINVAL, "%s: %s (non-empty, at most %d bytes, no comma, quote or control "
+                              "character)", fn, err, PIPE_METRIC_NAME_MAX);
     if (ctx->finished)
-        return pipe_ctx_error(ctx, PIPE_ESTATE, "pipe_metric: the step has already returned");
+        return pipe_ctx_error(ctx, PIPE_ESTATE, "%s: the step has already returned", fn);
     if (ctx->rank != 0)
         return 0; /* rank 0 speaks for the step */
-    if (!ctx->metrics) {
-        int fd = open(ctx->metrics_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-        if (fd < 0)
-            return pipe_ctx_error(ctx, PIPE_EIO, "pipe_metric: cannot open %s: %s", ctx->metrics_path,
-                                  strerror(errno));
-        if (!(ctx->metrics = fdopen(fd, "a"))) {
-            close(fd);
-            return pipe_ctx_error(ctx, PIPE_ENOMEM, "pipe_metric: %s", strerror(errno));
-        }
-    }
-    char num[64];
-    pipe_format_double(value, num, sizeof num);
-    if (fprintf(ctx->metrics, "%.3f,%s,%s\n", pipe_now() - ctx->started, name, num) < 0 ||
-        fflush(ctx->metrics) != 0)
-        return pipe_ctx_error(ctx, PIPE_EIO, "pipe_metric: cannot write %s: %s", ctx->metrics_path,
-                              strerror(errno));
-    return 0;
+    int rc = pipe_metrics_writer_record(&ctx->metrics, name, step, value, -1, err, sizeof err);
+    return rc ? pipe_ctx_error(ctx, rc, "%s: %s", fn, err) : 0;
+}
+
+int pipe_metric(pipe_ctx *ctx, const char *name, double value)
+{
+    return record_metric(ctx, "pipe_metric", name, -1, value);
+}
+
+int pipe_metric_at(pipe_ctx *ctx, const char *name, int64_t step, double value)
+{
+    if (ctx && step < 0)
+        return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_metric_at: step %lld of `%s` is negative (steps count from 0)",
+                              (long long)step, name ? name : "(null)");
+    return record_metric(ctx, "pipe_metric_at", name, step, value);
 }
 
 int pipe_fail(pipe_ctx *ctx, const char *fmt, ...)

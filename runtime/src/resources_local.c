@@ -2,7 +2,6 @@
 #include "resources.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nvml.h"
 #include "pipe/error.h"
 #include "util.h"
 
@@ -109,20 +109,6 @@ nomem:
     return PIPE_ENOMEM;
 }
 
-static size_t count_nvidia_devices(void)
-{
-    DIR *d = opendir("/dev");
-    size_t n = 0;
-    if (!d)
-        return 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strncmp(e->d_name, "nvidia", 6) == 0 && is_index(e->d_name + 6))
-            n++;
-    closedir(d);
-    return n;
-}
-
 /* cgroup v2 memory.max of this process's cgroup (the unified hierarchy
    mounted at /sys/fs/cgroup), 0 when unlimited or unknown. */
 static uint64_t cgroup_memory_limit(void)
@@ -192,7 +178,10 @@ int pipe_local_resources_detect(pipe_local_resources *out, char *err, size_t err
         }
         count = (size_t)strtoul(env, NULL, 10);
     } else {
-        count = count_nvidia_devices();
+        /* NVML's count, as its indices are what CUDA_VISIBLE_DEVICES gets
+           (with CUDA_DEVICE_ORDER=PCI_BUS_ID); no NVML, no GPUs. */
+        char why[256];
+        count = pipe_nvml_gpu_count(why, sizeof why);
     }
     int rc = pipe_gpu_list(count, getenv("CUDA_VISIBLE_DEVICES"), &out->gpus, &out->ngpus);
     if (rc)

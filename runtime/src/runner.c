@@ -21,6 +21,7 @@
 #include "params.h"
 #include "progress.h"
 #include "resources.h"
+#include "run_state.h"
 #include "stepfile.h"
 #include "store.h"
 #include "util.h"
@@ -225,7 +226,7 @@ static int build_env(runner *r, size_t i, char ***envp, size_t *nenv)
     const pipe_minvocation *inv = &r->m->invocations[i];
     const pipe_mstep *step = &r->m->steps[inv->step];
     const slot *s = &r->slots[i];
-    size_t nours = 0, cap = 5 + step->nenvironment;
+    size_t nours = 0, cap = 6 + step->nenvironment;
     char **ours = calloc(cap, sizeof *ours);
     const char **keys = calloc(cap, sizeof *keys);
     char **env = NULL;
@@ -244,6 +245,8 @@ static int build_env(runner *r, size_t i, char ***envp, size_t *nenv)
         char list[1024];
         pipe_grant_gpu_list(&r->pool, &s->grant, list, sizeof list);
         ADD("CUDA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES=%s", list);
+        /* The numbers are NVML's indices: CUDA numbers the same way only in bus order. */
+        ADD("CUDA_DEVICE_ORDER", "CUDA_DEVICE_ORDER=PCI_BUS_ID");
     }
     if (!getenv("OMP_NUM_THREADS") && inv->resources.cpu > 0) {
         int64_t ranks = inv->accelerate.enabled && inv->accelerate.num_machines > 0
@@ -547,7 +550,7 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
     const char **ids = NULL;
     pipe_run_info info = {0};
     pipe_kv *kv = NULL;
-    int status = PIPE_EXIT_USAGE;
+    int status = PIPE_EXIT_USAGE, lock_fd = -1;
 
     memset(&r, 0, sizeof r);
     r.m = m;
@@ -670,6 +673,9 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
         pipe_cli_error("run %s already exists in %s", r.run_id, store);
         goto done;
     }
+    /* Held while this runner lives: `runs` tells a live run from an abandoned one. */
+    if (pipe_run_lock_take(store, r.run_id, &lock_fd, err, sizeof err) != 0)
+        pipe_cli_warning("%s", err);
 
     if (!(r.slots = calloc(m->ninvocations, sizeof *r.slots)) || !(ids = calloc(m->ninvocations, sizeof *ids)) ||
         !(r.groups = calloc(m->ninvocations, sizeof *r.groups)))
@@ -701,7 +707,7 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
     char finished[40];
     pipe_iso8601(finished, sizeof finished);
     info.finished = finished;
-    info.status = status == PIPE_EXIT_OK ? "done" : "failed";
+    info.status = status == PIPE_EXIT_OK ? "done" : r.stop_signal ? "interrupted" : "failed";
     if (pipe_run_info_write(store, r.run_id, &info, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err) != 0)
         pipe_cli_warning("%s", err);
     pipe_progress_summary(&r.progress, r.run_id, r.run_dir, status);
@@ -711,6 +717,8 @@ nomem:
     pipe_cli_error("out of memory");
     status = PIPE_EXIT_USAGE;
 done:
+    if (lock_fd >= 0)
+        close(lock_fd);
     if (signals_set)
         pipe_child_signals_restore();
     if (r.slots) {

@@ -97,17 +97,22 @@ int pipe_run_id_check(const char *id, char *err, size_t errsize)
         pipe_errf(err, errsize, "run id `%.40s...` is longer than 128 characters", id);
         return PIPE_EUSAGE;
     }
-    if (id[0] == '.' || strcmp(id, "cache") == 0) {
-        pipe_errf(err, errsize, "`%s` cannot be a run id: it is reserved in the store", id);
-        return PIPE_EUSAGE;
-    }
     for (size_t i = 0; i < n; i++) {
         char c = id[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-              c == '-')) {
-            pipe_errf(err, errsize, "run id `%s` may only hold letters, digits, `.`, `_` and `-`", id);
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) {
+            pipe_errf(err, errsize, "run id `%s` may only hold letters, digits, `_` and `-`", id);
             return PIPE_EUSAGE;
         }
+    }
+    if (id[0] == '-') {
+        /* It would read as an option to runs, show, logs and report. */
+        pipe_errf(err, errsize, "run id `%s` starts with `-`; it would read as an option", id);
+        return PIPE_EUSAGE;
+    }
+    if (strcmp(id, "cache") == 0 || strcmp(id, "latest") == 0) {
+        pipe_errf(err, errsize, "`%s` cannot be a run id: it is reserved (%s)", id,
+                  id[0] == 'c' ? "the store's cache folder" : "`latest` names the newest run");
+        return PIPE_EUSAGE;
     }
     return 0;
 }

@@ -31,8 +31,10 @@ int pipe_run_id_new(char *buf, size_t size, char *err, size_t errsize);
    by users (--run-id) only need to be a safe single path component, see
    pipe_run_id_check. */
 bool pipe_run_id_is_generated(const char *id);
-/* PIPE_EUSAGE unless id is a usable directory name: non-empty, at most 128
-   bytes of [A-Za-z0-9._-], not starting with '.', not "cache". */
+/* PIPE_EUSAGE unless id is a usable run id: non-empty, at most 128 bytes of
+   [A-Za-z0-9_-], not starting with '-' (it would read as an option), not
+   "cache" (the cache's folder) or "latest" (the newest run, for commands
+   that take a RUN). */
 int pipe_run_id_check(const char *id, char *err, size_t errsize);
 
 /* STORE/RUN, STORE/RUN/INV, STORE/RUN/INV/outputs/NAME,

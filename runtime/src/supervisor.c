@@ -294,7 +294,7 @@ static int make_scratch(pipe_supervisor *s, char *err, size_t errsize)
 }
 
 /* The attempts; returns the exit status. */
-static int execute(pipe_supervisor *s)
+static int run_attempts(pipe_supervisor *s)
 {
     char err[1024];
     int64_t max = 1 + (s->inv->retry_max > 0 ? s->inv->retry_max : 0), restarts = 0;
@@ -387,6 +387,36 @@ static int execute(pipe_supervisor *s)
             return pipe_supervisor_fail(s, msg);
         }
     }
+}
+
+static void profile_note(void *arg, const char *msg) { pipe_supervisor_note(arg, "%s", msg); }
+
+/* @gpu_profile around the attempts: machine 0 in profile/, the others in
+   profile/machine-N/ (a shared store holds them all). */
+static int execute(pipe_supervisor *s)
+{
+    if (s->inv->profile_interval_ms > 0) {
+        char err[1024];
+        char *dir = s->machine_rank > 0 ? pipe_asprintf("%s/profile/machine-%d", s->dir, s->machine_rank)
+                                        : pipe_asprintf("%s/profile", s->dir);
+        pipe_profiler_config cfg = {
+            .dir = dir,
+            .interval_ms = s->inv->profile_interval_ms,
+            .t0 = s->t0,
+            .gpus = getenv("CUDA_VISIBLE_DEVICES"),
+            .note = profile_note,
+            .note_arg = s,
+        };
+        if (!dir)
+            pipe_supervisor_note(s, "gpu_profile: out of memory; not sampling");
+        else if (pipe_profiler_start(&s->profiler, &cfg, err, sizeof err) != 0)
+            pipe_supervisor_note(s, "gpu_profile: %s; not sampling", err); /* the step runs all the same */
+        free(dir);
+    }
+    int status = run_attempts(s);
+    pipe_profiler_stop(s->profiler);
+    s->profiler = NULL;
+    return status;
 }
 
 static void supervisor_free(pipe_supervisor *s)

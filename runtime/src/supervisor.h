@@ -17,6 +17,7 @@
 #include "launcher.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
+#include "profiler.h"
 #include "stepfile.h"
 #include "store.h"
 
@@ -52,6 +53,7 @@ typedef struct pipe_supervisor {
     pipe_launch launch;
     char *omp_threads; /* OMP_NUM_THREADS for the worker, NULL: leave alone */
     char *scratch_root;
+    pipe_profiler *profiler; /* @gpu_profile, over all attempts; NULL without */
 } pipe_supervisor;
 
 typedef struct pipe_attempt_result {
@@ -82,7 +84,7 @@ char *pipe_supervisor_log_tail(const pipe_supervisor *s, int rank);
 /* ---- supervisor_record.c ---- */
 
 /* Creates the invocation directory and its log, removing what an earlier
-   execution left (step.yaml, outputs/, error, metrics.csv). */
+   execution left (step.yaml, outputs/, error, metrics.csv, profile/). */
 int pipe_supervisor_prepare_dir(pipe_supervisor *s, char *err, size_t errsize);
 /* Stamps the record finished with status and writes step.yaml (machine 0
    only: it speaks for the invocation). */

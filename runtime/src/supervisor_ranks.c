@@ -92,6 +92,19 @@ static void take_exits(pipe_supervisor *s, pipe_child_group *g, pipe_attempt_res
     }
 }
 
+/* @gpu_profile: a sample when one is due, of the ranks still running. */
+static void sample_ranks(pipe_supervisor *s, const pipe_child_group *g, double now)
+{
+    pid_t pids[256];
+    size_t n = 0;
+    if (pipe_profiler_due(s->profiler, now) > 0)
+        return;
+    for (size_t i = 0; i < g->n && n < sizeof pids / sizeof pids[0]; i++)
+        if (!g->children[i].exited)
+            pids[n++] = g->children[i].pid;
+    pipe_profiler_tick(s->profiler, now, pids, n);
+}
+
 int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, char *err, size_t errsize)
 {
     pipe_child_group g;
@@ -101,6 +114,7 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
     if ((rc = pipe_launch_begin(&s->launch, err, errsize)) != 0)
         return rc;
     pipe_child_group_init(&g, PIPE_LOG_LINE_MAX, on_rank_line, s);
+    pipe_profiler_attempt(s->profiler, pipe_now());
     if (s->launch.distributed && s->machine_rank == 0)
         pipe_supervisor_note(s, "%d ranks on %d machine%s meet at %s:%d (%s collectives)", s->world,
                              s->launch.num_machines, s->launch.num_machines == 1 ? "" : "s", s->launch.master_addr,
@@ -161,6 +175,11 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
             pipe_supervisor_note(s, "still running %.1f s after SIGTERM; sending SIGKILL",
                                  (double)s->grace_ms / 1000.0);
         double wait_s = 1.0;
+        if (s->profiler) {
+            sample_ranks(s, &g, now);
+            if (pipe_profiler_due(s->profiler, now) < wait_s)
+                wait_s = pipe_profiler_due(s->profiler, now);
+        }
         if (deadline > 0 && !res->timed_out && deadline - now < wait_s)
             wait_s = deadline - now;
         if (linger_until > 0 && linger_until - now < wait_s)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "metrics.h"
 #include "pipe/error.h"
 #include "pipe/base.h"
 #include "supervisor.h"
@@ -48,7 +49,10 @@ int pipe_supervisor_prepare_dir(pipe_supervisor *s, char *err, size_t errsize)
         }
         unlink(s->error_path);
         unlink(s->metrics_path);
-        if ((rc = clean_outputs(s, err, errsize)) != 0)
+        char *profile = pipe_asprintf("%s/profile", s->dir);
+        rc = profile ? pipe_remove_tree(profile, err, errsize) : PIPE_ENOMEM;
+        free(profile);
+        if (rc != 0 || (rc = clean_outputs(s, err, errsize)) != 0)
             return rc;
     } else if ((rc = pipe_mkdirs(s->outdir, err, errsize)) != 0) {
         return rc;
@@ -103,21 +107,13 @@ int pipe_supervisor_fail(pipe_supervisor *s, const char *why)
 
 void pipe_supervisor_read_metrics(pipe_supervisor *s)
 {
-    char *text = NULL;
-    if (pipe_read_file(s->metrics_path, &text, NULL, NULL, 0) != 0)
+    pipe_metrics m;
+    if (pipe_metrics_read(s->metrics_path, &m, NULL, 0) != 0)
         return;
-    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char *first = strchr(line, ','), *last = strrchr(line, ',');
-        if (!first || first == last)
-            continue;
-        *last = '\0';
-        char *end;
-        double v = strtod(last + 1, &end);
-        if (end == last + 1 || *end)
-            continue;
-        pipe_step_record_set_metric(s->rec, first + 1, v);
-    }
-    free(text);
+    for (size_t i = 0; i < m.n; i++)
+        if (m.series[i].n > 0)
+            pipe_step_record_set_metric(s->rec, m.series[i].name, m.series[i].points[m.series[i].n - 1].value);
+    pipe_metrics_free(&m);
 }
 
 char *pipe_supervisor_collect_outputs(pipe_supervisor *s)

@@ -114,6 +114,8 @@ usage_case 2
 usage_case 2 --store "$work/s" --param nope=1
 usage_case 2 --store "$work/s" --param n
 usage_case 2 --store "$work/s" --run-id '../x'
+usage_case 2 --store "$work/s" --run-id=-x
+usage_case 2 --store "$work/s" --run-id latest
 usage_case 2 --store "$work/s" --exe "$work/missing"
 usage_case 2 --store "$work/s" --bogus
 usage_case 2 --store

@@ -132,10 +132,24 @@ static void test_basics(void)
     CHECK_EQ_INT(pipe_metric(ctx, "", 1), PIPE_EINVAL);
     CHECK_EQ_INT(pipe_metric(ctx, NULL, 1), PIPE_EINVAL);
     CHECK_EQ_INT(pipe_metric(ctx, "line\nbreak", 1), PIPE_EINVAL);
+    /* Step indices: per name, one past the last one given. */
+    CHECK_EQ_INT(pipe_metric_at(ctx, "val_loss", 10, 0.75), 0);
+    CHECK_EQ_INT(pipe_metric(ctx, "val_loss", 0.5), 0);
+    CHECK_EQ_INT(pipe_metric_at(ctx, "val_loss", 3, 0.6), 0);
+    CHECK_EQ_INT(pipe_metric(ctx, "val_loss", 0.55), 0);
+    CHECK_EQ_INT(pipe_metric_at(ctx, "val_loss", -1, 1), PIPE_EINVAL);
+    CHECK(fx_contains(pipe_last_error(ctx), "negative"));
+    CHECK_EQ_INT(pipe_metric(ctx, " padded", 1), PIPE_EINVAL);
     char *metrics = path_in(dir, "metrics.csv"), *csv = fx_read(metrics);
-    CHECK(fx_contains(csv, ",loss,0.5\n"));
-    CHECK(fx_contains(csv, ",loss,0.25\n"));
-    CHECK(fx_contains(csv, ",accuracy,0.90000000000000002\n") || fx_contains(csv, ",accuracy,0.9\n"));
+    CHECK(csv && strncmp(csv, "name,step,value,time_s\n", 23) == 0);
+    CHECK(fx_contains(csv, "\nloss,0,0.5,"));
+    CHECK(fx_contains(csv, "\nloss,1,0.25,"));
+    CHECK(fx_contains(csv, "\naccuracy,0,0.9,"));
+    CHECK(fx_contains(csv, "\nval_loss,10,0.75,"));
+    CHECK(fx_contains(csv, "\nval_loss,11,0.5,"));
+    CHECK(fx_contains(csv, "\nval_loss,3,0.6,"));
+    CHECK(fx_contains(csv, "\nval_loss,4,0.55,"));
+    CHECK(!fx_contains(csv, "bad,name"));
     free(csv);
 
     /* Logging: one timestamped line per call, "[rank 0]". */

@@ -26,7 +26,15 @@ static void test_run_ids(void)
     CHECK(!pipe_run_id_is_generated("2026112x-101500-a1b2c3"));
     CHECK(!pipe_run_id_is_generated(NULL));
 
-    CHECK_EQ_INT(pipe_run_id_check("nightly-2026.11_22", err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_run_id_check("nightly-2026_11_22", err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_run_id_check("Run_7", err, sizeof err), 0);
+    /* Letters, digits, `_` and `-`, not first `-`: it would read as an option. */
+    CHECK_EQ_INT(pipe_run_id_check("-rf", err, sizeof err), PIPE_EUSAGE);
+    CHECK(fx_contains(err, "starts with `-`"));
+    CHECK_EQ_INT(pipe_run_id_check("--help", err, sizeof err), PIPE_EUSAGE);
+    CHECK_EQ_INT(pipe_run_id_check("nightly.2", err, sizeof err), PIPE_EUSAGE);
+    CHECK_EQ_INT(pipe_run_id_check("latest", err, sizeof err), PIPE_EUSAGE);
+    CHECK(fx_contains(err, "newest run"));
     CHECK_EQ_INT(pipe_run_id_check("", err, sizeof err), PIPE_EUSAGE);
     CHECK_EQ_INT(pipe_run_id_check(NULL, err, sizeof err), PIPE_EUSAGE);
     CHECK_EQ_INT(pipe_run_id_check("../etc", err, sizeof err), PIPE_EUSAGE);

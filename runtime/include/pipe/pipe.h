@@ -60,9 +60,16 @@ const char *pipe_mixed_precision(const pipe_ctx *ctx);
 const char *pipe_scratch_dir(const pipe_ctx *ctx);
 
 /* Logging and metrics: lines go to the invocation's log and the console;
-   metrics to metrics.csv and the step record (last value per name). */
+   metrics to metrics.csv (name,step,value,time_s) and the step record (the
+   last value of each name). pipe_metric records value at the name's next
+   step index: 0, 1, 2, ..., one past the last index given for that name;
+   pipe_metric_at gives the index (0 or more). A name is non-empty, at most
+   200 bytes, without comma, quote or control characters. Rank 0's metrics
+   count; other ranks' calls do nothing. PIPE_EINVAL for a bad name or step,
+   PIPE_EIO when metrics.csv cannot be written. */
 void pipe_log(pipe_ctx *ctx, const char *fmt, ...) PIPE_PRINTF(2, 3);
 int pipe_metric(pipe_ctx *ctx, const char *name, double value);
+int pipe_metric_at(pipe_ctx *ctx, const char *name, int64_t step, double value);
 /* Records why the step failed (shown in the summary); returns 1 so that a
    step can `return pipe_fail(ctx, "...")`. */
 int pipe_fail(pipe_ctx *ctx, const char *fmt, ...) PIPE_PRINTF(2, 3);

@@ -114,8 +114,8 @@ esac
 if [ -z "$RUN_ID" ]; then
     RUN_ID="$(date -u +%Y%m%d-%H%M%S)-$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
 fi
-if ! [[ $RUN_ID =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]]; then
-    fail_usage "--run-id '$RUN_ID': use letters, digits and ._- (not first)"
+if ! [[ $RUN_ID =~ ^[A-Za-z0-9_][A-Za-z0-9_-]*$ ]] || [ "$RUN_ID" = cache ] || [ "$RUN_ID" = latest ]; then
+    fail_usage "--run-id '$RUN_ID': use letters, digits, _ and - (not - first; not cache or latest)"
 fi
 if [ "$DRY_RUN" = 0 ] && [ ! -x "$EXE" ]; then
     fail_usage "$EXE is not an executable: build the bundle (cmake -S $BUNDLE_DIR -B $BUNDLE_DIR/build && cmake --build $BUNDLE_DIR/build) or give --exe"
