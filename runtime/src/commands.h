@@ -21,7 +21,11 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
 int pipe_cmd_describe(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv);
 /* runs: one line per run in the store (history.c). */
 int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv);
-/* show RUN_ID: one run, invocation by invocation (history.c). */
+/* show [RUN]: one run, invocation by invocation (history.c). */
 int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv);
+/* logs [RUN] [INVOCATION] [--rank N]: the logs of a run (logs.c). */
+int pipe_cmd_logs(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv);
+/* report [RUN] [-o FILE]: the run as one self-contained HTML file (report.c). */
+int pipe_cmd_report(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv);
 
 #endif

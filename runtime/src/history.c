@@ -1,117 +1,85 @@
-/* `runs` and `show RUN_ID`: the history kept in the artifact store. */
-#include <dirent.h>
+/* `runs` and `show RUN`: the history kept in the artifact store
+   (docs/runtime.md, "Commands"). RUN is an id, a unique prefix or `latest`. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cliopt.h"
 #include "commands.h"
+#include "history.h"
 #include "progress.h"
-#include "stepfile.h"
-#include "store.h"
+#include "resources.h"
+#include "run_cmd.h"
+#include "run_state.h"
 #include "util.h"
 
-/* "2026-11-22T10:15:00.123Z" -> seconds since the epoch; -1 when malformed. */
-static double parse_iso8601(const char *s)
+void pipe_metric_summarize(const pipe_metric_series *s, pipe_metric_summary *out)
 {
-    if (!s)
-        return -1;
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    int ms = 0, n = 0;
-    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-               &tm.tm_sec, &n) != 6)
-        return -1;
-    const char *rest = s + n;
-    if (*rest == '.') {
-        int digits = 0;
-        for (rest++; *rest >= '0' && *rest <= '9'; rest++, digits++)
-            if (digits < 3)
-                ms = ms * 10 + (*rest - '0');
-        for (; digits < 3; digits++)
-            ms *= 10;
-    }
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    time_t t = timegm(&tm);
-    if (t == (time_t)-1)
-        return -1;
-    return (double)t + ms / 1000.0;
-}
-
-static void run_duration(const pipe_run_info *info, char *buf, size_t size)
-{
-    double a = parse_iso8601(info->started), b = parse_iso8601(info->finished);
-    if (a < 0 || b < 0 || b < a)
-        snprintf(buf, size, "-");
-    else
-        pipe_format_seconds(b - a, buf, size);
-}
-
-/* --store DIR, the only option of runs and show; positional arguments go
-   to *positional (at most one). -1 after a usage message, 1 for --help. */
-static int parse_store_args(int argc, char **argv, const char **store, const char **positional, bool want_positional)
-{
-    for (int i = 1; i < argc; i++) {
-        int got;
-        if (pipe_opt_is_help(argv[i]))
-            return 1;
-        if ((got = pipe_opt_value(argc, argv, &i, "--store", store)) != 0) {
-            if (got < 0)
-                return -1;
+    out->points = s->n;
+    out->last = out->min = out->max = NAN;
+    out->first_step = out->last_step = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const pipe_metric_point *p = &s->points[i];
+        if (i == 0 || p->step < out->first_step)
+            out->first_step = p->step;
+        if (i == 0 || p->step > out->last_step)
+            out->last_step = p->step;
+        if (!isfinite(p->value))
             continue;
-        }
-        if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            pipe_cli_error("unknown option `%s`", argv[i]);
-            return -1;
-        }
-        if (!want_positional || *positional) {
-            pipe_cli_error("unexpected argument `%s`", argv[i]);
-            return -1;
-        }
-        *positional = argv[i];
+        if (!(p->value >= out->min))
+            out->min = p->value;
+        if (!(p->value <= out->max))
+            out->max = p->value;
     }
-    return 0;
+    if (s->n > 0)
+        out->last = s->points[s->n - 1].value;
 }
 
-typedef struct run_row {
-    char *id;
-    pipe_run_info *info;
-} run_row;
-
-static int row_newest_first(const void *a, const void *b)
+static void duration_text(double seconds, char *buf, size_t size)
 {
-    const run_row *x = a, *y = b;
-    const char *sx = x->info && x->info->started ? x->info->started : "";
-    const char *sy = y->info && y->info->started ? y->info->started : "";
-    int c = strcmp(sy, sx);
-    return c ? c : strcmp(y->id, x->id);
+    if (isfinite(seconds) && seconds >= 0)
+        pipe_format_seconds(seconds, buf, size);
+    else
+        snprintf(buf, size, "-");
 }
+
+/* ---- runs ---- */
+
+static const char runs_usage[] =
+    "usage: EXE runs [--json] [--store DIR]\n\n"
+    "The runs in the store, newest first: id, pipeline, status (running, succeeded, failed or\n"
+    "interrupted), started, duration. --json: the same as a JSON document (docs/runtime.md).";
 
 int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
 {
     (void)prog;
-    (void)m;
-    const char *store_flag = NULL, *unused = NULL;
-    char err[1024];
-    char **ids = NULL;
+    pipe_run_args a;
+    char err[1024], *store = NULL;
+    pipe_run_entry *runs = NULL;
     size_t n = 0;
-    run_row *rows = NULL;
     int status = PIPE_EXIT_USAGE;
-    int rc = parse_store_args(argc, argv, &store_flag, &unused, false);
-    if (rc > 0) {
-        puts("usage: EXE runs [--store DIR]\n\nThe runs in the store, newest first: id, pipeline, status, started, "
-             "duration.");
-        return PIPE_EXIT_OK;
+    int rc = pipe_run_args_parse(argc, argv, PIPE_ARG_JSON, 0, runs_usage, &a);
+    if (rc != 0) {
+        if (rc > 0)
+            puts(runs_usage);
+        return rc > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
     }
-    if (rc < 0)
-        return PIPE_EXIT_USAGE;
-    char *store = pipe_store_resolve(store_flag, NULL);
-    if (!store)
+    if (!(store = pipe_store_resolve(a.store, NULL)))
         goto nomem;
-    if (pipe_store_list_runs(store, &ids, &n, err, sizeof err) != 0) {
+    if (pipe_run_entries_read(store, &runs, &n, err, sizeof err) != 0) {
         pipe_cli_error("%s", err);
+        goto done;
+    }
+    if (a.json) {
+        pipe_textbuf b = {0};
+        pipe_runs_json(&b, store, runs, n, m);
+        char *text = pipe_tb_take(&b, NULL);
+        if (!text)
+            goto nomem;
+        fputs(text, stdout);
+        free(text);
+        status = PIPE_EXIT_OK;
         goto done;
     }
     if (n == 0) {
@@ -119,136 +87,214 @@ int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         status = PIPE_EXIT_OK;
         goto done;
     }
-    if (!(rows = calloc(n, sizeof *rows)))
-        goto nomem;
     int wid = (int)strlen("RUN"), wpipe = (int)strlen("PIPELINE");
     for (size_t i = 0; i < n; i++) {
-        rows[i].id = ids[i];
-        if (pipe_run_info_read(store, ids[i], &rows[i].info, err, sizeof err) != 0)
-            rows[i].info = NULL; /* shown as unreadable */
-        if ((int)strlen(ids[i]) > wid)
-            wid = (int)strlen(ids[i]);
-        if (rows[i].info && rows[i].info->pipeline && (int)strlen(rows[i].info->pipeline) > wpipe)
-            wpipe = (int)strlen(rows[i].info->pipeline);
+        if ((int)strlen(runs[i].id) > wid)
+            wid = (int)strlen(runs[i].id);
+        if (runs[i].info && runs[i].info->pipeline && (int)strlen(runs[i].info->pipeline) > wpipe)
+            wpipe = (int)strlen(runs[i].info->pipeline);
     }
-    qsort(rows, n, sizeof *rows, row_newest_first);
-    printf("%-*s  %-*s  %-8s  %-24s  %s\n", wid, "RUN", wpipe, "PIPELINE", "STATUS", "STARTED", "DURATION");
+    printf("%-*s  %-*s  %-11s  %-24s  %s\n", wid, "RUN", wpipe, "PIPELINE", "STATUS", "STARTED", "DURATION");
     for (size_t i = 0; i < n; i++) {
-        const pipe_run_info *info = rows[i].info;
-        char d[32];
+        const pipe_run_info *info = runs[i].info;
         if (!info) {
-            printf("%-*s  %-*s  %-8s\n", wid, rows[i].id, wpipe, "?", "unreadable");
+            printf("%-*s  %-*s  %-11s\n", wid, runs[i].id, wpipe, "?", "unreadable");
             continue;
         }
-        run_duration(info, d, sizeof d);
-        printf("%-*s  %-*s  %-8s  %-24s  %s\n", wid, rows[i].id, wpipe, info->pipeline ? info->pipeline : "?",
-               info->status ? info->status : "?", info->started ? info->started : "?", d);
+        pipe_run_state st = pipe_run_state_of(store, runs[i].id, info, m);
+        double a0 = pipe_parse_iso8601(info->started), b0 = pipe_parse_iso8601(info->finished);
+        char d[32];
+        duration_text(a0 >= 0 && b0 >= a0 ? b0 - a0 : NAN, d, sizeof d);
+        printf("%-*s  %-*s  %-11s  %-24s  %s\n", wid, runs[i].id, wpipe, info->pipeline ? info->pipeline : "?",
+               pipe_run_state_name(st), info->started ? info->started : "?", d);
     }
     status = PIPE_EXIT_OK;
     goto done;
 nomem:
     pipe_cli_error("out of memory");
 done:
-    if (rows)
-        for (size_t i = 0; i < n; i++)
-            pipe_run_info_free(rows[i].info);
-    free(rows);
-    pipe_store_free_list(ids, n);
+    pipe_run_entries_free(runs, n);
     free(store);
     return status;
 }
 
-/* The invocations of a run: the manifest's when the run is of this
-   pipeline, else the directories holding a step.yaml, sorted. */
-static int run_invocations(const pipe_manifest *m, const pipe_run_info *info, const char *run_dir, char ***out,
-                           size_t *n)
+/* ---- show ---- */
+
+static const char show_usage[] =
+    "usage: EXE show [RUN] [--json] [--store DIR]\n\n"
+    "One run: its parameters, and each invocation's status, times, parameters, inputs and outputs\n"
+    "(size, SHA-256), metrics and profile; for a failure, the root cause. RUN is a run id, a unique\n"
+    "prefix of one, or `latest` (the default). --json: a JSON document (docs/runtime.md).";
+
+static void size_text(const char *path, char *buf, size_t size)
 {
-    *out = NULL;
-    *n = 0;
-    if (info->pipeline && strcmp(info->pipeline, m->pipeline) == 0) {
-        char **ids = calloc(m->ninvocations, sizeof *ids);
-        if (!ids)
-            return PIPE_ENOMEM;
-        for (size_t i = 0; i < m->ninvocations; i++) {
-            if (!(ids[i] = pipe_strdup(m->invocations[i].id))) {
-                pipe_store_free_list(ids, i);
-                return PIPE_ENOMEM;
+    long long bytes = path ? pipe_path_size(path) : -1;
+    if (bytes < 0)
+        snprintf(buf, size, "missing");
+    else
+        pipe_format_size_human((uint64_t)bytes, buf, size);
+}
+
+static void print_artifacts(const pipe_run_view *v, const char *label, const pipe_step_artifact *a, size_t n,
+                            bool inputs)
+{
+    for (size_t k = 0; k < n; k++) {
+        char size[32];
+        size_text(a[k].path, size, sizeof size);
+        printf("      %-8s %s", label, a[k].name);
+        const char *output = NULL;
+        long from = inputs ? pipe_run_view_producer(v, a[k].path, &output) : -1;
+        if (from >= 0)
+            printf(" <- %s.%s", v->inv[from].id, output);
+        printf("  %s  sha256 %s\n", size, a[k].sha256 ? a[k].sha256 : "(none)");
+        if (from < 0)
+            printf("               %s\n", a[k].path ? a[k].path : "?");
+    }
+}
+
+static void print_metrics(const pipe_view_invocation *inv)
+{
+    const pipe_step_record *r = inv->rec;
+    if (inv->metrics.n > 0) {
+        for (size_t k = 0; k < inv->metrics.n; k++) {
+            pipe_metric_summary s;
+            char last[64], lo[64], hi[64];
+            pipe_metric_summarize(&inv->metrics.series[k], &s);
+            pipe_format_number(s.last, 6, last, sizeof last);
+            printf("      %-8s %s=%s", k == 0 ? "metrics" : "", inv->metrics.series[k].name, last);
+            if (s.points > 1) {
+                pipe_format_number(s.min, 4, lo, sizeof lo);
+                pipe_format_number(s.max, 4, hi, sizeof hi);
+                printf("  (%zu values, steps %lld..%lld, min %s, max %s)", s.points, s.first_step, s.last_step, lo,
+                       hi);
             }
+            putchar('\n');
         }
-        *out = ids;
-        *n = m->ninvocations;
-        return 0;
-    }
-    struct dirent **names = NULL;
-    int count = scandir(run_dir, &names, NULL, alphasort);
-    if (count < 0)
-        return 0;
-    char **ids = calloc((size_t)count + 1, sizeof *ids);
-    int rc = ids ? 0 : PIPE_ENOMEM;
-    for (int i = 0; i < count; i++) {
-        if (rc == 0 && names[i]->d_name[0] != '.') {
-            char *path = pipe_asprintf("%s/%s/step.yaml", run_dir, names[i]->d_name);
-            if (!path)
-                rc = PIPE_ENOMEM;
-            else if (pipe_file_exists(path) && !(ids[(*n)++] = pipe_strdup(names[i]->d_name)))
-                rc = PIPE_ENOMEM;
-            free(path);
+        if (inv->metrics_from)
+            printf("               (recorded by %s)\n", inv->metrics_from);
+    } else if (r && r->nmetrics > 0) {
+        printf("      %-8s", "metrics");
+        for (size_t k = 0; k < r->nmetrics; k++) {
+            char val[64];
+            pipe_format_number(r->metrics[k].value, 6, val, sizeof val);
+            printf(" %s=%s", r->metrics[k].name, val);
         }
-        free(names[i]);
+        putchar('\n');
     }
-    free(names);
-    if (rc != 0) {
-        pipe_store_free_list(ids, *n);
-        *n = 0;
-        return rc;
+}
+
+static void print_profile(const pipe_view_invocation *inv)
+{
+    const pipe_profile *p = &inv->profile;
+    if (!p->present)
+        return;
+    for (size_t g = 0; g < p->ngpus; g++) {
+        const pipe_gpu_profile *gp = &p->gpus[g];
+        double mean, peak, mmean, mpeak;
+        pipe_series_stats(&gp->utilization, &mean, &peak);
+        pipe_series_stats(&gp->memory_used, &mmean, &mpeak);
+        printf("      %-8s GPU %d (%s): utilization mean %.0f%%, peak %.0f%%; memory peak %.0f of %.0f MiB (%zu "
+               "samples)\n",
+               g == 0 ? "profile" : "", gp->index, gp->name, mean, peak, mpeak, gp->memory_total_mib,
+               gp->utilization.n);
     }
-    *out = ids;
-    return 0;
+    if (p->ngpus == 0)
+        printf("      %-8s no GPU samples: %s\n", "profile", p->gpu_unavailable ? p->gpu_unavailable : "none recorded");
+    double cmean, cpeak, rmean, rpeak;
+    pipe_series_stats(&p->cpu, &cmean, &cpeak);
+    pipe_series_stats(&p->rss, &rmean, &rpeak);
+    if (p->cpu.n > 0)
+        printf("               processes: CPU mean %.0f%%, peak %.0f%% of one core; memory peak %.1f MiB (%zu "
+               "samples)\n",
+               cmean, cpeak, rpeak, p->cpu.n);
+}
+
+static void print_invocation(const pipe_run_view *v, const pipe_view_invocation *inv, int w)
+{
+    const pipe_step_record *r = inv->rec;
+    if (!r) {
+        printf("  %-*s  %s\n", w, inv->id, inv->rec_error ? "unreadable" : "not run");
+        if (inv->rec_error)
+            printf("      error    %s\n", inv->rec_error);
+        return;
+    }
+    char d[32];
+    pipe_format_seconds(r->duration_s, d, sizeof d);
+    printf("  %-*s  %-6s  %8s", w, inv->id, pipe_step_status_name(r->status), d);
+    if (r->status == PIPE_STEP_CACHED && r->cached_from)
+        printf("  (from %s)", r->cached_from);
+    if (r->status == PIPE_STEP_FAILED) {
+        if (r->has_exit_code)
+            printf("  exit %d", r->exit_code);
+        else if (r->signal)
+            printf("  %s", r->signal);
+    }
+    if (r->attempts > 1)
+        printf("  %d attempts", r->attempts);
+    putchar('\n');
+    if (r->started)
+        printf("      %-8s %s .. %s\n", "times", r->started, r->finished ? r->finished : "?");
+    if (r->nparams > 0) {
+        printf("      %-8s", "params");
+        for (size_t k = 0; k < r->nparams; k++)
+            printf(" %s=%s", r->params[k].key, r->params[k].value);
+        putchar('\n');
+    }
+    print_artifacts(v, "input", r->inputs, r->ninputs, true);
+    print_artifacts(v, "output", r->outputs, r->noutputs, false);
+    print_metrics(inv);
+    print_profile(inv);
+    if (r->error) {
+        /* Indented under its label, line by line (a log tail may follow). */
+        const char *e = r->error;
+        printf("      %-8s ", "error");
+        for (; *e; e++) {
+            putchar(*e);
+            if (*e == '\n' && e[1])
+                printf("               ");
+        }
+        putchar('\n');
+    }
 }
 
 int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
 {
     (void)prog;
-    const char *store_flag = NULL, *run_id = NULL;
-    char err[1024], *store = NULL, *run_dir = NULL;
-    pipe_run_info *info = NULL;
-    char **ids = NULL;
-    size_t n = 0;
-    int status = PIPE_EXIT_USAGE;
-    int rc = parse_store_args(argc, argv, &store_flag, &run_id, true);
-    if (rc > 0) {
-        puts("usage: EXE show RUN_ID [--store DIR]\n\nOne run: each invocation's status, duration, outputs with "
-             "their SHA-256, and metrics.");
-        return PIPE_EXIT_OK;
-    }
-    if (rc < 0)
-        return PIPE_EXIT_USAGE;
-    if (!run_id) {
-        pipe_cli_error("show needs a RUN_ID (see `runs`)");
-        return PIPE_EXIT_USAGE;
-    }
-    if (!(store = pipe_store_resolve(store_flag, NULL)))
-        goto nomem;
-    if (pipe_run_id_check(run_id, err, sizeof err) != 0) {
-        pipe_cli_error("no run `%s` in %s (%s)", run_id, store, err);
-        goto done;
-    }
-    rc = pipe_run_info_read(store, run_id, &info, err, sizeof err);
-    if (rc == PIPE_ENOENT) {
-        pipe_cli_error("no run `%s` in %s (see `runs`)", run_id, store);
-        goto done;
-    }
+    pipe_run_args a;
+    char err[1024], *store = NULL, *run_id = NULL;
+    pipe_run_view *v = NULL;
+    int rc = pipe_run_args_parse(argc, argv, PIPE_ARG_JSON, 1, show_usage, &a);
     if (rc != 0) {
+        if (rc > 0)
+            puts(show_usage);
+        return rc > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
+    }
+    int status = pipe_run_args_resolve(&a, a.npositional ? a.positional[0] : NULL, &store, &run_id);
+    if (status != PIPE_EXIT_OK)
+        return status;
+    status = PIPE_EXIT_USAGE;
+    unsigned what = PIPE_VIEW_METRICS | PIPE_VIEW_PROFILE;
+    if ((rc = pipe_run_view_load(store, run_id, m, what, &v, err, sizeof err)) != 0) {
         pipe_cli_error("%s", err);
         goto done;
     }
-    if (!(run_dir = pipe_store_run_dir(store, run_id)))
-        goto nomem;
-
+    if (a.json) {
+        pipe_textbuf b = {0};
+        pipe_show_json(&b, v);
+        char *text = pipe_tb_take(&b, NULL);
+        if (!text) {
+            pipe_cli_error("out of memory");
+            goto done;
+        }
+        fputs(text, stdout);
+        free(text);
+        status = PIPE_EXIT_OK;
+        goto done;
+    }
+    const pipe_run_info *info = v->info;
     char d[32];
-    run_duration(info, d, sizeof d);
-    printf("run %s of pipeline %s: %s\n", run_id, info->pipeline ? info->pipeline : "?",
-           info->status ? info->status : "?");
+    duration_text(v->duration_s, d, sizeof d);
+    printf("run %s of pipeline %s: %s\n", run_id, info->pipeline ? info->pipeline : "?", pipe_run_state_name(v->state));
     printf("  started   %s\n", info->started ? info->started : "?");
     if (info->finished)
         printf("  finished  %s (%s)\n", info->finished, d);
@@ -257,69 +303,23 @@ int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         printf("none");
     for (size_t i = 0; i < info->nparams; i++)
         printf("%s%s=%s", i ? " " : "", info->params[i].key, info->params[i].value);
-    printf("\n  store     %s\n\ninvocations:\n", run_dir);
-
-    if (run_invocations(m, info, run_dir, &ids, &n) != 0)
-        goto nomem;
+    printf("\n  store     %s\n\ninvocations:\n", v->run_dir);
     int w = 0;
-    for (size_t i = 0; i < n; i++)
-        if ((int)strlen(ids[i]) > w)
-            w = (int)strlen(ids[i]);
-    for (size_t i = 0; i < n; i++) {
-        char *path = pipe_store_step_file(store, run_id, ids[i]);
-        pipe_step_record *rec = NULL;
-        if (!path)
-            goto nomem;
-        rc = pipe_step_record_read(path, &rec, err, sizeof err);
-        free(path);
-        if (rc == PIPE_ENOENT) {
-            printf("  %-*s  not run\n", w, ids[i]);
-            continue;
-        }
-        if (rc != 0) {
-            printf("  %-*s  unreadable: %s\n", w, ids[i], err);
-            continue;
-        }
-        pipe_format_seconds(rec->duration_s, d, sizeof d);
-        printf("  %-*s  %-6s  %s", w, ids[i], pipe_step_status_name(rec->status), d);
-        if (rec->status == PIPE_STEP_CACHED && rec->cached_from)
-            printf("  (from %s)", rec->cached_from);
-        if (rec->status == PIPE_STEP_FAILED) {
-            if (rec->has_exit_code)
-                printf("  exit %d", rec->exit_code);
-            else if (rec->signal)
-                printf("  %s", rec->signal);
-        }
-        if (rec->attempts > 1)
-            printf("  %d attempts", rec->attempts);
-        putchar('\n');
-        if (rec->error)
-            printf("      error    %s\n", rec->error);
-        for (size_t k = 0; k < rec->noutputs; k++) {
-            const pipe_step_artifact *o = &rec->outputs[k];
-            printf("      output   %s  %s  sha256 %s\n", o->name, o->path ? o->path : "?",
-                   o->sha256 ? o->sha256 : "(none)");
-        }
-        if (rec->nmetrics > 0) {
-            printf("      metrics ");
-            for (size_t k = 0; k < rec->nmetrics; k++) {
-                char v[64];
-                pipe_format_number(rec->metrics[k].value, 17, v, sizeof v);
-                printf(" %s=%s", rec->metrics[k].name, v);
-            }
-            putchar('\n');
-        }
-        pipe_step_record_free(rec);
+    for (size_t i = 0; i < v->n; i++)
+        if ((int)strlen(v->inv[i].id) > w)
+            w = (int)strlen(v->inv[i].id);
+    for (size_t i = 0; i < v->n; i++)
+        print_invocation(v, &v->inv[i], w);
+    if (v->root_cause >= 0) {
+        const pipe_view_invocation *rc_inv = &v->inv[v->root_cause];
+        const char *why = rc_inv->rec->error ? rc_inv->rec->error : "it failed";
+        printf("\nroot cause: %s failed: %.*s\n", rc_inv->id, (int)strcspn(why, "\n"), why);
+        printf("  (the whole log: logs %s %s)\n", run_id, rc_inv->id);
     }
     status = PIPE_EXIT_OK;
-    goto done;
-nomem:
-    pipe_cli_error("out of memory");
-    status = PIPE_EXIT_USAGE;
 done:
-    pipe_store_free_list(ids, n);
-    pipe_run_info_free(info);
-    free(run_dir);
+    pipe_run_view_free(v);
+    free(run_id);
     free(store);
     return status;
 }

@@ -32,11 +32,16 @@ static void usage(FILE *out, const char *exe, const pipe_manifest *m)
             "      [--no-cache] [--echo]\n"
             "                  run one invocation (what Slurm, Kubernetes and SkyPilot call)\n"
             "  describe        the pipeline: parameters, invocations, resources, images\n"
-            "  runs [--store DIR]\n"
+            "  runs [--json] [--store DIR]\n"
             "                  the runs in the artifact store, newest first\n"
-            "  show RUN_ID [--store DIR]\n"
-            "                  one run: each invocation's status, outputs and metrics\n"
+            "  show [RUN] [--json] [--store DIR]\n"
+            "                  one run: parameters, each invocation's status, inputs, outputs, metrics\n"
+            "  logs [RUN] [INVOCATION] [--rank N] [--store DIR]\n"
+            "                  the logs of a run, or of one invocation (one rank)\n"
+            "  report [RUN] [-o FILE] [--store DIR]\n"
+            "                  the run as one self-contained HTML file (default STORE/RUN/report.html)\n"
             "\n"
+            "RUN is a run id, a unique prefix of one, or `latest` (the default).\n"
             "The store is --store, else $PIPE_STORE, else .pipe in the working directory.\n"
             "Exit status: 0 success, 1 a step failed, 2 usage or configuration error.\n",
             exe);
@@ -128,6 +133,10 @@ int pipe_main(const pipe_program *program, int argc, char **argv)
         status = pipe_cmd_runs(program, m, cargc, cargv);
     } else if (strcmp(cmd, "show") == 0) {
         status = pipe_cmd_show(program, m, cargc, cargv);
+    } else if (strcmp(cmd, "logs") == 0) {
+        status = pipe_cmd_logs(program, m, cargc, cargv);
+    } else if (strcmp(cmd, "report") == 0) {
+        status = pipe_cmd_report(program, m, cargc, cargv);
     } else {
         fprintf(stderr, "%s: error: unknown command `%s`\n\n", exe, cmd);
         usage(stderr, exe, m);

@@ -1,0 +1,364 @@
+/* Inline SVG line charts (report_svg.h). Coordinates are in the SVG's own
+   units (560 x 230); the page scales the chart to its column. */
+#include "report_svg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { W = 560, H = 230, ML = 58, MR = 16, MB = 42 };
+
+void pipe_format_short(double v, char *buf, size_t size)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, size, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+        return;
+    }
+    double a = fabs(v);
+    if (a == 0)
+        snprintf(buf, size, "0");
+    else if (a >= 1e7 || a < 1e-4)
+        snprintf(buf, size, "%.3g", v);
+    else if (a >= 1000)
+        snprintf(buf, size, "%.0f", v);
+    else
+        snprintf(buf, size, "%.4g", v);
+}
+
+static double nice_step(double span, int target)
+{
+    if (!(span > 0))
+        return 1;
+    double raw = span / target, mag = pow(10, floor(log10(raw))), f = raw / mag;
+    return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
+}
+
+/* Digits after the point that ticks step apart need. */
+static int step_decimals(double step)
+{
+    if (step >= 1)
+        return 0;
+    int d = (int)ceil(-log10(step) - 1e-9);
+    return d > 8 ? 8 : d;
+}
+
+typedef struct axis {
+    double lo, hi, step; /* in display units */
+    double scale;        /* data / scale = display */
+    const char *unit;    /* for labels: "%", " GiB", "" */
+    int decimals;
+} axis;
+
+static double to_px_x(const axis *a, double x, double pw) { return ML + (x / a->scale - a->lo) / (a->hi - a->lo) * pw; }
+static double to_px_y(const axis *a, double y, double top, double ph)
+{
+    return top + ph - (y / a->scale - a->lo) / (a->hi - a->lo) * ph;
+}
+
+static void make_ticks(axis *a, double lo, double hi, int target, bool integer)
+{
+    a->step = nice_step(hi - lo, target);
+    if (integer && a->step < 1)
+        a->step = 1;
+    a->lo = floor(lo / a->step + 1e-9) * a->step;
+    a->hi = ceil(hi / a->step - 1e-9) * a->step;
+    if (a->hi <= a->lo)
+        a->hi = a->lo + a->step;
+    a->decimals = step_decimals(a->step);
+}
+
+static void tick_label(const axis *a, double v, char *buf, size_t size)
+{
+    if (fabs(v) < a->step * 1e-9)
+        v = 0;
+    if (fabs(v) >= 1e7)
+        snprintf(buf, size, "%.3g%s", v, a->unit);
+    else
+        snprintf(buf, size, "%.*f%s", a->decimals, v, a->unit);
+}
+
+static bool data_range(const pipe_chart *c, double *xlo, double *xhi, double *ylo, double *yhi, size_t *points)
+{
+    *points = 0;
+    for (size_t s = 0; s < c->nseries; s++) {
+        const pipe_chart_series *se = &c->series[s];
+        for (size_t i = 0; i < se->n; i++) {
+            if (!isfinite(se->y[i]) || !isfinite(se->x[i]))
+                continue;
+            if (*points == 0) {
+                *xlo = *xhi = se->x[i];
+                *ylo = *yhi = se->y[i];
+            }
+            if (se->x[i] < *xlo)
+                *xlo = se->x[i];
+            if (se->x[i] > *xhi)
+                *xhi = se->x[i];
+            if (se->y[i] < *ylo)
+                *ylo = se->y[i];
+            if (se->y[i] > *yhi)
+                *yhi = se->y[i];
+            (*points)++;
+        }
+    }
+    return *points > 0;
+}
+
+/* The indices to draw: all of them, or per pixel column the lowest and the
+   highest value in the order they came. */
+static size_t thin(const pipe_chart_series *se, double xlo, double xhi, int columns, size_t *keep)
+{
+    size_t n = 0;
+    if (se->n <= (size_t)columns * 2 || !(xhi > xlo)) {
+        for (size_t i = 0; i < se->n; i++)
+            keep[n++] = i;
+        return n;
+    }
+    long col = -1;
+    size_t lo = 0, hi = 0;
+    bool have = false;
+    for (size_t i = 0; i <= se->n; i++) {
+        long c = -2;
+        if (i < se->n) {
+            if (!isfinite(se->y[i])) {
+                c = -3; /* a gap ends the column, and stays a gap */
+            } else {
+                c = (long)((se->x[i] - xlo) / (xhi - xlo) * columns);
+                if (c >= columns)
+                    c = columns - 1;
+            }
+        }
+        if (c != col || c == -3) {
+            if (have) {
+                keep[n++] = lo < hi ? lo : hi;
+                if (hi != lo)
+                    keep[n++] = lo < hi ? hi : lo;
+            }
+            have = false;
+            if (c == -3)
+                keep[n++] = i;
+            col = c;
+        }
+        if (i < se->n && c >= 0) {
+            if (!have) {
+                lo = hi = i;
+                have = true;
+            } else {
+                if (se->y[i] < se->y[lo])
+                    lo = i;
+                if (se->y[i] > se->y[hi])
+                    hi = i;
+            }
+        }
+    }
+    return n;
+}
+
+static void x_axis(const pipe_chart *c, double xlo, double xhi, axis *a, char *label, size_t size)
+{
+    a->unit = "";
+    a->scale = 1;
+    if (c->x_kind == PIPE_X_STEP) {
+        if (xhi - xlo < 1) {
+            xlo -= 1;
+            xhi += 1;
+            if (xlo < 0 && xhi - xlo >= 0) {
+                xhi -= xlo;
+                xlo = 0;
+            }
+        }
+        make_ticks(a, xlo, xhi, 6, true);
+        snprintf(label, size, "%s", c->x_label);
+        return;
+    }
+    /* Time from the step's start: from 0, in s, min or h. */
+    const char *unit = "s";
+    if (xhi > 7200) {
+        a->scale = 3600;
+        unit = "h";
+    } else if (xhi > 180) {
+        a->scale = 60;
+        unit = "min";
+    }
+    /* At least a second: one early sample is not drawn on a scale of milliseconds. */
+    double hi = xhi / a->scale;
+    make_ticks(a, 0, hi > 1.0 / a->scale ? hi : 1.0 / a->scale, 6, false);
+    snprintf(label, size, "%s (%s)", c->x_label, unit);
+}
+
+static void y_axis(const pipe_chart *c, double ylo, double yhi, axis *a)
+{
+    a->scale = 1;
+    a->unit = c->y_kind == PIPE_Y_PERCENT ? "%" : "";
+    if (c->y_from_zero && ylo > 0)
+        ylo = 0;
+    if (c->y_max_at_least > 0 && yhi < c->y_max_at_least)
+        yhi = c->y_max_at_least;
+    if (c->y_kind == PIPE_Y_MIB) {
+        a->unit = " MiB";
+        if (yhi >= 2048) {
+            a->scale = 1024;
+            a->unit = " GiB";
+        }
+    }
+    ylo /= a->scale;
+    yhi /= a->scale;
+    if (yhi - ylo <= fabs(yhi) * 1e-9) { /* flat: a band around the value */
+        double pad = yhi != 0 ? fabs(yhi) * 0.1 : 1;
+        if (!(c->y_from_zero && ylo == 0))
+            ylo -= pad;
+        yhi += pad;
+    } else if (!c->y_from_zero && c->y_max_at_least <= 0) {
+        /* A little room above and below; values that are never negative
+           keep an axis that does not go below 0. */
+        double pad = (yhi - ylo) * 0.05;
+        ylo = ylo >= 0 && ylo - pad < 0 ? 0 : ylo - pad;
+        yhi += pad;
+    }
+    make_ticks(a, ylo, yhi, 5, false);
+}
+
+static void no_samples(pipe_textbuf *b, const pipe_chart *c)
+{
+    pipe_tb_printf(b, "<svg class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", W, 80);
+    pipe_tb_html(b, c->title);
+    pipe_tb_printf(b, "\"><rect class=\"frame\" x=\"0.5\" y=\"0.5\" width=\"%d\" height=\"79\"/>"
+                      "<text class=\"empty\" x=\"%d\" y=\"45\" text-anchor=\"middle\">no samples</text></svg>\n",
+                   W - 1, W / 2);
+}
+
+void pipe_svg_line_chart(pipe_textbuf *b, const pipe_chart *c)
+{
+    double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+    size_t points;
+    if (!data_range(c, &xlo, &xhi, &ylo, &yhi, &points)) {
+        no_samples(b, c);
+        return;
+    }
+    bool legend = false;
+    for (size_t s = 0; s < c->nseries; s++)
+        legend |= c->series[s].label != NULL;
+    double top = legend ? 28 : 14, pw = W - ML - MR, ph = H - top - MB;
+    axis ax, ay;
+    char xlabel[160], t[64];
+    x_axis(c, xlo, xhi, &ax, xlabel, sizeof xlabel);
+    y_axis(c, ylo, yhi, &ay);
+
+    pipe_tb_printf(b, "<svg class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", W, H);
+    pipe_tb_html(b, c->title);
+    pipe_tb_puts(b, "\"><title>");
+    pipe_tb_html(b, c->title);
+    pipe_tb_puts(b, "</title>\n");
+    /* Grid and y ticks. */
+    for (double v = ay.lo; v <= ay.hi + ay.step * 1e-6; v += ay.step) {
+        double py = to_px_y(&ay, v * ay.scale, top, ph);
+        tick_label(&ay, v, t, sizeof t);
+        pipe_tb_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, py, ML + pw, py);
+        pipe_tb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", ML - 6, py + 4,
+                       t);
+    }
+    /* x ticks. */
+    for (double v = ax.lo; v <= ax.hi + ax.step * 1e-6; v += ax.step) {
+        double px = to_px_x(&ax, v * ax.scale, pw);
+        tick_label(&ax, v, t, sizeof t);
+        pipe_tb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", px, top + ph, px,
+                       top + ph + 4);
+        /* A label at the right end stays inside the chart. */
+        double half = 3.1 * (double)strlen(t);
+        bool end = px + half > W - 2;
+        pipe_tb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
+                       end ? W - 2.0 : px, top + ph + 17, end ? "end" : "middle", t);
+    }
+    pipe_tb_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", ML, top, ML, top + ph);
+    pipe_tb_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML, top + ph,
+                   ML + pw, top + ph);
+    pipe_tb_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", ML + pw / 2, H - 6);
+    pipe_tb_html(b, xlabel);
+    pipe_tb_puts(b, "</text>\n");
+
+    size_t maxn = 0;
+    for (size_t s = 0; s < c->nseries; s++)
+        if (c->series[s].n > maxn)
+            maxn = c->series[s].n;
+    size_t *keep = malloc((maxn + 1) * 2 * sizeof *keep);
+    if (!keep) {
+        b->oom = true;
+        return;
+    }
+    for (size_t s = 0; s < c->nseries; s++) {
+        const pipe_chart_series *se = &c->series[s];
+        size_t n = thin(se, ax.lo * ax.scale, ax.hi * ax.scale, (int)pw, keep);
+        size_t finite = 0, last = 0;
+        for (size_t k = 0; k < n; k++)
+            if (isfinite(se->y[keep[k]]) && isfinite(se->x[keep[k]])) {
+                finite++;
+                last = keep[k];
+            }
+        if (finite == 1) { /* one point: a dot and its value */
+            double px = to_px_x(&ax, se->x[last], pw), py = to_px_y(&ay, se->y[last], top, ph);
+            char v[64], num[48];
+            pipe_format_short(se->y[last] / ay.scale, num, sizeof num);
+            snprintf(v, sizeof v, "%s%s", num, ay.unit);
+            pipe_tb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>", px, py, se->color);
+            pipe_tb_printf(b, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
+                           px + (px > ML + pw / 2 ? -8 : 8), py - 8, px > ML + pw / 2 ? "end" : "start", v);
+            continue;
+        }
+        pipe_textbuf d = {0};
+        bool pen = false, gaps = false;
+        double first_x = 0, last_x = 0;
+        for (size_t k = 0; k < n; k++) {
+            size_t i = keep[k];
+            if (!isfinite(se->y[i]) || !isfinite(se->x[i])) {
+                gaps |= pen;
+                pen = false;
+                continue;
+            }
+            double px = to_px_x(&ax, se->x[i], pw), py = to_px_y(&ay, se->y[i], top, ph);
+            if (!pen && d.len == 0)
+                first_x = px;
+            pipe_tb_printf(&d, "%s%.1f %.1f", pen ? " L" : (d.len ? " M" : "M"), px, py);
+            last_x = px;
+            pen = true;
+        }
+        if (d.oom) {
+            b->oom = true;
+            pipe_tb_free(&d);
+            break;
+        }
+        if (s == 0 && c->fill && !gaps && d.len > 0) {
+            double base = to_px_y(&ay, (ay.lo > 0 ? ay.lo : ay.hi < 0 ? ay.hi : 0) * ay.scale, top, ph);
+            pipe_tb_printf(b, "<path class=\"area\" fill=\"%s\" d=\"%s L%.1f %.1f L%.1f %.1f Z\"/>\n", se->color,
+                           d.data, last_x, base, first_x, base);
+        }
+        if (d.len > 0)
+            pipe_tb_printf(b, "<path class=\"line\" stroke=\"%s\" d=\"%s\"/>\n", se->color, d.data);
+        pipe_tb_free(&d);
+    }
+    free(keep);
+    if (isfinite(c->ref_value) && points > 1) { /* one point is its own mean */
+        double py = to_px_y(&ay, c->ref_value, top, ph);
+        pipe_tb_printf(b, "<line class=\"ref\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, py, ML + pw, py);
+        if (c->ref_label) {
+            double ly = py - 5 < top + 10 ? py + 14 : py - 5;
+            pipe_tb_printf(b, "<text class=\"reflabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", ML + pw - 4, ly);
+            pipe_tb_html(b, c->ref_label);
+            pipe_tb_puts(b, "</text>\n");
+        }
+    }
+    if (legend) {
+        double lx = ML;
+        for (size_t s = 0; s < c->nseries; s++) {
+            if (!c->series[s].label)
+                continue;
+            pipe_tb_printf(b, "<line x1=\"%.1f\" y1=\"12\" x2=\"%.1f\" y2=\"12\" stroke=\"%s\" stroke-width=\"3\"/>",
+                           lx, lx + 16, c->series[s].color);
+            pipe_tb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"16\">", lx + 21);
+            pipe_tb_html(b, c->series[s].label);
+            pipe_tb_puts(b, "</text>");
+            lx += 30 + 7.0 * (double)strlen(c->series[s].label);
+        }
+        pipe_tb_puts(b, "\n");
+    }
+    pipe_tb_puts(b, "</svg>\n");
+}

@@ -1,0 +1,30 @@
+/* What `runs`, `show`, `logs` and `report` share (docs/runtime.md,
+   "Commands"): their options (--store DIR, --json, -o FILE, --rank N and
+   positional arguments) and the RUN they name. Private to the runtime. */
+#ifndef PIPE_RUN_CMD_H
+#define PIPE_RUN_CMD_H
+
+#include <stdbool.h>
+
+enum { PIPE_ARG_JSON = 1, PIPE_ARG_OUTPUT = 2, PIPE_ARG_RANK = 4 };
+
+typedef struct pipe_run_args {
+    const char *store;         /* --store DIR, NULL when not given */
+    const char *positional[2]; /* RUN, INVOCATION */
+    int npositional;
+    bool json;          /* --json */
+    const char *output; /* -o FILE, --output FILE */
+    long rank;          /* --rank N; -1 when not given */
+} pipe_run_args;
+
+/* Parses argv[1..]: --store always, the options in allowed, at most
+   max_positional other arguments. 1 for --help, 0, or -1 after printing
+   the error (an unknown option names itself and the command's usage). */
+int pipe_run_args_parse(int argc, char **argv, unsigned allowed, int max_positional, const char *usage,
+                        pipe_run_args *a);
+/* The store (malloc'ed) and the id that ref names (an id, a unique prefix
+   or `latest`; NULL: latest). Returns the exit status: 0, or 2 after
+   printing the error. */
+int pipe_run_args_resolve(const pipe_run_args *a, const char *ref, char **store, char **run_id);
+
+#endif
