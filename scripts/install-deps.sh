@@ -26,6 +26,7 @@ REQUIRED=(
     "jq              cmd:jq"
     "yamllint        cmd:yamllint"
     "shellcheck      cmd:shellcheck"
+    "chromium        cmd:chromium"
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }

@@ -711,6 +711,10 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
     if (pipe_run_info_write(store, r.run_id, &info, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err) != 0)
         pipe_cli_warning("%s", err);
     pipe_progress_summary(&r.progress, r.run_id, r.run_dir, status);
+    {
+        const char *slash = strrchr(r.exe, '/');
+        printf("report: `%s report %s` writes %s/report.html\n", slash ? slash + 1 : r.exe, r.run_id, r.run_dir);
+    }
     goto done;
 
 nomem:

@@ -1,0 +1,104 @@
+/* RUN as runs/show/logs/report take it (run_ref.c): an id, a unique prefix,
+   `latest`; and a run's state (run_state.c): the runner's lock. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "run_ref.h"
+#include "run_state.h"
+#include "step_fixture.h"
+
+static void add_run(const char *store, const char *id, const char *started, const char *status)
+{
+    char err[256];
+    pipe_run_info info = {0};
+    info.run_id = (char *)id;
+    info.pipeline = "p";
+    info.started = (char *)started;
+    info.status = (char *)status;
+    CHECK_EQ_INT(pipe_run_info_write(store, id, &info, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err), 0);
+}
+
+static void test_resolve(void)
+{
+    char *store = fx_tempdir("runref"), *id = NULL, err[512];
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, NULL, &id, err, sizeof err), PIPE_ENOENT);
+    CHECK(fx_contains(err, "no runs in"));
+    add_run(store, "20261101-100000-aaaaaa", "2026-11-01T10:00:00.000Z", "done");
+    add_run(store, "20261102-100000-bbbbbb", "2026-11-02T10:00:00.000Z", "failed");
+    add_run(store, "20261102-110000-cccccc", "2026-11-02T11:00:00.000Z", "done");
+    add_run(store, "nightly", "2026-10-01T10:00:00.000Z", "done");
+    add_run(store, "nightly_2", "2026-10-02T10:00:00.000Z", "done");
+
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, NULL, &id, err, sizeof err), 0);
+    CHECK_STREQ(id, "20261102-110000-cccccc");
+    free(id);
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "latest", &id, err, sizeof err), 0);
+    CHECK_STREQ(id, "20261102-110000-cccccc");
+    free(id);
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "20261101", &id, err, sizeof err), 0);
+    CHECK_STREQ(id, "20261101-100000-aaaaaa");
+    free(id);
+    /* An exact id wins over the longer one it is a prefix of. */
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "nightly", &id, err, sizeof err), 0);
+    CHECK_STREQ(id, "nightly");
+    free(id);
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "nightly_", &id, err, sizeof err), 0);
+    CHECK_STREQ(id, "nightly_2");
+    free(id);
+    id = NULL;
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "20261102", &id, err, sizeof err), PIPE_EUSAGE);
+    CHECK(fx_contains(err, "start of 2 runs") && fx_contains(err, "20261102-110000-cccccc") &&
+          fx_contains(err, "20261102-100000-bbbbbb"));
+    CHECK_NULL(id);
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "nightlx", &id, err, sizeof err), PIPE_ENOENT);
+    CHECK(fx_contains(err, "did you mean `nightly`"));
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "../etc", &id, err, sizeof err), PIPE_ENOENT);
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "", &id, err, sizeof err), PIPE_ENOENT);
+
+    pipe_run_entry *e = NULL;
+    size_t n = 0;
+    CHECK_EQ_INT(pipe_run_entries_read(store, &e, &n, err, sizeof err), 0);
+    CHECK_EQ_U64(n, 5);
+    CHECK(n == 5 && strcmp(e[0].id, "20261102-110000-cccccc") == 0 && strcmp(e[4].id, "nightly") == 0);
+    pipe_run_entries_free(e, n);
+    fx_rmtree(store);
+}
+
+static void test_state(void)
+{
+    char *store = fx_tempdir("runstate"), err[512];
+    add_run(store, "a", "2026-11-01T10:00:00.000Z", "done");
+    add_run(store, "b", "2026-11-01T10:00:00.000Z", "failed");
+    add_run(store, "c", "2026-11-01T10:00:00.000Z", "running");
+    add_run(store, "d", "2026-11-01T10:00:00.000Z", "interrupted");
+    pipe_run_info *info = NULL;
+    static const char *const ids[] = {"a", "b", "d"};
+    static const pipe_run_state want[] = {PIPE_RUN_SUCCEEDED, PIPE_RUN_FAILED, PIPE_RUN_INTERRUPTED};
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_INT(pipe_run_info_read(store, ids[i], &info, err, sizeof err), 0);
+        CHECK_EQ_INT(pipe_run_state_of(store, ids[i], info, NULL), want[i]);
+        pipe_run_info_free(info);
+    }
+    CHECK_EQ_INT(pipe_run_info_read(store, "c", &info, err, sizeof err), 0);
+    /* No lock file: started step by step (Slurm); nothing says it ended. */
+    CHECK_EQ_INT(pipe_run_state_of(store, "c", info, NULL), PIPE_RUN_RUNNING);
+    int fd = -1;
+    CHECK_EQ_INT(pipe_run_lock_take(store, "c", &fd, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_run_state_of(store, "c", info, NULL), PIPE_RUN_RUNNING);
+    close(fd); /* the runner is gone */
+    CHECK_EQ_INT(pipe_run_state_of(store, "c", info, NULL), PIPE_RUN_INTERRUPTED);
+    CHECK_STREQ(pipe_run_state_name(PIPE_RUN_INTERRUPTED), "interrupted");
+    pipe_run_info_free(info);
+    CHECK_EQ_INT(pipe_run_lock_take("/nonexistent", "c", &fd, err, sizeof err), PIPE_EIO);
+    CHECK(fx_contains(err, "/nonexistent/c/run.lock"));
+    fx_rmtree(store);
+}
+
+int main(void)
+{
+    test_resolve();
+    test_state();
+    return check_summary();
+}
