@@ -115,7 +115,7 @@ if ! "$work/bundle/build/allreduce" step allreduce --run-id bench --store "$stor
     echo "the pipe step failed" >&2
     exit 1
 fi
-pipe_gbps=$(awk -F, '$2 == "gbps" { v = $3 } END { print v }' "$store/bench/allreduce/metrics.csv")
+pipe_gbps=$(awk -F, '$1 == "gbps" { v = $3 } END { print v }' "$store/bench/allreduce/metrics.csv")
 pipe_line=$(sed -n 's/.*\[rank 0\] //p' "$store/bench/allreduce/log" | tail -n 1)
 
 # ---- torch gloo ----

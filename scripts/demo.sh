@@ -65,12 +65,12 @@ build_bundle() {
     [ -x "$BUNDLE_DIR/build/mnist" ] || die "the build finished but $BUNDLE_DIR/build/mnist is missing"
 }
 
-# The accuracy evaluate recorded (metrics.csv: time_s,name,value) in the one
-# run of the fresh store.
+# The accuracy evaluate recorded (metrics.csv: name,step,value,time_s) in the
+# one run of the fresh store.
 accuracy() {
     local csv
     csv=$(find "$STORE" -path '*/evaluate/metrics.csv' -print -quit)
-    [ -n "$csv" ] && awk -F, '$2 == "accuracy" { v = $3 } END { if (v != "") printf "%.4f", v }' "$csv"
+    [ -n "$csv" ] && awk -F, '$1 == "accuracy" { v = $3 } END { if (v != "") printf "%.4f", v }' "$csv"
 }
 
 run_bundle() {
@@ -79,6 +79,11 @@ run_bundle() {
     show "$BUNDLE_DIR/build/mnist" run --store "$STORE" || die "the pipeline run failed"
     ACCURACY=$(accuracy) || true
     [ -n "$ACCURACY" ] || die "the run did not record an accuracy"
+
+    section "The report: what ran, how long, with which parameters, how the loss fell"
+    show "$BUNDLE_DIR/build/mnist" report --store "$STORE" || die "the report could not be written"
+    REPORT=$(find "$STORE" -mindepth 2 -maxdepth 2 -name report.html -print -quit)
+    echo "Open it in a browser: file://$(cd "$(dirname "$REPORT")" && pwd)/report.html"
 
     section "Run it again: every step is cached"
     show "$BUNDLE_DIR/build/mnist" run --store "$STORE" || die "the second run failed"

@@ -77,10 +77,11 @@ run() {
 
 status() { sed -n 's/^status: *//p' "$1/$2/step.yaml" 2>/dev/null | tr -d '"' | head -n 1; }
 
-# metric RUN_DIR INVOCATION NAME: the last value of a metric (metrics.csv).
+# metric RUN_DIR INVOCATION NAME: the last value of a metric (metrics.csv:
+# name,step,value,time_s).
 metric() {
     [ -f "$1/$2/metrics.csv" ] || return 0
-    awk -F, -v n="$3" '$2 == n { v = $3 } END { print v }' "$1/$2/metrics.csv"
+    awk -F, -v n="$3" '$1 == n { v = $3 } END { print v }' "$1/$2/metrics.csv"
 }
 
 # at_most VALUE LIMIT / at_least VALUE LIMIT: numeric comparisons.

@@ -5,6 +5,7 @@
 #   - a second identical run reports every step as cached;
 #   - the same parameters without the cache give the same model, bit for bit;
 #   - --param epochs=1 gives another model (and accuracy);
+#   - `report` writes a self-contained page with the loss curve;
 #   - --param min_accuracy=0.999 fails the run (exit 1) naming evaluate;
 #   - a --config file's params reach the steps;
 #   - a run killed with SIGKILL while train runs leaves no outputs/model in
@@ -106,11 +107,12 @@ run() {
 # status RUN_DIR INVOCATION: the status recorded in its step.yaml.
 status() { sed -n 's/^status: *//p' "$1/$2/step.yaml" 2>/dev/null | tr -d '"' | head -n 1; }
 
-# accuracy RUN_DIR: evaluate's last accuracy (metrics.csv, else step.yaml).
+# accuracy RUN_DIR: evaluate's last accuracy (metrics.csv: name,step,value,
+# time_s; else step.yaml).
 accuracy() {
     local a=""
     [ -f "$1/evaluate/metrics.csv" ] &&
-        a=$(awk -F, '$2 == "accuracy" { v = $3 } END { print v }' "$1/evaluate/metrics.csv")
+        a=$(awk -F, '$1 == "accuracy" { v = $3 } END { print v }' "$1/evaluate/metrics.csv")
     [ -n "$a" ] || a=$(grep -oE 'accuracy: *[0-9.eE+-]+' "$1/evaluate/step.yaml" 2>/dev/null |
         head -n 1 | sed 's/.*: *//')
     echo "$a"
@@ -145,6 +147,19 @@ done
 grep -q "epoch 10/10 loss" "$first/train/log" || { show_file "$first/train/log"; fail "no per-epoch loss in train's log"; }
 grep -q "accuracy" "$tmp/first.out" || fail "the run's output does not show the accuracy"
 echo "accuracy $acc"
+
+step "report: what ran, how long, with which parameters, how the loss fell"
+grep -q "report: \`mnist report $(basename "$first")\` writes" "$tmp/first.out" ||
+    { show_file "$tmp/first.out"; fail "the run does not say where its report can be written"; }
+logged "$exe" report --store "$store"
+page=$first/report.html
+[ -f "$page" ] || { show_file "$tmp/log"; fail "no $page"; }
+if ! python3 "$src/tests/report/check_report.py" "$page" --charts 2 --text "Pipeline mnist run $(basename "$first")" \
+    --text "3 invocations: 3 done" --text "epochs 10" --text "loss · last" --text "train_accuracy · last" \
+    --text "10 values, steps 0–9" --text "accuracy" --text "epoch 10/10 loss" >"$tmp/report.chk" 2>&1; then
+    show_file "$tmp/report.chk"
+    fail "the report does not show the run"
+fi
 
 step "a second identical run is cached"
 run second 0

@@ -5,6 +5,8 @@
                       prepare -> multi (@gpu_profile 100ms, 2 ranks, cpu = true)
      wide             prepare -> shard_1 .. shard_K -> join: REPORT_INVOCATIONS
                       invocations in all (default 200)
+     idle             idle: sleeps work_ms, sampled every REPORT_PROFILE_MS
+                      (default 100; 0: not profiled), for bench/profile.sh
 
    train records `loss` and `train_accuracy` each epoch (pipe_metric) and
    `val_loss` every tenth (pipe_metric_at), busy for work_ms with 32 MiB
@@ -131,6 +133,15 @@ static int shard_main(pipe_ctx *ctx, const shard_args *a)
     return 0;
 }
 
+static int idle_main(pipe_ctx *ctx, const multi_args *a)
+{
+    (void)ctx;
+    struct timespec ts = {(time_t)(a->work_ms / 1000), (long)(a->work_ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    return 0;
+}
+
 static int join_main(pipe_ctx *ctx, const join_args *a)
 {
     (void)a;
@@ -144,6 +155,7 @@ static int evaluate_entry(pipe_ctx *c, const void *a) { return evaluate_main(c, 
 static int multi_entry(pipe_ctx *c, const void *a) { return multi_main(c, a); }
 static int shard_entry(pipe_ctx *c, const void *a) { return shard_main(c, a); }
 static int join_entry(pipe_ctx *c, const void *a) { return join_main(c, a); }
+static int idle_entry(pipe_ctx *c, const void *a) { return idle_main(c, a); }
 
 static const pipe_field prepare_fields[] = {{"n", PIPE_TYPE_INT, offsetof(prepare_args, n)}};
 static const pipe_field train_fields[] = {
@@ -165,6 +177,7 @@ static const pipe_field shard_fields[] = {
     {"index", PIPE_TYPE_INT, offsetof(shard_args, index)},
 };
 static const pipe_field join_fields[] = {{"unused", PIPE_TYPE_INT, offsetof(join_args, unused)}};
+static const pipe_field idle_fields[] = {{"work_ms", PIPE_TYPE_INT, offsetof(multi_args, work_ms)}};
 
 static const pipe_step_impl steps[] = {
     {"prepare", prepare_entry, sizeof(prepare_args), prepare_fields, 1},
@@ -173,6 +186,7 @@ static const pipe_step_impl steps[] = {
     {"multi", multi_entry, sizeof(multi_args), multi_fields, 2},
     {"shard", shard_entry, sizeof(shard_args), shard_fields, 2},
     {"join", join_entry, sizeof(join_args), join_fields, 1},
+    {"idle", idle_entry, sizeof(multi_args), idle_fields, 1},
 };
 
 static const char common[] =
@@ -210,6 +224,9 @@ static const char common[] =
     "  - {name: join, entry: join_main, code_digest: "
     "\"6666666666666666666666666666666666666666666666666666666666666666\", cache: true, needs_cuda: false,\n"
     "     sources: [report_driver.c], params: [{name: unused, type: int}], outputs: []}\n"
+    "  - {name: idle, entry: idle_main, code_digest: "
+    "\"7777777777777777777777777777777777777777777777777777777777777777\", cache: false, needs_cuda: false,\n"
+    "     sources: [report_driver.c], params: [{name: work_ms, type: int}], outputs: []}\n"
     "invocations:\n"
     "  - {id: prepare, step: prepare, needs: [], args: [{name: n, param: n}]}\n";
 
@@ -261,6 +278,14 @@ int main(int argc, char **argv)
     if (shape && strcmp(shape, "wide") == 0) {
         const char *n = getenv("REPORT_INVOCATIONS");
         manifest = wide_manifest(n ? atoi(n) : 200);
+    } else if (shape && strcmp(shape, "idle") == 0) {
+        const char *ms = getenv("REPORT_PROFILE_MS");
+        size_t cap = sizeof common + 512;
+        if ((manifest = malloc(cap)))
+            snprintf(manifest, cap,
+                     "%s  - {id: idle, step: idle, needs: [], args: [{name: work_ms, param: work_ms}], "
+                     "gpu_profile_interval_ms: %d}\n",
+                     common, ms ? atoi(ms) : 100);
     } else {
         manifest = malloc(sizeof common + sizeof train_shape);
         if (manifest)
@@ -268,7 +293,7 @@ int main(int argc, char **argv)
     }
     if (!manifest)
         return 2;
-    pipe_program program = {PIPE_ABI_VERSION, manifest, strlen(manifest), steps, 6, NULL};
+    pipe_program program = {PIPE_ABI_VERSION, manifest, strlen(manifest), steps, 7, NULL};
     int status = pipe_main(&program, argc, argv);
     free(manifest);
     return status;

@@ -63,7 +63,7 @@ if has r1.out "sampling every 100 ms: GPU 0 (Stand-in GPU 0), 1 (Stand-in GPU 1)
     hasnt r1.out "requests 2 GPUs"; then ok; fi
 
 begin "profile/gpu.csv: header row, every GPU given to the step, NVML's values"
-g=.pipe/$R1/train/profile/gpu.csv
+g=.pipe/"$R1"/train/profile/gpu.csv
 if [ "$(head -n 1 "$g")" != "$GPU_HEADER" ]; then
     fail "header is $(head -n 1 "$g")" "$g"
 elif has "$g" ",0,Stand-in GPU 0,37,10240,40960,123.4,55,1410" && has "$g" ",1,Stand-in GPU 1,81,30720,81920,250.0,67,1755"; then
@@ -98,7 +98,7 @@ assert max(float(r['rss_mib']) for r in rows) >= 96, [r['rss_mib'] for r in rows
 
 begin "a step given no GPU: process samples, and the log says why not GPUs, once"
 l=.pipe/$R1/multi/log
-if has "$l" "gpu_profile: no GPU samples: the step was given no GPU" && has .pipe/$R1/multi/profile/gpu-unavailable "no GPU"; then
+if has "$l" "gpu_profile: no GPU samples: the step was given no GPU" && has .pipe/"$R1"/multi/profile/gpu-unavailable "no GPU"; then
     if [ "$(grep -c 'no GPU samples' "$l")" != 1 ]; then fail "said more than once" "$l"; else ok; fi
 fi
 
