@@ -62,8 +62,12 @@ static const char css[] =
     "white-space:pre-wrap;word-break:break-all;margin:6px 0}\n"
     "table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:5px 8px;"
     "border-bottom:1px solid var(--line)}th{background:var(--soft);font-weight:600;font-size:13px}\n"
-    "table.kv,table.values{width:auto;min-width:320px}table.values td,table.values th{padding-right:24px}"
-    "th.num{text-align:right}table.kv{width:auto}table.kv td:first-child{font-weight:600;padding-right:18px}\n"
+    ".params{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:0 18px;margin:0}"
+    ".params div{display:flex;gap:10px;padding:4px 8px;border-bottom:1px solid var(--line)}.params dt{font-weight:600}"
+    ".params dd{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace;"
+    "font-size:12.5px;overflow-wrap:anywhere}\n"
+    "table.values{width:auto;min-width:320px}table.values td,table.values th{padding-right:24px}"
+    "th.num{text-align:right}\n"
     "td.num{text-align:right;white-space:nowrap}.art{white-space:nowrap}.art code{color:var(--muted)}\n"
     ".scroll{overflow-x:auto}.scroll.tall{max-height:640px;overflow-y:auto;border:1px solid var(--line)}"
     ".scroll.tall th{position:sticky;top:0}\n"
@@ -219,15 +223,16 @@ static void parameters(pipe_textbuf *b, const pipe_run_view *v)
         pipe_tb_puts(b, "<p class=\"muted\">none</p>\n");
         return;
     }
-    pipe_tb_puts(b, "<table class=\"kv\">\n");
+    /* Side by side in columns: a dozen parameters fit in a few lines. */
+    pipe_tb_puts(b, "<dl class=\"params\">\n");
     for (size_t i = 0; i < v->info->nparams; i++) {
-        pipe_tb_puts(b, "<tr><td>");
+        pipe_tb_puts(b, "<div><dt>");
         h(b, v->info->params[i].key);
-        pipe_tb_puts(b, "</td><td class=\"mono\">");
+        pipe_tb_puts(b, "</dt> <dd>");
         h(b, v->info->params[i].value);
-        pipe_tb_puts(b, "</td></tr>\n");
+        pipe_tb_puts(b, "</dd></div>\n");
     }
-    pipe_tb_puts(b, "</table>\n");
+    pipe_tb_puts(b, "</dl>\n");
 }
 
 /* ---- invocations ---- */
