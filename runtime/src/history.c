@@ -74,11 +74,8 @@ int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     if (a.json) {
         pipe_textbuf b = {0};
         pipe_runs_json(&b, store, runs, n, m);
-        char *text = pipe_tb_take(&b, NULL);
-        if (!text)
+        if (pipe_tb_write(&b, stdout) != 0)
             goto nomem;
-        fputs(text, stdout);
-        free(text);
         status = PIPE_EXIT_OK;
         goto done;
     }
@@ -261,40 +258,25 @@ int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, ch
 {
     (void)prog;
     pipe_run_args a;
-    char err[1024], *store = NULL, *run_id = NULL;
     pipe_run_view *v = NULL;
-    int rc = pipe_run_args_parse(argc, argv, PIPE_ARG_JSON, 1, show_usage, &a);
-    if (rc != 0) {
-        if (rc > 0)
-            puts(show_usage);
-        return rc > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
-    }
-    int status = pipe_run_args_resolve(&a, a.npositional ? a.positional[0] : NULL, &store, &run_id);
-    if (status != PIPE_EXIT_OK)
+    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_JSON, 1, show_usage, m,
+                                    PIPE_VIEW_METRICS | PIPE_VIEW_PROFILE, &a, &v);
+    if (status >= 0)
         return status;
-    status = PIPE_EXIT_USAGE;
-    unsigned what = PIPE_VIEW_METRICS | PIPE_VIEW_PROFILE;
-    if ((rc = pipe_run_view_load(store, run_id, m, what, &v, err, sizeof err)) != 0) {
-        pipe_cli_error("%s", err);
-        goto done;
-    }
     if (a.json) {
         pipe_textbuf b = {0};
         pipe_show_json(&b, v);
-        char *text = pipe_tb_take(&b, NULL);
-        if (!text) {
+        status = pipe_tb_write(&b, stdout) == 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
+        if (status != PIPE_EXIT_OK)
             pipe_cli_error("out of memory");
-            goto done;
-        }
-        fputs(text, stdout);
-        free(text);
-        status = PIPE_EXIT_OK;
-        goto done;
+        pipe_run_view_free(v);
+        return status;
     }
     const pipe_run_info *info = v->info;
     char d[32];
     duration_text(v->duration_s, d, sizeof d);
-    printf("run %s of pipeline %s: %s\n", run_id, info->pipeline ? info->pipeline : "?", pipe_run_state_name(v->state));
+    printf("run %s of pipeline %s: %s\n", v->run_id, info->pipeline ? info->pipeline : "?",
+           pipe_run_state_name(v->state));
     printf("  started   %s\n", info->started ? info->started : "?");
     if (info->finished)
         printf("  finished  %s (%s)\n", info->finished, d);
@@ -314,12 +296,8 @@ int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         const pipe_view_invocation *rc_inv = &v->inv[v->root_cause];
         const char *why = rc_inv->rec->error ? rc_inv->rec->error : "it failed";
         printf("\nroot cause: %s failed: %.*s\n", rc_inv->id, (int)strcspn(why, "\n"), why);
-        printf("  (the whole log: logs %s %s)\n", run_id, rc_inv->id);
+        printf("  (the whole log: logs %s %s)\n", v->run_id, rc_inv->id);
     }
-    status = PIPE_EXIT_OK;
-done:
     pipe_run_view_free(v);
-    free(run_id);
-    free(store);
-    return status;
+    return PIPE_EXIT_OK;
 }

@@ -101,22 +101,11 @@ int pipe_cmd_logs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
 {
     (void)prog;
     pipe_run_args a;
-    char err[1024], *store = NULL, *run_id = NULL;
     pipe_run_view *v = NULL;
-    int rc = pipe_run_args_parse(argc, argv, PIPE_ARG_RANK, 2, logs_usage, &a);
-    if (rc != 0) {
-        if (rc > 0)
-            puts(logs_usage);
-        return rc > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
-    }
-    int status = pipe_run_args_resolve(&a, a.npositional ? a.positional[0] : NULL, &store, &run_id);
-    if (status != PIPE_EXIT_OK)
+    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_RANK, 2, logs_usage, m, 0, &a, &v);
+    if (status >= 0)
         return status;
     status = PIPE_EXIT_USAGE;
-    if (pipe_run_view_load(store, run_id, m, 0, &v, err, sizeof err) != 0) {
-        pipe_cli_error("%s", err);
-        goto done;
-    }
     if (a.npositional == 2) {
         const char *id = a.positional[1];
         long i = pipe_run_view_find(v, id);
@@ -128,9 +117,9 @@ int pipe_cmd_logs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
             if (ids)
                 best = pipe_closest_name(id, ids, v->n, strlen(id) / 3 + 2);
             if (best)
-                pipe_cli_error("run %s has no invocation `%s`; did you mean `%s`?", run_id, id, best);
+                pipe_cli_error("run %s has no invocation `%s`; did you mean `%s`?", v->run_id, id, best);
             else
-                pipe_cli_error("run %s has no invocation `%s` (see `show %s`)", run_id, id, run_id);
+                pipe_cli_error("run %s has no invocation `%s` (see `show %s`)", v->run_id, id, v->run_id);
             free(ids);
             goto done;
         }
@@ -152,7 +141,5 @@ int pipe_cmd_logs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     }
 done:
     pipe_run_view_free(v);
-    free(run_id);
-    free(store);
     return status;
 }

@@ -188,15 +188,18 @@ static void root_cause(pipe_textbuf *b, const pipe_run_view *v)
         return;
     const pipe_view_invocation *inv = &v->inv[v->root_cause];
     const pipe_step_record *r = inv->rec;
-    char d[32], how[64] = "";
+    char d[32];
     seconds(r->duration_s, d, sizeof d);
-    if (r->has_exit_code)
-        snprintf(how, sizeof how, "exit %d, ", r->exit_code);
-    else if (r->signal)
-        snprintf(how, sizeof how, "%s, ", r->signal);
     pipe_tb_puts(b, "<section class=\"cause\" id=\"root-cause\"><h2>Root cause</h2>\n<p><b>");
     h(b, inv->id);
-    pipe_tb_printf(b, "</b> failed (%safter %s", how, d);
+    pipe_tb_puts(b, "</b> failed (");
+    if (r->has_exit_code)
+        pipe_tb_printf(b, "exit %d, ", r->exit_code);
+    else if (r->signal) {
+        h(b, r->signal);
+        pipe_tb_puts(b, ", ");
+    }
+    pipe_tb_printf(b, "after %s", d);
     if (r->attempts > 1)
         pipe_tb_printf(b, ", %d attempts", r->attempts);
     pipe_tb_puts(b, "):</p>\n<pre>");
@@ -257,7 +260,9 @@ static void artifact_cell(pipe_textbuf *b, const pipe_run_view *v, const pipe_st
         if (a[k].sha256) {
             pipe_tb_puts(b, " \xc2\xb7 <code title=\"SHA-256 ");
             h(b, a[k].sha256);
-            pipe_tb_printf(b, "\">%.12s</code>", a[k].sha256);
+            pipe_tb_puts(b, "\">");
+            pipe_tb_html_n(b, a[k].sha256, strnlen(a[k].sha256, 12));
+            pipe_tb_puts(b, "</code>");
         }
         pipe_tb_puts(b, "</div>");
     }
@@ -626,9 +631,10 @@ static void profiles(pipe_textbuf *b, const pipe_run_view *v)
 
 static void logs(pipe_textbuf *b, const pipe_run_view *v)
 {
-    pipe_tb_printf(b, "<h2>Logs</h2>\n<p class=\"muted\">The last %d lines of each (all of it: <code>logs %s "
-                      "INVOCATION</code>).</p>\n",
-                   PIPE_VIEW_LOG_LINES, v->run_id);
+    pipe_tb_printf(b, "<h2>Logs</h2>\n<p class=\"muted\">The last %d lines of each (all of it: <code>logs ",
+                   PIPE_VIEW_LOG_LINES);
+    h(b, v->run_id);
+    pipe_tb_puts(b, " INVOCATION</code>).</p>\n");
     for (size_t i = 0; i < v->n; i++) {
         const pipe_view_invocation *inv = &v->inv[i];
         if (!inv->log_tail)
@@ -689,25 +695,15 @@ int pipe_cmd_report(const pipe_program *prog, const pipe_manifest *m, int argc, 
 {
     (void)prog;
     pipe_run_args a;
-    char err[1024], *store = NULL, *run_id = NULL, *path = NULL, *text = NULL;
+    char *path = NULL, *text = NULL;
     pipe_run_view *v = NULL;
     pipe_textbuf b = {0};
     size_t len = 0;
-    int rc = pipe_run_args_parse(argc, argv, PIPE_ARG_OUTPUT, 1, report_usage, &a);
-    if (rc != 0) {
-        if (rc > 0)
-            puts(report_usage);
-        return rc > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
-    }
-    int status = pipe_run_args_resolve(&a, a.npositional ? a.positional[0] : NULL, &store, &run_id);
-    if (status != PIPE_EXIT_OK)
+    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_OUTPUT, 1, report_usage, m,
+                                    PIPE_VIEW_METRICS | PIPE_VIEW_PROFILE | PIPE_VIEW_LOGS, &a, &v);
+    if (status >= 0)
         return status;
     status = PIPE_EXIT_USAGE;
-    if (pipe_run_view_load(store, run_id, m, PIPE_VIEW_METRICS | PIPE_VIEW_PROFILE | PIPE_VIEW_LOGS, &v, err,
-                           sizeof err) != 0) {
-        pipe_cli_error("%s", err);
-        goto done;
-    }
     page(&b, v);
     if (!(text = pipe_tb_take(&b, &len))) {
         pipe_cli_error("out of memory");
@@ -722,14 +718,12 @@ int pipe_cmd_report(const pipe_program *prog, const pipe_manifest *m, int argc, 
         goto done;
     }
     if (strcmp(path, "-") != 0)
-        printf("report of run %s (%s): %s\n", run_id, pipe_run_state_name(v->state), path);
+        printf("report of run %s (%s): %s\n", v->run_id, pipe_run_state_name(v->state), path);
     status = PIPE_EXIT_OK;
 done:
     pipe_tb_free(&b);
     free(text);
     free(path);
     pipe_run_view_free(v);
-    free(run_id);
-    free(store);
     return status;
 }

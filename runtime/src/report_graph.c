@@ -210,7 +210,9 @@ static void draw_node(pipe_textbuf *b, const pipe_run_view *v, const node *nd)
     pipe_tb_printf(b, "<g class=\"node %s\"><title>", st_class[main_st]);
     if (nd->members == 1) {
         pipe_tb_html(b, inv->id);
-        pipe_tb_printf(b, " (%s): %s", inv->step ? inv->step : "?", st_word[main_st]);
+        pipe_tb_puts(b, " (");
+        pipe_tb_html(b, inv->step ? inv->step : "?");
+        pipe_tb_printf(b, "): %s", st_word[main_st]);
     } else {
         pipe_tb_printf(b, "%zu invocations of ", nd->members);
         pipe_tb_html(b, inv->step);

@@ -78,3 +78,24 @@ int pipe_run_args_resolve(const pipe_run_args *a, const char *ref, char **store,
     }
     return PIPE_EXIT_OK;
 }
+
+int pipe_run_cmd_begin(int argc, char **argv, unsigned allowed, int max_positional, const char *usage,
+                       const pipe_manifest *m, unsigned what, pipe_run_args *a, pipe_run_view **v)
+{
+    char err[1024], *store = NULL, *run_id = NULL;
+    *v = NULL;
+    int rc = pipe_run_args_parse(argc, argv, allowed, max_positional, usage, a);
+    if (rc != 0) {
+        if (rc > 0)
+            puts(usage);
+        return rc > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
+    }
+    int status = pipe_run_args_resolve(a, a->npositional ? a->positional[0] : NULL, &store, &run_id);
+    if (status == PIPE_EXIT_OK && pipe_run_view_load(store, run_id, m, what, v, err, sizeof err) != 0) {
+        pipe_cli_error("%s", err);
+        status = PIPE_EXIT_USAGE;
+    }
+    free(store);
+    free(run_id);
+    return status == PIPE_EXIT_OK ? -1 : status;
+}

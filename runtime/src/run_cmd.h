@@ -6,6 +6,9 @@
 
 #include <stdbool.h>
 
+#include "pipe/manifest.h"
+#include "run_view.h"
+
 enum { PIPE_ARG_JSON = 1, PIPE_ARG_OUTPUT = 2, PIPE_ARG_RANK = 4 };
 
 typedef struct pipe_run_args {
@@ -26,5 +29,11 @@ int pipe_run_args_parse(int argc, char **argv, unsigned allowed, int max_positio
    or `latest`; NULL: latest). Returns the exit status: 0, or 2 after
    printing the error. */
 int pipe_run_args_resolve(const pipe_run_args *a, const char *ref, char **store, char **run_id);
+/* The start of show, logs and report: the options, then the run that the
+   first positional argument names (latest without one), loaded with what
+   (run_view.h). -1 when the command goes on with *v; else the exit status
+   to return (after --help, or an error printed). */
+int pipe_run_cmd_begin(int argc, char **argv, unsigned allowed, int max_positional, const char *usage,
+                       const pipe_manifest *m, unsigned what, pipe_run_args *a, pipe_run_view **v);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pipe/base.h"
+#include "pipe/error.h"
 
 static bool reserve(pipe_textbuf *b, size_t extra)
 {
@@ -148,4 +149,15 @@ void pipe_tb_free(pipe_textbuf *b)
 {
     free(b->data);
     memset(b, 0, sizeof *b);
+}
+
+int pipe_tb_write(pipe_textbuf *b, FILE *f)
+{
+    size_t len = 0;
+    char *text = pipe_tb_take(b, &len);
+    if (!text)
+        return PIPE_ENOMEM;
+    int rc = fwrite(text, 1, len, f) == len ? 0 : PIPE_EIO;
+    free(text);
+    return rc;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct pipe_textbuf {
     char *data; /* NUL-terminated; NULL until the first append */
@@ -33,5 +34,8 @@ void pipe_tb_json_num(pipe_textbuf *b, double v);
    buffer is empty afterwards. */
 char *pipe_tb_take(pipe_textbuf *b, size_t *len);
 void pipe_tb_free(pipe_textbuf *b);
+/* Writes the text to f and frees it: PIPE_ENOMEM when memory ran out while
+   it was made, PIPE_EIO when it cannot be written. */
+int pipe_tb_write(pipe_textbuf *b, FILE *f);
 
 #endif

@@ -351,6 +351,15 @@ assert longest <= 1200, longest  # thinned to about two points per pixel column
 assert re.search(r'<svg class=\"chart\"[^>]*aria-label=\"utilization of GPU 0', page)
 "; then ok; else fail "thinning" p6.chk; [ -f py7.out ] && cat py7.out; fi
 
+begin "text from the records is escaped, never markup"
+mkdir -p evil && cp -r .pipe/"$RF" evil/evil1 && sed -i "s/^run_id: .*/run_id: evil1/" evil/evil1/run.yaml
+sed -i 's|^  fail: .*|  fail: "<script>alert(1)</script>"|' evil/evil1/run.yaml
+sed -i 's|^error: .*|error: "<img src=x onerror=alert(1)> \& </pre><b>"|' evil/evil1/evaluate/step.yaml
+"$D" report evil1 --store evil -o evil.html >p7.out 2>&1
+st=$?
+if expect_exit 0 $st p7.out && python3 "$HERE/check_report.py" evil.html --text "fail <script>alert(1)</script>" \
+    --text "<img src=x onerror=alert(1)> & </pre><b>" >p7.chk 2>&1; then ok; else fail "escaping" p7.chk; fi
+
 begin "a run of 200 invocations"
 REPORT_SHAPE=wide "$D" run --no-cache --jobs 4 >w1.out 2>&1
 st=$?
