@@ -210,7 +210,7 @@ static void print_invocation(const pipe_run_view *v, const pipe_view_invocation 
 {
     const pipe_step_record *r = inv->rec;
     if (!r) {
-        printf("  %-*s  %s\n", w, inv->id, inv->rec_error ? "unreadable" : "not run");
+        printf("  %-*s  %s\n", w, inv->id, pipe_view_status(inv));
         if (inv->rec_error)
             printf("      error    %s\n", inv->rec_error);
         return;

@@ -188,7 +188,7 @@ static void invocation(pipe_textbuf *b, const pipe_run_view *v, const pipe_view_
     pipe_tb_puts(b, "{");
     kv_str(b, "id", inv->id, &f);
     kv_str(b, "step", inv->step, &f);
-    kv_str(b, "status", r ? pipe_step_status_name(r->status) : inv->rec_error ? "unreadable" : "not_run", &f);
+    kv_str(b, "status", strcmp(pipe_view_status(inv), "not run") == 0 ? "not_run" : pipe_view_status(inv), &f);
     key(b, "needs", &f);
     pipe_tb_puts(b, "[");
     for (size_t k = 0; k < inv->nneeds; k++) {

@@ -122,8 +122,8 @@ static void open_gpus(pipe_profiler *p)
     for (size_t i = 0; i < p->ngpus && used < sizeof list; i++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%d (%s)", i ? ", " : "", p->gpus[i].index,
                                  p->gpus[i].name);
-    note(p, "gpu_profile: sampling every %llu ms: GPU %s and the step's processes (NVML: %s)",
-         (unsigned long long)p->cfg.interval_ms, list, pipe_nvml_library(p->nvml));
+    note(p, "gpu_profile: sampling every %.0f ms: GPU %s and the step's processes (NVML: %s)", p->interval_s * 1000,
+         list, pipe_nvml_library(p->nvml));
 }
 
 int pipe_profiler_start(pipe_profiler **out, const pipe_profiler_config *cfg, char *err, size_t errsize)
@@ -138,6 +138,8 @@ int pipe_profiler_start(pipe_profiler **out, const pipe_profiler_config *cfg, ch
     p->cfg.dir = p->dir;
     p->cfg.gpus = NULL; /* read below, not kept */
     p->interval_s = (double)(cfg->interval_ms ? cfg->interval_ms : 1000) / 1000.0;
+    if (cfg->interval_ms < PIPE_PROFILE_MIN_INTERVAL_MS)
+        p->interval_s = PIPE_PROFILE_MIN_INTERVAL_MS / 1000.0;
     int rc = pipe_mkdirs(p->dir, err, errsize);
     if (rc == 0 && (!(p->gpu_csv = open_csv(p->dir, "gpu.csv", PIPE_PROFILE_GPU_HEADER, err, errsize)) ||
                     !(p->process_csv = open_csv(p->dir, "process.csv", PIPE_PROFILE_PROCESS_HEADER, err, errsize))))
@@ -147,6 +149,9 @@ int pipe_profiler_start(pipe_profiler **out, const pipe_profiler_config *cfg, ch
         return rc;
     }
     p->cfg.gpus = cfg->gpus;
+    if (cfg->interval_ms < PIPE_PROFILE_MIN_INTERVAL_MS)
+        note(p, "gpu_profile: an interval of %llu ms is below %d ms; sampling every %d ms",
+             (unsigned long long)cfg->interval_ms, PIPE_PROFILE_MIN_INTERVAL_MS, PIPE_PROFILE_MIN_INTERVAL_MS);
     open_gpus(p);
     p->cfg.gpus = NULL;
     double now = pipe_now();

@@ -13,6 +13,9 @@
 #define PIPE_PROFILE_GPU_HEADER \
     "time_s,gpu,name,utilization_pct,memory_used_mib,memory_total_mib,power_w,temperature_c,sm_clock_mhz"
 #define PIPE_PROFILE_PROCESS_HEADER "time_s,cpu_pct,rss_mib"
+/* The shortest interval sampled: shorter ones would cost the machine more
+   than 1% of a core (bench/profile.sh). */
+#define PIPE_PROFILE_MIN_INTERVAL_MS 10
 /* Written instead of GPU samples, one line: why there are none. */
 #define PIPE_PROFILE_GPU_NONE "gpu-unavailable"
 

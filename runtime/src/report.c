@@ -55,7 +55,8 @@ static const char css[] =
     ".done{color:var(--done)}.cached{color:var(--cached)}.failed{color:var(--failed)}.notrun{color:var(--notrun)}"
     ".running{color:#9a6700}.interrupted{color:#9a6700}\n"
     ".badge.done{background:var(--done-bg)}.badge.cached{background:var(--cached-bg)}"
-    ".badge.failed{background:var(--failed-bg)}.badge.notrun{background:var(--notrun-bg)}\n"
+    ".badge.failed{background:var(--failed-bg)}.badge.notrun{background:var(--notrun-bg)}"
+    ".badge.running,.badge.interrupted{background:#fff8c5}\n"
     ".cause{border:1px solid var(--failed);border-left:6px solid var(--failed);background:#fff8f7;"
     "border-radius:6px;padding:10px 16px;margin:18px 0}\n.cause h2{border:0;margin:4px 0 6px;color:var(--failed)}\n"
     "pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow-x:auto;"
@@ -76,9 +77,11 @@ static const char css[] =
     ".graph .node .sub{font-size:11.5px;fill:var(--muted)}\n"
     ".graph .done rect{fill:var(--done-bg);stroke:var(--done)}.graph .cached rect{fill:var(--cached-bg);"
     "stroke:var(--cached)}.graph .failed rect{fill:var(--failed-bg);stroke:var(--failed)}"
-    ".graph .notrun rect{fill:var(--notrun-bg);stroke:var(--notrun);stroke-dasharray:4 3}\n"
+    ".graph .notrun rect{fill:var(--notrun-bg);stroke:var(--notrun);stroke-dasharray:4 3}"
+    ".graph .running rect{fill:#fff8c5;stroke:#9a6700}\n"
     ".graph rect.bar{stroke:none}.graph rect.bar.done{fill:var(--done)}.graph rect.bar.cached{fill:var(--cached)}"
-    ".graph rect.bar.failed{fill:var(--failed)}.graph rect.bar.notrun{fill:var(--notrun)}\n"
+    ".graph rect.bar.failed{fill:var(--failed)}.graph rect.bar.notrun{fill:var(--notrun)}"
+    ".graph rect.bar.running{fill:#9a6700}\n"
     ".edge{fill:none;stroke:#8c959f;stroke-width:1.3;marker-end:url(#arrow)}.arrowhead{fill:#8c959f}\n"
     ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(470px,1fr));gap:14px 22px}\n"
     "figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:8px 10px 4px}\n"
@@ -150,11 +153,12 @@ static void header(pipe_textbuf *b, const pipe_run_view *v)
 {
     const pipe_run_info *info = v->info;
     const char *state = pipe_run_state_name(v->state);
-    size_t count[4] = {0};
-    for (size_t i = 0; i < v->n; i++) {
-        const char *c = pipe_report_status_class(&v->inv[i]);
-        count[strcmp(c, "done") == 0 ? 0 : strcmp(c, "cached") == 0 ? 1 : strcmp(c, "failed") == 0 ? 2 : 3]++;
-    }
+    static const char *const words[] = {"done", "cached", "failed", "running", "unreadable", "not run"};
+    enum { NWORDS = sizeof words / sizeof words[0] };
+    size_t count[NWORDS] = {0};
+    for (size_t i = 0; i < v->n; i++)
+        for (size_t k = 0; k < NWORDS; k++)
+            count[k] += strcmp(pipe_view_status(&v->inv[i]), words[k]) == 0;
     char d[32];
     seconds(v->duration_s, d, sizeof d);
     pipe_tb_puts(b, "<header><h1>Pipeline ");
@@ -165,10 +169,9 @@ static void header(pipe_textbuf *b, const pipe_run_view *v)
     badge(b, v->state == PIPE_RUN_SUCCEEDED ? "done" : v->state == PIPE_RUN_FAILED ? "failed" : state, state);
     pipe_tb_printf(b, "<span><b>%s</b> in all</span>", d);
     pipe_tb_printf(b, "<span>%zu invocation%s: ", v->n, v->n == 1 ? "" : "s");
-    static const char *const words[4] = {"done", "cached", "failed", "not run"};
-    static const char *const classes[4] = {"done", "cached", "failed", "notrun"};
+    static const char *const classes[NWORDS] = {"done", "cached", "failed", "running", "notrun", "notrun"};
     const char *sep = "";
-    for (int k = 0; k < 4; k++)
+    for (size_t k = 0; k < NWORDS; k++)
         if (count[k]) {
             pipe_tb_printf(b, "%s<span class=\"%s\">%zu %s</span>", sep, classes[k], count[k], words[k]);
             sep = ", ";
@@ -316,7 +319,7 @@ static void invocations(pipe_textbuf *b, const pipe_run_view *v)
             pipe_tb_puts(b, "</small>");
         }
         pipe_tb_puts(b, "</td><td>");
-        badge(b, cls, r ? pipe_step_status_name(r->status) : inv->rec_error ? "unreadable" : "not run");
+        badge(b, cls, pipe_view_status(inv));
         if (r && r->status == PIPE_STEP_CACHED && r->cached_from) {
             pipe_tb_puts(b, "<br><small>from ");
             h(b, r->cached_from);

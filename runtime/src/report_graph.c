@@ -17,7 +17,7 @@ enum { NODE_W = 168, NODE_H = 46, PAD = 12, LR_GAP_X = 56, LR_GAP_Y = 14, TB_GAP
 const char *pipe_report_status_class(const pipe_view_invocation *inv)
 {
     if (!inv->rec)
-        return "notrun";
+        return inv->running ? "running" : "notrun";
     switch (inv->rec->status) {
     case PIPE_STEP_DONE: return "done";
     case PIPE_STEP_CACHED: return "cached";
@@ -26,9 +26,9 @@ const char *pipe_report_status_class(const pipe_view_invocation *inv)
     return "notrun";
 }
 
-enum { ST_DONE, ST_CACHED, ST_FAILED, ST_NOTRUN, ST_COUNT };
-static const char *const st_class[ST_COUNT] = {"done", "cached", "failed", "notrun"};
-static const char *const st_word[ST_COUNT] = {"done", "cached", "failed", "not run"};
+enum { ST_DONE, ST_CACHED, ST_FAILED, ST_RUNNING, ST_NOTRUN, ST_COUNT };
+static const char *const st_class[ST_COUNT] = {"done", "cached", "failed", "running", "notrun"};
+static const char *const st_word[ST_COUNT] = {"done", "cached", "failed", "running", "not run"};
 
 static int st_of(const pipe_view_invocation *inv)
 {

@@ -11,7 +11,7 @@
 #include "run_view.h"
 #include "textbuf.h"
 
-/* "done", "cached", "failed" or "notrun": the CSS class of a status. */
+/* "done", "cached", "failed", "running" or "notrun": the CSS class of a status. */
 const char *pipe_report_status_class(const pipe_view_invocation *inv);
 
 /* Appends the graph as <svg>. */

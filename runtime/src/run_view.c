@@ -69,7 +69,9 @@ long long pipe_path_size(const char *path)
 
 const char *pipe_view_status(const pipe_view_invocation *inv)
 {
-    return inv->rec ? pipe_step_status_name(inv->rec->status) : "not run";
+    if (inv->rec)
+        return pipe_step_status_name(inv->rec->status);
+    return inv->running ? "running" : inv->rec_error ? "unreadable" : "not run";
 }
 
 long pipe_run_view_find(const pipe_run_view *v, const char *id)
@@ -175,6 +177,13 @@ static int load_invocation(pipe_run_view *v, pipe_view_invocation *inv, unsigned
         return PIPE_ENOMEM;
     if (inv->rec && !inv->step && inv->rec->step && !(inv->step = pipe_strdup(inv->rec->step)))
         return PIPE_ENOMEM;
+    if (!inv->rec && !inv->rec_error && v->state == PIPE_RUN_RUNNING) {
+        char *log = pipe_asprintf("%s/log", inv->dir);
+        if (!log)
+            return PIPE_ENOMEM;
+        inv->running = pipe_file_exists(log); /* its supervisor has started */
+        free(log);
+    }
     if (what & PIPE_VIEW_METRICS) {
         const char *from = inv->rec && inv->rec->status == PIPE_STEP_CACHED ? inv->rec->cached_from : NULL;
         /* A cached invocation's curves are its original's. */

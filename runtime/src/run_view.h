@@ -34,6 +34,7 @@ typedef struct pipe_view_invocation {
     pipe_metrics metrics;   /* its metrics.csv; for a cached one, the original's */
     char *metrics_from;     /* "RUN/ID" when the metrics are a cached invocation's original ones */
     pipe_profile profile;
+    bool running;           /* no record yet, a log, and the run is running */
     char *log_tail;         /* the last lines of log, or NULL */
     size_t log_lines;       /* how many lines the whole log has */
 } pipe_view_invocation;
@@ -60,7 +61,7 @@ void pipe_run_view_free(pipe_run_view *v);
 
 /* Index of an invocation by id, -1 when absent. */
 long pipe_run_view_find(const pipe_run_view *v, const char *id);
-/* "done", "cached", "failed" or "not run". */
+/* "done", "cached", "failed", "running", "unreadable" or "not run". */
 const char *pipe_view_status(const pipe_view_invocation *inv);
 /* The invocation an input came from, by its path (STORE/RUN/ID/outputs/NAME):
    the index, -1 when it is not one of this run's. */

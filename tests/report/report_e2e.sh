@@ -380,12 +380,25 @@ while [ $i -lt 200 ] && ! grep -q 'gpu_profile: sampling' k1.out; do
 done
 RK=$(run_id_of k1.out)
 "$D" runs >k2.out 2>&1
+"$D" show "$RK" --json >k4.out 2>&1
+"$D" report "$RK" -o live.html >k5.out 2>&1
 kill -KILL $runner
 wait $runner 2>/dev/null
 sleep 0.5
 "$D" runs >k3.out 2>&1
 if [ -z "$RK" ]; then fail "the run did not start" k1.out; elif grep "^$RK " k2.out | grep -q running &&
     grep "^$RK " k3.out | grep -q interrupted; then ok; else fail "not running, then interrupted" k3.out; cat k2.out; fi
+
+begin "show and report while a run runs: the running invocation, its samples so far"
+if py py8.out "
+import json
+d = json.load(open('k4.out'))
+inv = {i['id']: i for i in d['invocations']}
+assert d['status'] == 'running', d['status']
+assert inv['train']['status'] == 'running' and inv['evaluate']['status'] == 'not_run', inv['train']['status']
+assert inv['train']['profile']['processes']['samples'] >= 1
+" && python3 "$HERE/check_report.py" live.html --text "running" --text "GPU 0 · Stand-in GPU 0" \
+    >k5.chk 2>&1; then ok; else fail "a live run" py8.out; cat k5.chk; fi
 # The supervisors got SIGTERM when the runner died; let them finish.
 sleep 1
 

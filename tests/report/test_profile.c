@@ -247,6 +247,17 @@ static void test_profiler_files(void)
     pipe_profiler_stop(p);
     CHECK(fx_contains(log.text, "given no GPU"));
 
+    /* Too short an interval is raised to the shortest one, and said. */
+    log.text[0] = '\0';
+    cfg.interval_ms = 1;
+    CHECK_EQ_INT(pipe_profiler_start(&p, &cfg, err, sizeof err), 0);
+    double now = pipe_now();
+    pipe_profiler_tick(p, now, NULL, 0);
+    CHECK(pipe_profiler_due(p, now) > 0.005);
+    pipe_profiler_stop(p);
+    CHECK(fx_contains(log.text, "an interval of 1 ms is below 10 ms; sampling every 10 ms"));
+    cfg.interval_ms = 100;
+
     /* An unwritable folder is an error naming it. */
     cfg.dir = "/proc/no-such-folder/profile";
     CHECK(pipe_profiler_start(&p, &cfg, err, sizeof err) != 0);
