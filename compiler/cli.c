@@ -270,7 +270,15 @@ static int cmd_build(int argc, char **argv)
     pipeline_info *pl = NULL;
     if (!diag_error_count(&s.diag))
         pl = program_select_pipeline(&s.pg, o.pipeline);
-    flush_diags(&s, o.diag_format);
+    /* `graph` shows the graph: the warnings `check` prints in full are one
+       line here (unless -Werror makes them errors); json and sarif get all. */
+    if (o.diag_format == DIAG_FORMAT_TEXT) {
+        char hint[600];
+        snprintf(hint, sizeof hint, "pipec check %s", o.file);
+        diag_flush_errors_only(&s.diag, hint, write_stream, stderr);
+    } else {
+        flush_diags(&s, o.diag_format);
+    }
     rc = EXIT_ERRORS;
     model m;
     if (pl && !diag_error_count(&s.diag))
@@ -307,7 +315,15 @@ static int cmd_graph(int argc, char **argv)
     pipeline_info *pl = NULL;
     if (!diag_error_count(&s.diag))
         pl = program_select_pipeline(&s.pg, o.pipeline);
-    flush_diags(&s, o.diag_format);
+    /* `graph` shows the graph: the warnings `check` prints in full are one
+       line here (unless -Werror makes them errors); json and sarif get all. */
+    if (o.diag_format == DIAG_FORMAT_TEXT) {
+        char hint[600];
+        snprintf(hint, sizeof hint, "pipec check %s", o.file);
+        diag_flush_errors_only(&s.diag, hint, write_stream, stderr);
+    } else {
+        flush_diags(&s, o.diag_format);
+    }
     rc = EXIT_ERRORS;
     if (pl && !diag_error_count(&s.diag)) {
         strbuf out = STRBUF_INIT;
@@ -346,7 +362,8 @@ static int cmd_fmt(int argc, char **argv)
         rc = EXIT_ERRORS;
     } else {
         const source_file *src = s.sources.files[idx];
-        bool same = out.len == src->len && memcmp(out.data, src->text, out.len) == 0;
+        /* A file with CR line breaks is rewritten with LF ones. */
+        bool same = !src->lone_cr && out.len == src->len && memcmp(out.data, src->text, out.len) == 0;
         if (o.check_only) {
             if (!same)
                 fprintf(stderr, "%s: not in canonical layout (run `pipec fmt %s`)\n", o.file, o.file);
