@@ -270,15 +270,7 @@ static int cmd_build(int argc, char **argv)
     pipeline_info *pl = NULL;
     if (!diag_error_count(&s.diag))
         pl = program_select_pipeline(&s.pg, o.pipeline);
-    /* `graph` shows the graph: the warnings `check` prints in full are one
-       line here (unless -Werror makes them errors); json and sarif get all. */
-    if (o.diag_format == DIAG_FORMAT_TEXT) {
-        char hint[600];
-        snprintf(hint, sizeof hint, "pipec check %s", o.file);
-        diag_flush_errors_only(&s.diag, hint, write_stream, stderr);
-    } else {
-        flush_diags(&s, o.diag_format);
-    }
+    flush_diags(&s, o.diag_format);
     rc = EXIT_ERRORS;
     model m;
     if (pl && !diag_error_count(&s.diag))
