@@ -50,6 +50,7 @@ if [ $status = 1 ]; then ok; else bad "the run exited $status, expected 1" first
 expect_count first.out "split_brain failed: " 1
 expect_count first.out "solo failed: " 1
 summary=$(sed -n '/^summary:/,$p' first.out)
+# shellcheck disable=SC2016 # the backquotes are the message's, not a command
 if grep -q '^split_brain failed: rank 1 (machine 0, host [^)]*) exited with status 3: step `split_brain` returned 3$' \
     <<<"$summary"; then ok; else bad "the cause is not rank 1's exit status 3" first.out; fi
 if grep -q '^solo failed: exited with status 1: solo gives up on purpose$' <<<"$summary"; then ok; else
