@@ -56,24 +56,9 @@ run_ctest() {
     check_skips "$dir"
 }
 
-# check_skips DIR: a registered test that was skipped (exit 77) or not run
-# fails the suite. A test this machine cannot run is not registered at all
-# (docs/testing.md); everything else the tests need is installed by
-# scripts/install-deps.sh, so a skip means something is wrong here.
-check_skips() {
-    local dir=$1 skipped
-    skipped=$(sed -n 's/.*Test *#[0-9]*: \([^ ]*\) .*\*\*\*\(Skipped\|Not Run\).*/\1 (\2)/p' \
-        "$dir/ctest-output.log")
-    [ -z "$skipped" ] && return 0
-    printf '\ntest.sh: these tests did not run, though this machine should run them:\n' >&2
-    printf '  %s\n' "$skipped" >&2
-    if [ -f "$dir/Testing/Temporary/LastTest.log" ]; then
-        printf 'their reasons:\n' >&2
-        grep -h '^SKIP: ' "$dir/Testing/Temporary/LastTest.log" | sed 's/^/  /' >&2 || true
-    fi
-    printf 'install what they need with scripts/install-deps.sh (see docs/testing.md)\n' >&2
-    return 1
-}
+# check_skips DIR: a skipped or not-run test fails the suite
+# (scripts/ctest-skips.sh says why; docs/testing.md).
+check_skips() { bash scripts/ctest-skips.sh "$1"; }
 
 header "install dependencies (scripts/install-deps.sh)"
 bash scripts/install-deps.sh
