@@ -59,7 +59,9 @@ ast_expr *ast_new_float(parse_ctx *p, span sp, const char *text, size_t len)
     errno = 0;
     char *end;
     double v = strtod(s, &end);
-    if (*end != '\0' || isinf(v) || (errno == ERANGE && v != 0)) {
+    /* Out of range: too large for a double, or so small that it reads as 0
+       (a subnormal value is kept: it is the nearest double). */
+    if (*end != '\0' || isinf(v) || (errno == ERANGE && v == 0)) {
         bad_number(p, sp, "float literal out of range");
         v = 0;
     }

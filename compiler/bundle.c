@@ -26,24 +26,39 @@ static const struct {
     {TARGET_SLURM, "Slurm", gen_slurm},
     {TARGET_KUBERNETES, "Kubernetes", gen_kubernetes},
     {TARGET_SKYPILOT, "SkyPilot", gen_skypilot},
+    {TARGET_LOCAL, "rebuild", gen_rebuild},
 };
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} target_names[] = {{"local", TARGET_LOCAL},           {"docker", TARGET_DOCKER},     {"slurm", TARGET_SLURM},
+                    {"kubernetes", TARGET_KUBERNETES}, {"skypilot", TARGET_SKYPILOT}, {"all", TARGET_ALL}};
+
+const char *targets_text(arena *a, unsigned mask)
+{
+    if ((mask & TARGET_ALL) == TARGET_ALL)
+        return "all";
+    strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < sizeof target_names / sizeof target_names[0]; i++)
+        if (target_names[i].bit != TARGET_ALL && (mask & target_names[i].bit))
+            sb_printf(&sb, "%s%s", sb.len ? "," : "", target_names[i].name);
+    const char *text = arena_strdup(a, sb.len ? sb_cstr(&sb) : "local");
+    sb_free(&sb);
+    return text;
+}
 
 bool parse_targets(const char *list, unsigned *mask, const char **bad)
 {
-    static const struct {
-        const char *name;
-        unsigned bit;
-    } names[] = {{"local", TARGET_LOCAL},           {"docker", TARGET_DOCKER},     {"slurm", TARGET_SLURM},
-                 {"kubernetes", TARGET_KUBERNETES}, {"skypilot", TARGET_SKYPILOT}, {"all", TARGET_ALL}};
     *mask = TARGET_LOCAL;
     const char *p = list;
     while (*p) {
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
         bool found = false;
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-            if (strlen(names[i].name) == n && strncmp(names[i].name, p, n) == 0) {
-                *mask |= names[i].bit;
+        for (size_t i = 0; i < sizeof target_names / sizeof target_names[0]; i++) {
+            if (strlen(target_names[i].name) == n && strncmp(target_names[i].name, p, n) == 0) {
+                *mask |= target_names[i].bit;
                 found = true;
             }
         }
@@ -95,6 +110,7 @@ static void collect_steps(bundle *b)
 
 static int write_outputs(bundle *b, char *err, size_t errsize)
 {
+    size_t written = 0;
     for (size_t i = 0; i < b->files.len; i++) {
         bundle_file *f = b->files.items[i];
         char *path = arena_printf(b->arena, "%s/%s", b->opts->out_dir, f->path);
@@ -113,7 +129,12 @@ static int write_outputs(bundle *b, char *err, size_t errsize)
             snprintf(err, errsize, "cannot make %s executable", path);
             return -1;
         }
+        if (changed && b->opts->verbose)
+            printf("pipec: wrote %s\n", path);
+        written += changed;
     }
+    if (b->opts->verbose && written == 0)
+        printf("pipec: %s is up to date\n", b->opts->out_dir);
     return 0;
 }
 

@@ -28,6 +28,11 @@ typedef struct build_options {
     unsigned targets;
     const char *depfile;    /* -MD -MF: Make-format dependencies */
     const char *dep_target; /* -MT: the rule's target (default OUT/bundle.yaml) */
+    bool verbose;           /* -v: name each file written */
+    /* For pipec-rebuild.cmake (gen_rebuild.c), absolute; NULL: not written. */
+    const char *pipec_path;
+    const char *pipe_path;
+    const char *pipeline_name; /* the pipeline built (as --pipeline) */
 } build_options;
 
 /* A user file copied into the bundle. */
@@ -107,6 +112,10 @@ int gen_docker(bundle *b, char *err, size_t errsize);
 int gen_slurm(bundle *b, char *err, size_t errsize);
 int gen_kubernetes(bundle *b, char *err, size_t errsize);
 int gen_skypilot(bundle *b, char *err, size_t errsize);
+int gen_rebuild(bundle *b, char *err, size_t errsize); /* last: it lists every file of the bundle */
+
+/* "all", or the targets of mask as --target takes them ("local,slurm"). */
+const char *targets_text(arena *a, unsigned mask);
 
 /* Writes the bundle of a model (model_build). Returns 0, or -1 with a
    message in err (I/O). Fills each step's code_digest and sources in m. */

@@ -27,10 +27,11 @@ static const char usage_text[] =
     "commands:\n"
     "  check FILE.pipe [-Werror] [--diagnostics-format=text|json|sarif]\n"
     "                       check a pipeline file and report every mistake\n"
-    "  build FILE.pipe [-o DIR] [--pipeline NAME] [--target LIST] [-MD -MF DEPFILE [-MT TARGET]]\n"
+    "  build FILE.pipe [-o DIR] [--pipeline NAME] [--target LIST] [-MD -MF DEPFILE [-MT TARGET]] [-v]\n"
     "                       check, then write the deployable bundle (default DIR: PIPELINE-bundle);\n"
     "                       LIST is a comma list of local,docker,slurm,kubernetes,skypilot or all;\n"
-    "                       --list-sources prints what a build system compiles and writes nothing\n"
+    "                       -v (--verbose) names each file written; --list-sources prints what a\n"
+    "                       build system compiles and writes nothing\n"
     "  graph FILE.pipe [--pipeline NAME] [--format text|dot|mermaid]\n"
     "                       print a pipeline's invocations and data flow\n"
     "  fmt FILE.pipe [--check]\n"
@@ -68,6 +69,7 @@ typedef struct common_opts {
     const char *depfile;
     const char *dep_target;
     bool list_sources;
+    bool verbose;
 } common_opts;
 
 static bool take_value(int argc, char **argv, int *i, const char *name, const char **value)
@@ -147,6 +149,8 @@ static int parse_common(int argc, char **argv, const char *allowed, common_opts 
             o->dep_target = v;
         } else if (strchr(allowed, 'b') && strcmp(a, "--list-sources") == 0) {
             o->list_sources = true;
+        } else if (strchr(allowed, 'b') && (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
+            o->verbose = true;
         } else if (strchr(allowed, 'c') && strcmp(a, "--check") == 0) {
             o->check_only = true;
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -279,8 +283,28 @@ static int cmd_build(int argc, char **argv)
         list_sources(&s, &m);
         rc = EXIT_OK;
     } else if (pl && !diag_error_count(&s.diag)) {
-        build_options bo = {o.out_dir ? o.out_dir : arena_printf(&s.arena, "%s-bundle", pl->name), o.pipeline,
-                            o.targets, o.depfile, o.dep_target};
+        build_options bo = {
+            .out_dir = o.out_dir ? o.out_dir : arena_printf(&s.arena, "%s-bundle", pl->name),
+            .pipeline = o.pipeline,
+            .targets = o.targets,
+            .depfile = o.depfile,
+            .dep_target = o.dep_target,
+            .verbose = o.verbose,
+        };
+        /* How to build the bundle again (pipec-rebuild.cmake): this pipec and
+           the .pipe file, by absolute paths. */
+        char self[4096];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n > 0) {
+            self[n] = '\0';
+            bo.pipec_path = arena_strdup(&s.arena, self);
+        }
+        char *pipe_abs = realpath(o.file, NULL);
+        if (pipe_abs) {
+            bo.pipe_path = arena_strdup(&s.arena, pipe_abs);
+            free(pipe_abs);
+        }
+        bo.pipeline_name = pl->name;
         char err[1024];
         if (bundle_build(&m, &bo, &s.arena, err, sizeof err) != 0) {
             fprintf(stderr, "pipec: error: %s\n", err);
@@ -307,7 +331,15 @@ static int cmd_graph(int argc, char **argv)
     pipeline_info *pl = NULL;
     if (!diag_error_count(&s.diag))
         pl = program_select_pipeline(&s.pg, o.pipeline);
-    flush_diags(&s, o.diag_format);
+    /* `graph` shows the graph: the warnings `check` prints in full are one
+       line here (unless -Werror makes them errors); json and sarif get all. */
+    if (o.diag_format == DIAG_FORMAT_TEXT) {
+        char hint[600];
+        snprintf(hint, sizeof hint, "pipec check %s", o.file);
+        diag_flush_errors_only(&s.diag, hint, write_stream, stderr);
+    } else {
+        flush_diags(&s, o.diag_format);
+    }
     rc = EXIT_ERRORS;
     if (pl && !diag_error_count(&s.diag)) {
         strbuf out = STRBUF_INIT;
@@ -346,7 +378,8 @@ static int cmd_fmt(int argc, char **argv)
         rc = EXIT_ERRORS;
     } else {
         const source_file *src = s.sources.files[idx];
-        bool same = out.len == src->len && memcmp(out.data, src->text, out.len) == 0;
+        /* A file with CR line breaks is rewritten with LF ones. */
+        bool same = !src->lone_cr && out.len == src->len && memcmp(out.data, src->text, out.len) == 0;
         if (o.check_only) {
             if (!same)
                 fprintf(stderr, "%s: not in canonical layout (run `pipec fmt %s`)\n", o.file, o.file);

@@ -1,4 +1,4 @@
-/* The decorator table (LANGUAGE.md §5): names, where they may appear, their
+/* The decorator table (docs/language.md, "Decorators"): names, where they may appear, their
    options with types and defaults; option values parsed and merged. */
 #ifndef PIPEC_DECORATORS_H
 #define PIPEC_DECORATORS_H

@@ -411,7 +411,9 @@ static void render_sarif(const diag_engine *d, diagnostic **items, size_t n, str
     sb_puts(sb, "]}]}\n");
 }
 
-void diag_flush(diag_engine *d, diag_format fmt, diag_writer out, void *user)
+/* The diagnostics sorted by file and position, exact duplicates dropped;
+   the caller frees the array. */
+static diagnostic **sorted_unique(const diag_engine *d, size_t *kept_out)
 {
     size_t n = d->diags.len;
     diagnostic **items = xmalloc((n ? n : 1) * sizeof *items);
@@ -426,6 +428,41 @@ void diag_flush(diag_engine *d, diag_format fmt, diag_writer out, void *user)
         if (!dup)
             items[kept++] = items[i];
     }
+    *kept_out = kept;
+    return items;
+}
+
+void diag_flush_errors_only(diag_engine *d, const char *check_hint, diag_writer out, void *user)
+{
+    size_t kept;
+    diagnostic **items = sorted_unique(d, &kept);
+    strbuf sb = STRBUF_INIT;
+    size_t errors = 0, warnings = 0;
+    for (size_t i = 0; i < kept; i++) {
+        if (is_error(d, items[i])) {
+            render_text(d, items[i], &sb);
+            errors++;
+        } else {
+            warnings++;
+        }
+    }
+    if (d->overflowed)
+        sb_printf(&sb, "pipec: stopped after %zu errors; fix these and run again\n", d->max_errors);
+    if (errors)
+        sb_printf(&sb, "%zu error%s emitted\n", errors, errors == 1 ? "" : "s");
+    if (warnings)
+        sb_printf(&sb, "%zu warning%s not shown (`%s` prints %s)\n", warnings, warnings == 1 ? "" : "s",
+                  check_hint, warnings == 1 ? "it" : "them");
+    if (sb.len)
+        out(user, sb.data, sb.len);
+    sb_free(&sb);
+    free(items);
+}
+
+void diag_flush(diag_engine *d, diag_format fmt, diag_writer out, void *user)
+{
+    size_t kept;
+    diagnostic **items = sorted_unique(d, &kept);
     strbuf sb = STRBUF_INIT;
     size_t errors = 0, warnings = 0;
     for (size_t i = 0; i < kept; i++) {

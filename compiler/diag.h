@@ -65,6 +65,11 @@ bool diag_has_errors_in_file(const diag_engine *d, uint32_t file);
 /* Sorts by file and position, drops exact duplicates, and writes everything. */
 void diag_flush(diag_engine *d, diag_format fmt, diag_writer out, void *user);
 
+/* Text for a command whose output is not the diagnostics (`graph`): the
+   errors in full, the warnings as one line that names check_hint, the
+   command that prints them. */
+void diag_flush_errors_only(diag_engine *d, const char *check_hint, diag_writer out, void *user);
+
 /* "FILE:LINE:COL" for a span (static buffer-free: written into buf). */
 void diag_format_position(const diag_engine *d, span sp, char *buf, size_t size);
 

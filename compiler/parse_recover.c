@@ -205,7 +205,19 @@ static void syntax_error_help(parse_ctx *p, diagnostic *dg, const syntax_error *
     }
     if (!foreign && parse_word_before(p, loc->start, before, sizeof before))
         foreign = parse_foreign_word_help(before);
-    if (foreign)
+    /* `@step` / `@pipeline` (ZenML's and Metaflow's spelling): the keyword
+       is all it takes. */
+    uint32_t at_sign = loc->start;
+    while (at_sign > 0 && (p->src->text[at_sign - 1] == ' ' || p->src->text[at_sign - 1] == '\t'))
+        at_sign--;
+    bool keyword_after_at = (tok->token == STEP || tok->token == PIPELINE) && at_sign > 0 &&
+                            p->src->text[at_sign - 1] == '@';
+    if (keyword_after_at) {
+        const char *kw = tok->token == STEP ? "step" : "pipeline";
+        diag_help(p->diag, dg, "`@%s` is not needed: `%s` is a keyword, not a decorator, and starts a %s "
+                               "declaration by itself; remove `@%s`",
+                  kw, kw, kw, kw);
+    } else if (foreign)
         diag_help(p->diag, dg, "%s", foreign);
     else if (tok->token == IDENT && expects_string) {
         /* `import lib/data.pipe`: the text as far as it goes. */

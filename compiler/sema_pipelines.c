@@ -76,10 +76,15 @@ static void bind(scope *sc, binding_kind kind, ast_name *name, invocation *inv, 
     b->used = symtab_get(&sc->used_early, name->text) != NULL;
 }
 
+/* `_` as a target discards an output: it is never bound, so it may appear
+   any number of times and no argument can name it. */
+static bool is_discard(const ast_name *name) { return strcmp(name->text, "_") == 0; }
+
 static void poison_targets(scope *sc, ast_statement *stmt)
 {
     for (size_t i = 0; i < stmt->targets.len; i++)
-        bind(sc, BIND_POISON, stmt->targets.items[i], NULL, 0);
+        if (!is_discard(stmt->targets.items[i]))
+            bind(sc, BIND_POISON, stmt->targets.items[i], NULL, 0);
 }
 
 /* p: the parameter the name was passed to, when known. */
@@ -93,6 +98,13 @@ static void report_unknown_name(scope *sc, ast_name *name, const param_info *p)
     if (symtab_get(&sc->reported, name->text))
         return; /* one report per name: the other uses are the same mistake */
     symtab_put(&sc->reported, name->text, (void *)1);
+    if (is_discard(name)) {
+        diagnostic *dg = diag_report(pg->diag, name->sp, DIAG_E0106, "`_` discards an output and cannot be used as "
+                                                                     "an argument");
+        diag_label(pg->diag, dg, "not a name");
+        diag_help(pg->diag, dg, "bind the output you want to pass to a name (`x = step(...)`), then pass `x`");
+        return;
+    }
     diagnostic *dg = diag_report(pg->diag, name->sp, DIAG_E0106, "no artifact or pipeline parameter named `%s`",
                                  name->text);
     diag_label(pg->diag, dg, "not bound");
@@ -616,10 +628,10 @@ static void check_statement(scope *sc, ast_statement *stmt)
         poison_targets(sc, stmt); /* the syntax error said it */
         return;
     }
-    if (stmt->targets.len != st->noutputs) {
-        /* With no targets at all, point at the call: that is where they go. */
-        span at = stmt->targets.len ? stmt->targets_sp : call->callee.sp;
-        diagnostic *dg = diag_report(pg->diag, at, DIAG_E0203,
+    /* No targets: the outputs are written to the store and nothing reads
+       them here. Targets, when given, bind every output in order. */
+    if (stmt->targets.len && stmt->targets.len != st->noutputs) {
+        diagnostic *dg = diag_report(pg->diag, stmt->targets_sp, DIAG_E0203,
                                      "%zu target%s for step `%s`, which has %zu output%s", stmt->targets.len,
                                      stmt->targets.len == 1 ? "" : "s", st->name, st->noutputs,
                                      st->noutputs == 1 ? "" : "s");
@@ -629,12 +641,13 @@ static void check_statement(scope *sc, ast_statement *stmt)
             sb_printf(&outs, "%s%s", i ? ", " : "", st->outputs[i].name);
         if (st->noutputs == 0)
             diag_help(pg->diag, dg, "`%s` produces nothing: call it without `... =`", st->name);
-        else if (stmt->targets.len == 0 && st->noutputs == 1)
-            diag_help(pg->diag, dg, "bind its output: `%s = %s(...)`", st->outputs[0].name, st->name);
         else if (st->noutputs == 1)
-            diag_help(pg->diag, dg, "bind its one output: `%s = %s(...)`", st->outputs[0].name, st->name);
+            diag_help(pg->diag, dg, "bind its one output, `%s = %s(...)`, or call it without targets",
+                      st->outputs[0].name, st->name);
         else
-            diag_help(pg->diag, dg, "bind all its outputs in order: `(%s) = %s(...)`", sb_cstr(&outs), st->name);
+            diag_help(pg->diag, dg, "bind all its outputs in order, `(%s) = %s(...)`, with `_` for those you do "
+                                    "not need",
+                      sb_cstr(&outs), st->name);
         diag_note(pg->diag, dg, st->decl->name.sp, "`%s` is declared here", st->name);
         sb_free(&outs);
         poison_targets(sc, stmt);
@@ -642,6 +655,8 @@ static void check_statement(scope *sc, ast_statement *stmt)
     }
     for (size_t i = 0; i < stmt->targets.len; i++) {
         ast_name *t = stmt->targets.items[i];
+        if (is_discard(t))
+            continue; /* written to the store, bound to nothing */
         inv->targets[i] = t->text;
         /* An output of a value type was reported (E0208); its uses are not. */
         bool value_typed = sema_type_of(st->outputs[i].type_name) != TYPE_ARTIFACT;
@@ -684,7 +699,8 @@ static void check_pipeline(sema *s, ast_pipeline *decl)
         ast_statement *stmt = decl->statements.items[i];
         for (size_t k = 0; k < stmt->targets.len; k++) {
             ast_name *t = stmt->targets.items[k];
-            symtab_put(&sc.later, t->text, t);
+            if (!is_discard(t))
+                symtab_put(&sc.later, t->text, t);
         }
     }
     for (size_t i = 0; i < decl->statements.len; i++) {
@@ -702,8 +718,14 @@ static void check_pipeline(sema *s, ast_pipeline *decl)
                 continue;
             diagnostic *dg = diag_report(pg->diag, b->sp, DIAG_W0404, "output `%s` is bound but never used", b->name);
             diag_label(pg->diag, dg, "never used");
-            diag_help(pg->diag, dg, "pass `%s` to a later step, or drop the output from step `%s` if nothing needs it",
-                      b->name, b->producer->step->name);
+            if (b->producer->stmt->targets.len == 1)
+                diag_help(pg->diag, dg, "pass `%s` to a later step; if nothing needs it, call `%s(...)` without "
+                                        "`%s =` (the output is still written to the store)",
+                          b->name, b->producer->step->name, b->name);
+            else
+                diag_help(pg->diag, dg, "pass `%s` to a later step; if nothing needs it, write `_` in its place "
+                                        "(the output is still written to the store)",
+                          b->name);
         }
     }
     bool pipeline_damaged = sema_decl_damaged(s, decl->file, decl);

@@ -51,6 +51,16 @@ int source_add(source_set *set, const char *path, const char *text, size_t len)
     memcpy(f->text, text, len);
     f->text[len] = '\0';
     f->len = len;
+    /* A line ends at LF, CRLF or a CR alone. A lone CR becomes LF in place,
+       so that every offset still names the same byte of the file and the
+       rest of the compiler knows one line break; CRLF needs nothing (CR is
+       whitespace before the LF). */
+    for (size_t i = 0; i < len; i++) {
+        if (f->text[i] == '\r' && (i + 1 == len || f->text[i + 1] != '\n')) {
+            f->text[i] = '\n';
+            f->lone_cr = true;
+        }
+    }
     index_lines(f);
     if (set->len == set->cap) {
         set->cap = set->cap ? set->cap * 2 : 8;

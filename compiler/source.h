@@ -2,6 +2,7 @@
 #ifndef PIPEC_SOURCE_H
 #define PIPEC_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,8 +14,9 @@ typedef struct span {
 
 typedef struct source_file {
     char *path; /* as shown in diagnostics (relative as given) */
-    char *text; /* NUL-terminated copy of the bytes */
+    char *text; /* NUL-terminated copy of the bytes, a lone CR read as LF */
     size_t len;
+    bool lone_cr; /* the file breaks lines with a CR alone (old Mac style) somewhere */
     uint32_t *line_starts;
     size_t nlines;
 } source_file;

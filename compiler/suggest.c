@@ -45,28 +45,7 @@ int format_name_list(char *buf, size_t size, const char *const *names, size_t n)
     return total > INT_MAX ? INT_MAX : (int)total;
 }
 
-/* suggest_closest, else the one candidate the name starts with or that
-   starts with the name ("gpu_count" -> "gpu", "cleanup" -> "cleanup_memory"). */
 const char *suggest_closest_or_prefix(const char *name, const char *const *candidates, size_t n)
 {
-    const char *close = suggest_closest(name, candidates, n);
-    if (close)
-        return close;
-    size_t len = strlen(name);
-    if (len < 3)
-        return NULL;
-    const char *found = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const char *c = candidates[i];
-        size_t clen = c ? strlen(c) : 0;
-        if (clen < 3)
-            continue;
-        bool prefix = clen < len ? strncmp(name, c, clen) == 0 : strncmp(c, name, len) == 0;
-        if (!prefix)
-            continue;
-        if (found)
-            return NULL; /* ambiguous */
-        found = c;
-    }
-    return found;
+    return pipe_suggest_name(name, candidates, n);
 }

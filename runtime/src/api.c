@@ -9,6 +9,7 @@
 
 #include "ctx.h"
 #include "ctx_error.h"
+#include "store.h"
 #include "pipe/pipe.h"
 #include "rank_env.h"
 #include "stepfile.h"
@@ -69,7 +70,7 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
         rc = PIPE_ENOMEM;
         goto fail;
     }
-    ctx->error_path = pipe_asprintf("%s/error", ctx->dir);
+    ctx->error_path = pipe_store_error_file(ctx->dir, ctx->rank, ctx->world_size);
     char *metrics_path = pipe_asprintf("%s/metrics.csv", ctx->dir);
     int mrc = metrics_path ? pipe_metrics_writer_init(&ctx->metrics, metrics_path, ctx->started) : PIPE_ENOMEM;
     free(metrics_path);
@@ -410,15 +411,13 @@ int pipe_fail(pipe_ctx *ctx, const char *fmt, ...)
     char *msg = vformat(fmt, ap);
     va_end(ap);
     const char *text = msg ? msg : fmt;
-    char *line = ctx->world_size > 1 ? pipe_asprintf("rank %d: %s", ctx->rank, text) : NULL;
-    const char *record = line ? line : text;
+    /* The rank's own file: the supervisor names the rank. */
     char err[512];
-    if (pipe_write_file_atomic(ctx->error_path, record, strlen(record), err, sizeof err) != 0)
+    if (pipe_write_file_atomic(ctx->error_path, text, strlen(text), err, sizeof err) != 0)
         pipe_ctx_error(ctx, PIPE_EIO, "pipe_fail: %s", err);
     char *logged = pipe_asprintf("error: %s", text);
     log_text(ctx, logged ? logged : text);
     free(logged);
-    free(line);
     free(msg);
     return 1;
 }

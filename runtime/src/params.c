@@ -8,25 +8,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipe/base.h"
 #include "pipe/error.h"
 #include "util.h"
 
-static char *canonical_int(const char *value)
+/* Canonical text of a value, or why there is none. */
+typedef enum { CANON_OK, CANON_MALFORMED, CANON_OUT_OF_RANGE } canon_status;
+
+static canon_status canonical_int(const char *value, char **out)
 {
     const char *p = value;
     if (*p == '+' || *p == '-')
         p++;
     if (!isdigit((unsigned char)*p))
-        return NULL;
+        return CANON_MALFORMED;
     for (const char *q = p; *q; q++)
         if (!isdigit((unsigned char)*q))
-            return NULL;
+            return CANON_MALFORMED;
     errno = 0;
     char *end;
     long long v = strtoll(value, &end, 10);
-    if (errno == ERANGE || *end != '\0')
-        return NULL;
-    return pipe_asprintf("%lld", v);
+    if (errno == ERANGE)
+        return CANON_OUT_OF_RANGE;
+    if (*end != '\0')
+        return CANON_MALFORMED;
+    *out = pipe_asprintf("%lld", v);
+    return CANON_OK;
 }
 
 static char *canonical_double(double v)
@@ -36,33 +43,58 @@ static char *canonical_double(double v)
     return pipe_strdup(buf);
 }
 
-static char *canonical_float(const char *value)
+static canon_status canonical_float(const char *value, char **out)
 {
     if (*value == '\0' || isspace((unsigned char)*value))
-        return NULL;
+        return CANON_MALFORMED;
     errno = 0;
     char *end;
     double v = strtod(value, &end);
-    if (*end != '\0' || !isfinite(v))
-        return NULL;
-    /* Overflow gives HUGE_VAL (not finite, refused above); underflow to a
-       tiny or zero value is accepted: it is the nearest double. */
-    return canonical_double(v);
+    if (*end != '\0' || isnan(v))
+        return CANON_MALFORMED;
+    /* "inf" is not a number here; "1e999" overflows to it and "1e-400"
+       underflows to 0: both are out of range, as they are in a .pipe file.
+       A subnormal value is kept: it is the nearest double. */
+    if (isinf(v) && (errno == ERANGE || isdigit((unsigned char)value[value[0] == '-' || value[0] == '+'])))
+        return CANON_OUT_OF_RANGE;
+    if (isinf(v))
+        return CANON_MALFORMED;
+    if (errno == ERANGE && v == 0)
+        return CANON_OUT_OF_RANGE;
+    *out = canonical_double(v);
+    return CANON_OK;
+}
+
+static canon_status canonical(pipe_type t, const char *value, char **out)
+{
+    *out = NULL;
+    switch (t) {
+    case PIPE_TYPE_INT: return canonical_int(value, out);
+    case PIPE_TYPE_FLOAT: return canonical_float(value, out);
+    case PIPE_TYPE_BOOL:
+        if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
+            return CANON_MALFORMED;
+        *out = pipe_strdup(value);
+        return CANON_OK;
+    case PIPE_TYPE_STRING: *out = pipe_strdup(value); return CANON_OK;
+    case PIPE_TYPE_ARTIFACT: return CANON_MALFORMED;
+    }
+    return CANON_MALFORMED;
 }
 
 char *pipe_value_canonical(pipe_type t, const char *value)
 {
-    if (!value)
-        return NULL;
-    switch (t) {
-    case PIPE_TYPE_INT: return canonical_int(value);
-    case PIPE_TYPE_FLOAT: return canonical_float(value);
-    case PIPE_TYPE_BOOL:
-        return strcmp(value, "true") == 0 || strcmp(value, "false") == 0 ? pipe_strdup(value) : NULL;
-    case PIPE_TYPE_STRING: return pipe_strdup(value);
-    case PIPE_TYPE_ARTIFACT: return NULL;
-    }
-    return NULL;
+    char *out = NULL;
+    if (value)
+        canonical(t, value, &out);
+    return out;
+}
+
+static const char *type_range(pipe_type t)
+{
+    return t == PIPE_TYPE_INT ? "an int (64-bit: -9223372036854775808 to 9223372036854775807)"
+                              : "a float (a double: magnitudes up to about 1.8e308, and none between 0 and "
+                                "about 4.9e-324)";
 }
 
 static const char *type_expectation(pipe_type t)
@@ -108,28 +140,49 @@ int pipe_params_set(const pipe_manifest *m, pipe_param_values *v, const char *na
             pipe_errf(err, errsize, "unknown parameter `%s` (pipeline %s has no parameters)", name, m->pipeline);
             return PIPE_EUSAGE;
         }
-        /* "unknown parameter `nope` (parameters: epochs, lr)" */
+        /* "unknown parameter `epoch`; did you mean `epochs`? (parameters of
+           pipeline p: epochs, lr)" */
         size_t cap = 64;
         for (size_t j = 0; j < m->nparams; j++)
             cap += strlen(m->params[j].name) + 2;
         char *names = malloc(cap);
-        if (!names)
+        const char **candidates = malloc(m->nparams * sizeof *candidates);
+        if (!names || !candidates) {
+            free(names);
+            free(candidates);
             return PIPE_ENOMEM;
+        }
         names[0] = '\0';
         for (size_t j = 0; j < m->nparams; j++) {
             if (j)
                 strcat(names, ", ");
             strcat(names, m->params[j].name);
+            candidates[j] = m->params[j].name;
         }
-        pipe_errf(err, errsize, "unknown parameter `%s` (parameters of pipeline %s: %s)", name, m->pipeline, names);
+        const char *close = pipe_suggest_name(name, candidates, m->nparams);
+        if (close)
+            pipe_errf(err, errsize, "unknown parameter `%s`; did you mean `%s`? (parameters of pipeline %s: %s)",
+                      name, close, m->pipeline, names);
+        else
+            pipe_errf(err, errsize, "unknown parameter `%s` (parameters of pipeline %s: %s)", name, m->pipeline,
+                      names);
         free(names);
+        free(candidates);
         return PIPE_EUSAGE;
     }
-    char *canon = pipe_value_canonical(m->params[i].type, value);
-    if (!canon) {
+    char *canon = NULL;
+    canon_status st = canonical(m->params[i].type, value, &canon);
+    if (st == CANON_OUT_OF_RANGE) {
+        pipe_errf(err, errsize, "parameter `%s`: `%s` is out of range for %s", name, value,
+                  type_range(m->params[i].type));
+        return PIPE_EUSAGE;
+    }
+    if (st != CANON_OK) {
         pipe_errf(err, errsize, "parameter `%s`: `%s` is not %s", name, value, type_expectation(m->params[i].type));
         return PIPE_EUSAGE;
     }
+    if (!canon)
+        return PIPE_ENOMEM;
     free(v->values[i]);
     v->values[i] = canon;
     return 0;
@@ -149,6 +202,27 @@ int pipe_params_assign(const pipe_manifest *m, pipe_param_values *v, const char 
     int rc = pipe_params_set(m, v, name, eq + 1, err, errsize);
     free(name);
     return rc;
+}
+
+int pipe_params_assign_all(const pipe_manifest *m, pipe_param_values *v, const char *const *assignments, size_t n,
+                           char *err, size_t errsize)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(assignments[i], '=');
+        size_t len = eq ? (size_t)(eq - assignments[i]) : strlen(assignments[i]);
+        for (size_t k = 0; k < i && eq; k++) {
+            const char *keq = strchr(assignments[k], '=');
+            if (keq && (size_t)(keq - assignments[k]) == len && strncmp(assignments[k], assignments[i], len) == 0) {
+                pipe_errf(err, errsize, "parameter `%.*s` is given twice (`%s`, then `%s`): give it once", (int)len,
+                          assignments[i], assignments[k], assignments[i]);
+                return PIPE_EUSAGE;
+            }
+        }
+        int rc = pipe_params_assign(m, v, assignments[i], err, errsize);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 int pipe_params_check_complete(const pipe_manifest *m, const pipe_param_values *v, char *err, size_t errsize)

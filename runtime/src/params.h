@@ -18,6 +18,10 @@ int pipe_params_init(const pipe_manifest *m, pipe_param_values *out);
    is unknown (with the valid names) or the value does not parse as its type. */
 int pipe_params_assign(const pipe_manifest *m, pipe_param_values *v, const char *assignment, char *err,
                        size_t errsize);
+/* Every "NAME=VALUE" of a command line in order; a name given twice is
+   PIPE_EUSAGE naming both (a config file's value is overridden, not this). */
+int pipe_params_assign_all(const pipe_manifest *m, pipe_param_values *v, const char *const *assignments, size_t n,
+                           char *err, size_t errsize);
 int pipe_params_set(const pipe_manifest *m, pipe_param_values *v, const char *name, const char *value, char *err,
                     size_t errsize);
 /* PIPE_EUSAGE naming the first required parameter without a value. */

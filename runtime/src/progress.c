@@ -15,6 +15,7 @@ const char *pipe_pstate_name(pipe_pstate s)
 {
     switch (s) {
     case PIPE_PS_QUEUED: return "queued";
+    case PIPE_PS_STARTING: return "starting";
     case PIPE_PS_RUNNING: return "running";
     case PIPE_PS_DONE: return "done";
     case PIPE_PS_CACHED: return "cached";
@@ -76,8 +77,11 @@ int pipe_progress_init(pipe_progress *p, FILE *out, bool tty, const char *const 
 
 void pipe_progress_free(pipe_progress *p)
 {
-    for (size_t i = 0; i < p->n; i++)
+    for (size_t i = 0; i < p->n; i++) {
         free(p->items[i].detail);
+        free(p->items[i].cause);
+        free(p->items[i].log);
+    }
     free(p->items);
     p->items = NULL;
     p->n = 0;
@@ -126,7 +130,34 @@ void pipe_progress_set(pipe_progress *p, size_t i, pipe_pstate state, const char
         it->started = it->finished;
     free(it->detail);
     it->detail = detail ? pipe_strdup(detail) : NULL;
-    print_state(p, i);
+    if (state != PIPE_PS_STARTING)
+        print_state(p, i);
+}
+
+void pipe_progress_cause(pipe_progress *p, size_t i, const char *cause, const char *log)
+{
+    pipe_progress_item *it = &p->items[i];
+    free(it->cause);
+    free(it->log);
+    it->cause = cause ? pipe_strdup(cause) : NULL;
+    it->log = log ? pipe_strdup(log) : NULL;
+}
+
+/* "ID failed: CAUSE" then the cause's other lines (its log tail), indented,
+   and where the whole log is: one block per failed invocation. */
+static void print_cause(const pipe_progress *p, const pipe_progress_item *it)
+{
+    const char *c = it->cause;
+    size_t first = strcspn(c, "\n");
+    fprintf(p->out, "%s failed: %.*s\n", it->id, (int)first, c);
+    for (c += first; *c == '\n';) {
+        c++;
+        size_t n = strcspn(c, "\n");
+        fprintf(p->out, "  %.*s\n", (int)n, c);
+        c += n;
+    }
+    if (it->log)
+        fprintf(p->out, "  log: %s\n", it->log);
 }
 
 void pipe_progress_metrics(pipe_progress *p, size_t i, const pipe_step_metric *metrics, size_t n)
@@ -230,8 +261,8 @@ void pipe_progress_summary(pipe_progress *p, const char *run_id, const char *run
     char total[32];
     pipe_format_seconds(pipe_now() - p->run_started, total, sizeof total);
     fprintf(p->out, "\nsummary: %zu invocation%s", p->n, p->n == 1 ? "" : "s");
-    static const pipe_pstate order[] = {PIPE_PS_DONE, PIPE_PS_CACHED, PIPE_PS_FAILED, PIPE_PS_SKIPPED,
-                                        PIPE_PS_RUNNING, PIPE_PS_QUEUED};
+    static const pipe_pstate order[] = {PIPE_PS_DONE,    PIPE_PS_CACHED,   PIPE_PS_FAILED, PIPE_PS_SKIPPED,
+                                        PIPE_PS_RUNNING, PIPE_PS_STARTING, PIPE_PS_QUEUED};
     const char *sep = ": ";
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         if (counts[order[k]] == 0)
@@ -265,6 +296,9 @@ void pipe_progress_summary(pipe_progress *p, const char *run_id, const char *run
             fputc('\n', p->out);
         }
     }
+    for (size_t i = 0; i < p->n; i++)
+        if (p->items[i].state == PIPE_PS_FAILED && p->items[i].cause)
+            print_cause(p, &p->items[i]);
     fprintf(p->out, "run %s %s (exit %d); its records are in %s\n", run_id,
             exit_status == 0 ? "succeeded" : exit_status == 1 ? "failed" : "was interrupted", exit_status, run_dir);
     fflush(p->out);

@@ -13,6 +13,7 @@
 
 typedef enum {
     PIPE_PS_QUEUED,
+    PIPE_PS_STARTING, /* started, not shown: it may turn out cached */
     PIPE_PS_RUNNING,
     PIPE_PS_DONE,
     PIPE_PS_CACHED,
@@ -24,7 +25,9 @@ typedef struct pipe_progress_item {
     const char *id;
     pipe_pstate state;
     double started, finished; /* pipe_now(); 0 when not yet */
-    char *detail;             /* "exit 3 — why", "needs x, which failed" */
+    char *detail;             /* "(exit 3)", "needs x, which failed" */
+    char *cause;              /* a failure's root cause, for the summary */
+    char *log;                /* where its log is, shown with the cause */
     const pipe_step_metric *metrics; /* borrowed from the step record */
     size_t nmetrics;
 } pipe_progress_item;
@@ -49,8 +52,13 @@ void pipe_progress_free(pipe_progress *p);
 
 /* Prints "  ID  queued" for every invocation. */
 void pipe_progress_start(pipe_progress *p);
-/* A state change; detail (copied, may be NULL) follows the state word. */
+/* A state change; detail (copied, may be NULL) follows the state word.
+   PIPE_PS_STARTING is recorded and not printed. */
 void pipe_progress_set(pipe_progress *p, size_t i, pipe_pstate state, const char *detail);
+/* A failed invocation's root cause (several lines: the first says it all,
+   the others are a log tail) and its log's path, printed once, in the
+   summary (copied; either may be NULL). */
+void pipe_progress_cause(pipe_progress *p, size_t i, const char *cause, const char *log);
 /* The final metrics of an invocation for the summary (borrowed). */
 void pipe_progress_metrics(pipe_progress *p, size_t i, const pipe_step_metric *metrics, size_t n);
 /* A line of text (an echoed log line, a notice): the status line is cleared first. */

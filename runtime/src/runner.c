@@ -39,6 +39,8 @@ typedef struct run_config {
 } run_config;
 
 typedef struct slot {
+    struct runner *owner;
+    size_t index;           /* the invocation's */
     pipe_child_group child; /* `EXE step ID`, alone in its group */
     pipe_grant grant;
     bool granted;
@@ -322,11 +324,19 @@ static int spawn(runner *r, size_t i, char *err, size_t errsize)
     return rc;
 }
 
-/* Each line a child wrote, between the progress lines. */
+/* Each line a child wrote, between the progress lines; the supervisor's
+   word that its step really started (not cached) shows it running. */
 static void on_child_line(void *arg, int child, const char *line, size_t len)
 {
     (void)child;
-    runner *r = arg;
+    slot *s = arg;
+    runner *r = s->owner;
+    size_t plen = strlen(PIPE_RUNNER_STATE_PREFIX);
+    if (len >= plen && memcmp(line, PIPE_RUNNER_STATE_PREFIX, plen) == 0) {
+        if (r->progress.items[s->index].state == PIPE_PS_STARTING)
+            pipe_progress_set(&r->progress, s->index, PIPE_PS_RUNNING, NULL);
+        return;
+    }
     pipe_progress_line(&r->progress, line, len);
 }
 
@@ -381,13 +391,11 @@ static void finish(runner *r, size_t i, int wstatus)
             why = err;
         else if (!rec)
             why = "it wrote no step record (see its output above)";
-        /* The error may span lines (a log tail): the first line here. */
-        if (why) {
-            size_t n = strcspn(why, "\n");
-            snprintf(detail, sizeof detail, "(%s) \xe2\x80\x94 %.*s", how, (int)(n > 1500 ? 1500 : n), why);
-        } else {
-            snprintf(detail, sizeof detail, "(%s)", how);
-        }
+        /* The cause once, in the summary; here only the status. */
+        snprintf(detail, sizeof detail, "(%s)", how);
+        char *log = pipe_asprintf("%s/%s/log", r->run_dir, inv->id);
+        pipe_progress_cause(&r->progress, i, why ? why : how, rec ? log : NULL);
+        free(log);
     }
     pipe_progress_set(&r->progress, i, state, detail);
     if (rec)
@@ -436,7 +444,7 @@ static int schedule(runner *r)
             continue;
         }
         r->running++;
-        pipe_progress_set(&r->progress, i, PIPE_PS_RUNNING, NULL);
+        pipe_progress_set(&r->progress, i, PIPE_PS_STARTING, NULL);
     }
     return 0;
 }
@@ -596,14 +604,12 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
         goto nomem;
     if (config_path && load_config(config_path, m, &params, &cfg) != 0)
         goto done;
-    for (size_t i = 0; i < nassign; i++) {
-        int rc = pipe_params_assign(m, &params, assignments[i], err, sizeof err);
-        if (rc == PIPE_ENOMEM)
-            goto nomem;
-        if (rc != 0) {
-            pipe_cli_error("--param: %s", err);
-            goto done;
-        }
+    int assigned = pipe_params_assign_all(m, &params, assignments, nassign, err, sizeof err);
+    if (assigned == PIPE_ENOMEM)
+        goto nomem;
+    if (assigned != 0) {
+        pipe_cli_error("--param: %s", err);
+        goto done;
     }
     if (pipe_params_check_complete(m, &params, err, sizeof err) != 0) {
         pipe_cli_error("%s", err);
@@ -681,7 +687,9 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
         !(r.groups = calloc(m->ninvocations, sizeof *r.groups)))
         goto nomem;
     for (size_t i = 0; i < m->ninvocations; i++) {
-        pipe_child_group_init(&r.slots[i].child, PIPE_CHILD_LINE_MAX, on_child_line, &r);
+        r.slots[i].owner = &r;
+        r.slots[i].index = i;
+        pipe_child_group_init(&r.slots[i].child, PIPE_CHILD_LINE_MAX, on_child_line, &r.slots[i]);
         r.groups[i] = &r.slots[i].child;
         ids[i] = m->invocations[i].id;
     }

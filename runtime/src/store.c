@@ -134,6 +134,13 @@ char *pipe_store_step_file(const char *store, const char *run_id, const char *in
     return pipe_asprintf("%s/%s/%s/step.yaml", store, run_id, invocation);
 }
 
+char *pipe_store_error_file(const char *invocation_dir, int rank, int world)
+{
+    if (world <= 1)
+        return pipe_asprintf("%s/error", invocation_dir);
+    return pipe_asprintf("%s/error.rank-%d", invocation_dir, rank);
+}
+
 char *pipe_store_run_file(const char *store, const char *run_id)
 {
     return pipe_asprintf("%s/%s/run.yaml", store, run_id);

@@ -45,6 +45,11 @@ char *pipe_store_output_path(const char *store, const char *run_id, const char *
 char *pipe_store_step_file(const char *store, const char *run_id, const char *invocation);
 char *pipe_store_run_file(const char *store, const char *run_id);
 char *pipe_store_cache_dir(const char *store);
+/* Where a rank puts its own account of a failure (pipe_fail, or the worker
+   when the step returns non-zero): DIR/error for a one-rank step, else
+   DIR/error.rank-N, one file per rank, so that the supervisor reports the
+   account of the rank that failed first, not of the last one to write. */
+char *pipe_store_error_file(const char *invocation_dir, int rank, int world);
 
 /* run.yaml */
 typedef struct pipe_run_info {

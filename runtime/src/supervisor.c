@@ -148,9 +148,8 @@ static int load_run(pipe_supervisor *s, char *err, size_t errsize)
         return rc == PIPE_ENOMEM ? rc : PIPE_EUSAGE;
     if ((rc = pipe_params_init(s->m, &pv)) != 0)
         goto fail;
-    for (size_t i = 0; i < s->o.nparams; i++)
-        if ((rc = pipe_params_assign(s->m, &pv, s->o.params[i], err, errsize)) != 0)
-            goto fail;
+    if ((rc = pipe_params_assign_all(s->m, &pv, s->o.params, s->o.nparams, err, errsize)) != 0)
+        goto fail;
     if (!s->run) {
         if ((rc = pipe_params_check_complete(s->m, &pv, err, errsize)) != 0)
             goto fail;
@@ -355,8 +354,8 @@ static int run_attempts(pipe_supervisor *s)
         /* max_restarts: the whole group again at once, before any @retry. */
         if (!res.interrupted && s->launch.distributed && restarts < s->inv->accelerate.max_restarts) {
             restarts++;
-            pipe_supervisor_note(s, "%s; restarting the %d ranks (restart %lld of %lld)", why, s->world,
-                                 (long long)restarts, (long long)s->inv->accelerate.max_restarts);
+            pipe_supervisor_note(s, "%.*s; restarting the %d ranks (restart %lld of %lld)", (int)strcspn(why, "\n"),
+                                 why, s->world, (long long)restarts, (long long)s->inv->accelerate.max_restarts);
             free(why);
             pipe_supervisor_reset_attempt(s);
             attempt--;
@@ -369,8 +368,9 @@ static int run_attempts(pipe_supervisor *s)
         }
         char d[64];
         pipe_format_duration(s->inv->retry_delay_ms, d, sizeof d);
-        pipe_supervisor_note(s, "attempt %lld failed: %s; retrying%s%s", (long long)attempt, why,
-                             s->inv->retry_delay_ms ? " in " : "", s->inv->retry_delay_ms ? d : "");
+        pipe_supervisor_note(s, "attempt %lld failed: %.*s; retrying%s%s", (long long)attempt,
+                             (int)strcspn(why, "\n"), why, s->inv->retry_delay_ms ? " in " : "",
+                             s->inv->retry_delay_ms ? d : "");
         free(why);
         /* Wait, but wake for SIGINT/SIGTERM. */
         double until = pipe_now() + (double)s->inv->retry_delay_ms / 1000.0;
@@ -434,7 +434,6 @@ static void supervisor_free(pipe_supervisor *s)
     free(s->dir);
     free(s->outdir);
     free(s->log_path);
-    free(s->error_path);
     free(s->metrics_path);
     free(s->step_path);
     free(s->omp_threads);
@@ -501,6 +500,7 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         status = PIPE_EXIT_OK;
         goto done;
     }
+    pipe_supervisor_tell_runner(&s, "running");
     status = execute(&s);
 done:
     supervisor_free(&s);

@@ -41,12 +41,13 @@ typedef struct pipe_supervisor {
     char *store; /* absolute */
     char *dir;   /* STORE/RUN/INV */
     char *outdir;
-    char *log_path, *error_path, *metrics_path, *step_path;
+    char *log_path, *metrics_path, *step_path;
     pipe_run_info *run;
     char **values; /* per step parameter: canonical text or input path */
     const char **output_names;
     pipe_step_record *rec;
     int log_fd;
+    long long attempt_log_start; /* where this attempt's lines begin in the log */
     double t0;
     uint64_t grace_ms;
     int nlocal, world, machine_rank;
@@ -75,10 +76,16 @@ void pipe_supervisor_emit(pipe_supervisor *s, const char *line, size_t n);
 void pipe_supervisor_emit_rank(pipe_supervisor *s, int rank, const char *line, size_t n);
 /* "TIMESTAMP [pipe] ..." of the supervisor's own. */
 void pipe_supervisor_note(pipe_supervisor *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A note into the log only (what the runner reports itself). */
+void pipe_supervisor_note_log_only(pipe_supervisor *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* With --echo, a line for the runner alone (not shown): PIPE_RUNNER_STATE_PREFIX
+   then the state, "running" when the step starts for real (not cached). */
+void pipe_supervisor_tell_runner(const pipe_supervisor *s, const char *state);
 /* "error: MSG" (with --echo "[ID] error: MSG") on stderr. */
 void pipe_supervisor_report(const pipe_supervisor *s, const char *msg);
 /* The last lines of one rank in the log (as torchrun's error summary shows
-   them), malloc'ed, or NULL when it printed nothing. */
+   them; for a one-rank step, the step's lines), malloc'ed, or NULL when it
+   printed nothing. */
 char *pipe_supervisor_log_tail(const pipe_supervisor *s, int rank);
 
 /* ---- supervisor_record.c ---- */
@@ -121,8 +128,12 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
 /* ---- supervisor_failure.c ---- */
 
 /* Why an attempt failed, malloc'ed: the rendezvous, the timeout, the
-   signal, else the failing rank's own account (`error`), its status and,
-   with several ranks, its last lines. */
+   signal, else the rank that failed first, its status, its own account
+   (its error file) and its last lines. The first line says it all; the
+   others are the tail. */
 char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_attempt_result *r);
+/* "rank R (machine M, host H) exited with status N" or "... was killed by
+   SIGX" (no rank part for a one-rank step). */
+void pipe_supervisor_describe_exit(const pipe_supervisor *s, int rank, int status, char *buf, size_t size);
 
 #endif

@@ -1,5 +1,7 @@
-/* Why an attempt failed (supervisor.h): the text that step.yaml's `error`,
-   the console and the runner's summary show. */
+/* Why an attempt failed (supervisor.h): the root cause that step.yaml's
+   `error`, `show` and the runner's summary give, once: the rank that failed
+   first, its machine and host, its status or signal, its own account (its
+   error file) and its last lines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,15 +10,17 @@
 
 #include "child.h"
 #include "pipe/base.h"
+#include "store.h"
 #include "supervisor.h"
 #include "util.h"
 
-char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_attempt_result *r)
+/* The rank's own account of its failure, trimmed; NULL when it wrote none. */
+static char *rank_account(const pipe_supervisor *s, int rank)
 {
-    char *text = NULL, *result = NULL;
+    char *path = pipe_store_error_file(s->dir, rank, s->world);
+    char *text = NULL;
     size_t len = 0;
-    char d[64], sig[32];
-    if (pipe_read_file(s->error_path, &text, &len, NULL, 0) == 0) {
+    if (path && pipe_read_file(path, &text, &len, NULL, 0) == 0) {
         while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
             text[--len] = '\0';
         if (len == 0) {
@@ -24,40 +28,55 @@ char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_atte
             text = NULL;
         }
     }
-    char who[320] = "";
+    free(path);
+    return text;
+}
+
+void pipe_supervisor_describe_exit(const pipe_supervisor *s, int rank, int status, char *buf, size_t size)
+{
+    char who[320] = "", sig[32];
     if (s->world > 1) {
         char host[256] = "?";
         gethostname(host, sizeof host - 1);
-        snprintf(who, sizeof who, "rank %d (machine %d, host %s) ", r->rank, s->machine_rank, host);
+        host[sizeof host - 1] = '\0';
+        snprintf(who, sizeof who, "rank %d (machine %d, host %s) ", rank, s->machine_rank, host);
     }
-    if (r->rendezvous) {
-        result = pipe_strdup(r->rendezvous);
-    } else if (r->timed_out) {
-        pipe_format_duration(s->inv->timeout_ms, d, sizeof d);
-        result = pipe_asprintf("timed out after %s", d);
-    } else if (r->interrupted) {
-        pipe_signal_text(r->interrupted, sig, sizeof sig);
-        result = pipe_asprintf("interrupted by %s", sig);
-    } else if (WIFSIGNALED(r->status)) {
-        pipe_signal_text(WTERMSIG(r->status), sig, sizeof sig);
-        result = text ? pipe_asprintf("%skilled by %s after: %s", who, sig, text)
-                      : pipe_asprintf("%skilled by %s", who, sig);
-    } else if (text) {
-        result = s->world > 1 && strncmp(text, "rank ", 5) != 0 ? pipe_asprintf("%s%s", who, text) : pipe_strdup(text);
+    if (WIFSIGNALED(status)) {
+        pipe_signal_text(WTERMSIG(status), sig, sizeof sig);
+        snprintf(buf, size, "%swas killed by %s", who, sig);
     } else {
-        result = pipe_asprintf("%sexited with status %d", who, WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1);
+        snprintf(buf, size, "%sexited with status %d", who, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
-    free(text);
-    if (result && s->world > 1 && !r->rendezvous && !r->timed_out && !r->interrupted) {
-        char *tail = pipe_supervisor_log_tail(s, r->rank);
-        if (tail) {
-            char *with = pipe_asprintf("%s\nlast lines of rank %d:\n%s", result, r->rank, tail);
-            if (with) {
-                free(result);
-                result = with;
-            }
-            free(tail);
+}
+
+char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_attempt_result *r)
+{
+    char d[64], sig[32], how[512];
+    if (r->rendezvous)
+        return pipe_strdup(r->rendezvous);
+    if (r->timed_out) {
+        pipe_format_duration(s->inv->timeout_ms, d, sizeof d);
+        return pipe_asprintf("timed out after %s", d);
+    }
+    if (r->interrupted) {
+        pipe_signal_text(r->interrupted, sig, sizeof sig);
+        return pipe_asprintf("interrupted by %s", sig);
+    }
+    /* "rank 1 (machine 0, host h) exited with status 3: step `train`
+       returned 3", then the rank's last lines. */
+    pipe_supervisor_describe_exit(s, r->rank, r->status, how, sizeof how);
+    char *account = rank_account(s, r->rank);
+    char *result = account ? pipe_asprintf("%s: %s", how, account) : pipe_strdup(how);
+    free(account);
+    char *tail = result ? pipe_supervisor_log_tail(s, r->rank) : NULL;
+    if (tail) {
+        char *with = s->world > 1 ? pipe_asprintf("%s\nlast lines of rank %d:\n%s", result, r->rank, tail)
+                                  : pipe_asprintf("%s\nlast lines of its output:\n%s", result, tail);
+        if (with) {
+            free(result);
+            result = with;
         }
+        free(tail);
     }
     return result;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "supervisor.h"
 #include "util.h"
 
@@ -24,11 +25,11 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
-void pipe_supervisor_emit(pipe_supervisor *s, const char *line, size_t n)
+static void emit(pipe_supervisor *s, const char *line, size_t n, bool echo)
 {
     if (s->log_fd >= 0)
         write_all(s->log_fd, line, n);
-    if (s->o.echo) {
+    if (echo && s->o.echo) {
         char *p = pipe_asprintf("[%s] %.*s", s->inv->id, (int)n, line);
         if (p) {
             write_all(STDERR_FILENO, p, strlen(p));
@@ -36,6 +37,8 @@ void pipe_supervisor_emit(pipe_supervisor *s, const char *line, size_t n)
         }
     }
 }
+
+void pipe_supervisor_emit(pipe_supervisor *s, const char *line, size_t n) { emit(s, line, n, true); }
 
 /* Whether needle occurs in the first n bytes of p. */
 static bool contains(const char *p, size_t n, const char *needle)
@@ -61,19 +64,42 @@ void pipe_supervisor_emit_rank(pipe_supervisor *s, int rank, const char *line, s
     }
 }
 
-void pipe_supervisor_note(pipe_supervisor *s, const char *fmt, ...)
+static void vnote(pipe_supervisor *s, bool echo, const char *fmt, va_list ap)
 {
     char msg[2048], stamp[40];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     pipe_iso8601(stamp, sizeof stamp);
     char *line = pipe_asprintf("%s [pipe] %s\n", stamp, msg);
     if (line) {
-        pipe_supervisor_emit(s, line, strlen(line));
+        emit(s, line, strlen(line), echo);
         free(line);
     }
+}
+
+void pipe_supervisor_note(pipe_supervisor *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vnote(s, true, fmt, ap);
+    va_end(ap);
+}
+
+void pipe_supervisor_note_log_only(pipe_supervisor *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vnote(s, false, fmt, ap);
+    va_end(ap);
+}
+
+void pipe_supervisor_tell_runner(const pipe_supervisor *s, const char *state)
+{
+    if (!s->o.echo)
+        return;
+    char line[64];
+    int n = snprintf(line, sizeof line, "%s%s\n", PIPE_RUNNER_STATE_PREFIX, state);
+    if (n > 0 && (size_t)n < sizeof line)
+        write_all(STDERR_FILENO, line, (size_t)n);
 }
 
 void pipe_supervisor_report(const pipe_supervisor *s, const char *msg)
@@ -88,16 +114,22 @@ char *pipe_supervisor_log_tail(const pipe_supervisor *s, int rank)
 {
     enum { TAIL_LINES = 8 };
     char *text = NULL;
-    if (pipe_read_file(s->log_path, &text, NULL, NULL, 0) != 0)
+    size_t size = 0;
+    if (pipe_read_file(s->log_path, &text, &size, NULL, 0) != 0)
         return NULL;
+    /* This attempt's lines only. */
+    size_t from = s->attempt_log_start > 0 && (size_t)s->attempt_log_start < size ? (size_t)s->attempt_log_start : 0;
     char tag[32];
     snprintf(tag, sizeof tag, "[rank %d] ", rank);
     const char *lines[TAIL_LINES];
     size_t lens[TAIL_LINES], n = 0;
-    for (char *p = text; *p;) {
+    for (char *p = text + from; *p;) {
         char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (contains(p, len, tag)) {
+        /* One rank of several: its tagged lines; a one-rank step: all but
+           the supervisor's own. */
+        bool mine = s->world > 1 ? contains(p, len, tag) : !contains(p, len, " [pipe] ");
+        if (mine && len > 0) {
             lines[n % TAIL_LINES] = p;
             lens[n % TAIL_LINES] = len;
             n++;

@@ -55,6 +55,8 @@ static int rank_main(void *arg)
         .invocation = s->inv->id,
         .run_id = s->o.run_id,
         .dir = s->dir,
+        .rank = s->machine_rank * s->nlocal + r->local_rank,
+        .world = s->world,
         .values = (const char *const *)s->values,
         .output_names = s->output_names,
         .noutputs = s->ms->noutputs,
@@ -84,8 +86,11 @@ static void take_exits(pipe_supervisor *s, pipe_child_group *g, pipe_attempt_res
         res->rank = s->machine_rank * s->nlocal + i;
         res->status = st;
         if (*running > 0 && stopping && !*stopping) {
-            /* One rank failed: stop the others. */
-            pipe_supervisor_note(s, "rank %d failed; stopping the other ranks", res->rank);
+            /* One rank failed: stop the others. The cause is this rank's
+               (pipe_supervisor_describe_failure), said once at the end. */
+            char how[512];
+            pipe_supervisor_describe_exit(s, res->rank, st, how, sizeof how);
+            pipe_supervisor_note(s, "%s; stopping the other ranks", how);
             pipe_child_group_stop(g, SIGTERM, s->grace_ms);
             *stopping = true;
         }
@@ -111,6 +116,8 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
     pipe_child_group *groups[1] = {&g};
     int rc, running = 0;
     memset(res, 0, sizeof *res);
+    off_t end = s->log_fd >= 0 ? lseek(s->log_fd, 0, SEEK_END) : 0;
+    s->attempt_log_start = end > 0 ? (long long)end : 0;
     if ((rc = pipe_launch_begin(&s->launch, err, errsize)) != 0)
         return rc;
     pipe_child_group_init(&g, PIPE_LOG_LINE_MAX, on_rank_line, s);

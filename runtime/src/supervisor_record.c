@@ -15,8 +15,7 @@
 #include "supervisor.h"
 #include "util.h"
 
-/* Removes what an earlier execution of this invocation left: outputs,
-   temporary files, step.yaml, error, metrics.csv. */
+/* An empty outputs/ for the ranks to write into. */
 static int clean_outputs(pipe_supervisor *s, char *err, size_t errsize)
 {
     int rc = pipe_remove_tree(s->outdir, err, errsize);
@@ -25,11 +24,23 @@ static int clean_outputs(pipe_supervisor *s, char *err, size_t errsize)
     return rc;
 }
 
+/* The error files of this machine's ranks (pipe_store_error_file). */
+static void remove_error_files(const pipe_supervisor *s)
+{
+    int first = s->machine_rank * s->nlocal;
+    for (int r = first; r < first + (s->nlocal > 0 ? s->nlocal : 1); r++) {
+        char *path = pipe_store_error_file(s->dir, r, s->world);
+        if (path)
+            unlink(path);
+        free(path);
+    }
+}
+
 int pipe_supervisor_prepare_dir(pipe_supervisor *s, char *err, size_t errsize)
 {
     int rc;
     if (!(s->dir = pipe_store_invocation_dir(s->store, s->o.run_id, s->inv->id)) ||
-        !(s->outdir = pipe_asprintf("%s/outputs", s->dir)) || !(s->error_path = pipe_asprintf("%s/error", s->dir)) ||
+        !(s->outdir = pipe_asprintf("%s/outputs", s->dir)) ||
         !(s->metrics_path = pipe_asprintf("%s/metrics.csv", s->dir)) ||
         !(s->step_path = pipe_store_step_file(s->store, s->o.run_id, s->inv->id)))
         return PIPE_ENOMEM;
@@ -41,13 +52,13 @@ int pipe_supervisor_prepare_dir(pipe_supervisor *s, char *err, size_t errsize)
         return PIPE_ENOMEM;
     if ((rc = pipe_mkdirs(s->dir, err, errsize)) != 0)
         return rc;
+    remove_error_files(s);
     if (s->machine_rank == 0) {
         /* Not finished (again) until this execution says so. */
         if (unlink(s->step_path) != 0 && errno != ENOENT) {
             pipe_errf(err, errsize, "cannot remove %s: %s", s->step_path, strerror(errno));
             return PIPE_EIO;
         }
-        unlink(s->error_path);
         unlink(s->metrics_path);
         char *profile = pipe_asprintf("%s/profile", s->dir);
         rc = profile ? pipe_remove_tree(profile, err, errsize) : PIPE_ENOMEM;
@@ -93,15 +104,25 @@ int pipe_supervisor_fail(pipe_supervisor *s, const char *why)
     char err[1024];
     free(s->rec->error);
     s->rec->error = pipe_strdup(why);
-    pipe_supervisor_note(s, "failed: %s", why);
-    /* A failed invocation has no outputs, not even temporary files of a
-       worker that was killed while writing. */
-    if (s->machine_rank == 0 && s->outdir && clean_outputs(s, err, sizeof err) != 0)
+    /* The log gets the cause's first line (the rest is a tail of the log
+       itself). Under the runner (--echo) it is not echoed: the runner's
+       summary shows the whole cause once; alone, stderr gets it once. */
+    int first = (int)strcspn(why, "\n");
+    if (s->o.echo)
+        pipe_supervisor_note_log_only(s, "failed: %.*s", first, why);
+    else
+        pipe_supervisor_note(s, "failed: %.*s", first, why);
+    /* A failed invocation has no outputs/ at all, not even the temporary
+       files of a worker that was killed while writing. */
+    if (s->machine_rank == 0 && s->outdir && pipe_remove_tree(s->outdir, err, sizeof err) != 0)
         pipe_supervisor_note(s, "%s", err);
     pipe_supervisor_clear_outputs(s->rec);
-    if (pipe_supervisor_finish_record(s, PIPE_STEP_FAILED, err, sizeof err) != 0)
+    if (pipe_supervisor_finish_record(s, PIPE_STEP_FAILED, err, sizeof err) != 0) {
         pipe_supervisor_report(s, err);
-    pipe_supervisor_report(s, why);
+        pipe_supervisor_report(s, why); /* no step.yaml: the runner has only this */
+    } else if (!s->o.echo) {
+        pipe_supervisor_report(s, why);
+    }
     return PIPE_EXIT_FAILED;
 }
 
@@ -144,8 +165,8 @@ char *pipe_supervisor_collect_outputs(pipe_supervisor *s)
 void pipe_supervisor_reset_attempt(pipe_supervisor *s)
 {
     char err[512];
+    remove_error_files(s);
     if (s->machine_rank == 0) {
-        unlink(s->error_path);
         unlink(s->metrics_path);
         clean_outputs(s, err, sizeof err);
     }

@@ -8,6 +8,7 @@
 
 #include "ctx.h"
 #include "pipe/error.h"
+#include "store.h"
 #include "util.h"
 
 static int convert(const pipe_field *f, const char *value, void *slot, char *err, size_t errsize)
@@ -109,11 +110,11 @@ fail:
     return rc;
 }
 
-/* DIR/error, unless pipe_fail already wrote it. */
-static void explain(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void explain(const char *dir, const char *fmt, ...)
+/* The rank's error file, unless pipe_fail already wrote it. */
+static void explain(const pipe_worker_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void explain(const pipe_worker_spec *spec, const char *fmt, ...)
 {
-    char *path = pipe_asprintf("%s/error", dir);
+    char *path = pipe_store_error_file(spec->dir, spec->rank, spec->world);
     if (!path)
         return;
     if (!pipe_file_exists(path)) {
@@ -137,14 +138,14 @@ int pipe_worker_run(const pipe_worker_spec *spec)
     const pipe_mstep *ms = spec->mstep;
 
     if ((rc = pipe_worker_build_args(spec->impl, ms, spec->values, &args, err, sizeof err)) != 0) {
-        explain(spec->dir, "cannot start step `%s`: %s", ms->name, err);
+        explain(spec, "cannot start step `%s`: %s", ms->name, err);
         goto fail;
     }
     size_t ninputs = 0;
     input_names = calloc(ms->nparams + 1, sizeof *input_names);
     input_paths = calloc(ms->nparams + 1, sizeof *input_paths);
     if (!input_names || !input_paths) {
-        explain(spec->dir, "cannot start step `%s`: out of memory", ms->name);
+        explain(spec, "cannot start step `%s`: out of memory", ms->name);
         goto fail;
     }
     for (size_t i = 0; i < ms->nparams; i++)
@@ -163,12 +164,12 @@ int pipe_worker_run(const pipe_worker_spec *spec)
         .noutputs = spec->noutputs,
     };
     if ((rc = pipe_ctx_create(&cfg, &ctx, err, sizeof err)) != 0) {
-        explain(spec->dir, "cannot start step `%s`: %s", ms->name, err);
+        explain(spec, "cannot start step `%s`: %s", ms->name, err);
         goto fail;
     }
     if (spec->use_gpu && spec->cuda && spec->cuda->select_device &&
         (rc = spec->cuda->select_device(ctx->local_rank, err, sizeof err)) != 0) {
-        explain(spec->dir, "rank %d cannot select its GPU: %s", ctx->rank, err);
+        explain(spec, "rank %d cannot select its GPU: %s", ctx->rank, err);
         goto fail;
     }
     if (spec->use_gpu && spec->cleanup_memory && spec->cuda && spec->cuda->release_caches) {
@@ -186,15 +187,15 @@ int pipe_worker_run(const pipe_worker_spec *spec)
     fflush(stderr);
     if (rc != 0) {
         if (rc < 0 && rc >= PIPE_ESTATE)
-            explain(spec->dir, "step `%s` returned %d (%s)", ms->name, rc, pipe_strerror(rc));
+            explain(spec, "step `%s` returned %d (%s)", ms->name, rc, pipe_strerror(rc));
         else
-            explain(spec->dir, "step `%s` returned %d", ms->name, rc);
+            explain(spec, "step `%s` returned %d", ms->name, rc);
         pipe_ctx_finish(ctx, rc, NULL, 0);
         status = rc > 0 && rc < 256 ? rc : 1;
         goto fail;
     }
     if (pipe_ctx_finish(ctx, 0, err, sizeof err) != 0) {
-        explain(spec->dir, "%s", err);
+        explain(spec, "%s", err);
         goto fail;
     }
     status = 0;

@@ -20,6 +20,7 @@ typedef struct pipe_worker_spec {
     const char *invocation;
     const char *run_id;
     const char *dir; /* STORE/RUN/INVOCATION */
+    int rank, world; /* which error file is this rank's (pipe_store_error_file) */
     /* One per step parameter (mstep->params order): canonical text, or for
        an artifact the input's path. */
     const char *const *values;

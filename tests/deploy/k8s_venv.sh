@@ -1,52 +1,31 @@
 # shellcheck shell=bash
 # Sourced by tests/deploy/k8s_*.sh and skypilot_*.sh (not a test itself):
-# the validators they run, in a Python virtual environment under the build
-# tree made on first use from PyPI: kubernetes-validate (Kubernetes' OpenAPI
-# schemas, offline once installed), PyYAML and yamllint.
+# the validators they run come from the tests' Python environment (build/venv,
+# PIPEC_VENV), which scripts/install-deps.sh makes: kubernetes-validate
+# (Kubernetes' OpenAPI schemas, offline), PyYAML and yamllint. A test
+# installs nothing (docs/testing.md).
 #
-#   . tests/deploy/k8s_venv.sh; deploy_venv BUILD_DIR   # sets $venv (its bin/)
-#
-# Tests running at once share it: a lock guards its creation. When it cannot
-# be made (no python3 venv module, no PyPI), deploy_venv says why and returns 1.
-
-deploy_venv_packages=("kubernetes-validate>=1.28" "PyYAML>=5.4" "yamllint>=1.26")
-deploy_venv_recipe=1 # bump when the package list changes
+#   . tests/deploy/k8s_venv.sh; deploy_venv   # sets $venv (its bin/)
 
 deploy_venv() {
-    local build=$1
-    local dir=$build/deploy-venv
-    local stamp=$dir/.pipec-recipe-$deploy_venv_recipe
-    mkdir -p "$build" || return 1
-    (
-        flock 9
-        [ -f "$stamp" ] && exit 0
-        rm -rf "$dir"
-        if ! python3 -m venv "$dir" >"$build/deploy-venv.log" 2>&1; then
-            # Debian splits ensurepip into python3-venv.
-            if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-                apt-get install -y python3-venv >>"$build/deploy-venv.log" 2>&1
-                rm -rf "$dir"
-                python3 -m venv "$dir" >>"$build/deploy-venv.log" 2>&1 || exit 2
-            else
-                exit 2
-            fi
+    local dir=${PIPEC_VENV:-}
+    local tool
+    if [ -z "$dir" ]; then
+        echo "FAIL: PIPEC_VENV is not set (ctest sets it to the tests' Python environment)"
+        return 1
+    fi
+    for tool in python kubernetes-validate yamllint; do
+        if [ ! -x "$dir/bin/$tool" ]; then
+            echo "FAIL: $dir/bin/$tool is missing: run scripts/install-deps.sh"
+            return 1
         fi
-        "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "${deploy_venv_packages[@]}" \
-            >>"$build/deploy-venv.log" 2>&1 || exit 3
-        touch "$stamp"
-    ) 9>"$build/deploy-venv.lock"
-    case $? in
-    0)
-        # shellcheck disable=SC2034 # used by the scripts that source this file
-        venv=$dir/bin
-        return 0
-        ;;
-    2) echo "FAIL: cannot make a Python virtual environment (python3 -m venv) in $dir; see $build/deploy-venv.log" ;;
-    3) echo "FAIL: pip could not install ${deploy_venv_packages[*]} from PyPI into $dir; see $build/deploy-venv.log" ;;
-    *) echo "FAIL: cannot prepare the validators' environment in $dir" ;;
-    esac
-    [ -f "$build/deploy-venv.log" ] && tail -n 5 "$build/deploy-venv.log"
-    return 1
+    done
+    if ! "$dir/bin/python" -c 'import yaml' 2>/dev/null; then
+        echo "FAIL: PyYAML is missing from $dir: run scripts/install-deps.sh"
+        return 1
+    fi
+    # shellcheck disable=SC2034 # used by the scripts that source this file
+    venv=$dir/bin
 }
 
 # The yamllint rules for generated files: yamllint's defaults, except that

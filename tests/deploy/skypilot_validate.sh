@@ -16,14 +16,13 @@
 #     runtime its machine rank and main address from SKYPILOT_NODE_RANK and
 #     the first of SKYPILOT_NODE_IPS; shellcheck checks both when installed.
 #
-#   skypilot_validate.sh PIPEC REPO_ROOT BUILD_DIR
+#   skypilot_validate.sh PIPEC REPO_ROOT
 set -u
 pipec=$(realpath "$1")
 root=$(realpath "$2")
-build=$(realpath "$3")
 # shellcheck source=tests/deploy/k8s_venv.sh
 . "$root/tests/deploy/k8s_venv.sh"
-deploy_venv "$build" || exit 1
+deploy_venv || exit 1
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

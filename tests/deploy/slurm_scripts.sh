@@ -21,13 +21,10 @@ here="$root/tests/deploy/slurm"
 # shellcheck source=tests/deploy/slurm/lib.sh disable=SC1091
 . "$here/lib.sh"
 
-if ! need_tool shellcheck shellcheck; then
-    echo "SKIP: shellcheck is not installed"
-    exit 77
-fi
-python3 -c 'import yaml' 2>/dev/null || need_tool python3 python3-yaml || true
+need_tool shellcheck shellcheck || exit 1
 if ! python3 -c 'import yaml' 2>/dev/null; then
-    apt-get install -y python3-yaml >/dev/null 2>&1 || true
+    echo "FAIL: python3 cannot import yaml (package python3-yaml): run scripts/install-deps.sh"
+    exit 1
 fi
 
 work=$(mktemp -d)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Golden test of one case: `pipec build` the case's pipeline with every
 # target, then diff each generated file with tests/golden/NAME/expected/.
-# Copies (runtime/, src/user/) are checked for presence, not content.
+# Copies (runtime/, src/user/) are checked for presence, not content, and so
+# is pipec-rebuild.cmake, which holds this machine's paths.
 # The build runs twice: the second must produce identical bytes and must
 # not rewrite any file (mtimes unchanged). UPDATE_GOLDEN=1 rewrites expected/.
 set -u
@@ -26,7 +27,10 @@ if ! "$pipec" build "$(basename "$pipe")" "${select[@]}" -o "$work/out" --target
     echo "FAIL: pipec build failed"
     exit 1
 fi
-generated() { (cd "$1" && find . -type f ! -path './runtime/*' ! -path './src/user/*' | sed 's|^\./||' | LC_ALL=C sort); }
+generated() {
+    (cd "$1" && find . -type f ! -path './runtime/*' ! -path './src/user/*' ! -name pipec-rebuild.cmake |
+        sed 's|^\./||' | LC_ALL=C sort)
+}
 
 if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
     rm -rf "$case_dir/expected"
@@ -56,6 +60,8 @@ if ! diff -u "$case_dir/expected/depfile.d" "$work/out.d"; then
     status=1
 fi
 [ -f "$work/out/runtime/CMakeLists.txt" ] || { echo "FAIL: no runtime copy"; status=1; }
+grep -q "^set(PIPEC_REBUILD_PIPE \"$(dirname "$pipe")/" "$work/out/pipec-rebuild.cmake" 2>/dev/null ||
+    { echo "FAIL: no pipec-rebuild.cmake naming the .pipe file by its absolute path"; status=1; }
 
 # Determinism and write-only-when-changed: a second build changes nothing.
 find "$work/out" -type f -printf '%P %T@\n' | LC_ALL=C sort > "$work/mtimes1"

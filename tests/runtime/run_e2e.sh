@@ -86,7 +86,8 @@ begin "second run is cached"
 st=$?
 if expect_exit 0 $st r2.out && has r2.out "  produce  cached (from $RUN1/produce)" &&
     has r2.out "  left     cached" && has r2.out "  right    cached" && has r2.out "  join     cached" &&
-    has r2.out "summary: 4 invocations: 4 cached in" && has r2.out "  join: loss=0.5 accuracy=0.9712"; then
+    has r2.out "summary: 4 invocations: 4 cached in" && has r2.out "  join: loss=0.5 accuracy=0.9712" &&
+    hasnt r2.out "running"; then
     ok
 fi
 
@@ -109,12 +110,18 @@ begin "a failing step fails the run and skips its dependants"
 st=$?
 RUNF=$(run_id_of f1.out)
 if expect_exit 1 $st f1.out &&
-    has f1.out "  left     failed (exit 3) — asked to fail (fail=true)" &&
+    has f1.out "  left     failed (exit 3)" && hasnt f1.out "failed (exit 3) —" &&
+    has f1.out "left failed: exited with status 3: asked to fail (fail=true)" &&
+    has f1.out "  log: .pipe/$RUNF/left/log" &&
     has f1.out "  join     skipped: needs left, which failed" &&
     has f1.out "  right    done (" &&
     has f1.out "1 failed, 1 skipped" && has f1.out "run $RUNF failed (exit 1)"; then
     if [ "$(field ".pipe/$RUNF/run.yaml" status)" != failed ]; then
         fail "run.yaml status is not failed" ".pipe/$RUNF/run.yaml"
+    elif [ -e ".pipe/$RUNF/left/outputs" ]; then
+        fail "the failed invocation kept an outputs/ folder" f1.out
+    elif [ "$(grep -c -F "asked to fail (fail=true)" f1.out)" != 3 ]; then
+        fail "the cause is not printed once (its own line, the summary's cause, its tail)" f1.out
     else
         ok
     fi
@@ -124,6 +131,30 @@ begin "unknown --param"
 "$D" run --param nope=1 >u1.out 2>&1
 st=$?
 if expect_exit 2 $st u1.out && has u1.out "nope" && has u1.out "sleep_ms"; then ok; fi
+
+begin "a misspelt --param gets a suggestion"
+"$D" run --param sleep=1 >u9.out 2>&1
+st=$?
+if expect_exit 2 $st u9.out && has u9.out "unknown parameter \`sleep\`; did you mean \`sleep_ms\`?"; then ok; fi
+
+begin "a --param given twice is an error"
+before=$(ls .pipe | wc -l)
+"$D" run --param n=3 --param sleep_ms=10 --param n=4 >u10.out 2>&1
+st=$?
+after=$(ls .pipe | wc -l)
+if expect_exit 2 $st u10.out && has u10.out "parameter \`n\` is given twice (\`n=3\`, then \`n=4\`)"; then
+    if [ "$before" != "$after" ]; then fail "a run was created" u10.out; else ok; fi
+fi
+
+begin "an out-of-range --param is an error, not 0"
+"$D" run --param scale=1e-400 >u11.out 2>&1
+st=$?
+"$D" run --param n=99999999999999999999 >u12.out 2>&1
+st2=$?
+if expect_exit 2 $st u11.out && expect_exit 2 $st2 u12.out && has u11.out "\`scale\`: \`1e-400\` is out of range" &&
+    has u12.out "\`n\`: \`99999999999999999999\` is out of range"; then
+    ok
+fi
 
 begin "bad int value"
 "$D" run --param n=ten >u2.out 2>&1

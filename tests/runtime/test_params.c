@@ -51,6 +51,10 @@ static void test_canonical(void)
     expect_canon(PIPE_TYPE_FLOAT, "-0", "-0");
     expect_canon(PIPE_TYPE_FLOAT, "0x10", "16");
     expect_canon(PIPE_TYPE_FLOAT, "1e400", NULL);
+    expect_canon(PIPE_TYPE_FLOAT, "1e-400", NULL); /* underflows to 0: out of range, not 0 */
+    expect_canon(PIPE_TYPE_FLOAT, "-1e-400", NULL);
+    expect_canon(PIPE_TYPE_FLOAT, "0e-400", "0");  /* a zero is a zero */
+    expect_canon(PIPE_TYPE_FLOAT, "1e-310", "1e-310"); /* subnormal: the nearest double */
     expect_canon(PIPE_TYPE_FLOAT, "inf", NULL);
     expect_canon(PIPE_TYPE_FLOAT, "-infinity", NULL);
     expect_canon(PIPE_TYPE_FLOAT, "nan", NULL);
@@ -143,6 +147,33 @@ static void test_values(void)
     CHECK_EQ_INT(pipe_params_assign(m, &v, "=5", err, sizeof err), PIPE_EUSAGE);
     CHECK_EQ_INT(pipe_params_set(m, &v, "fail", "true", err, sizeof err), 0);
     CHECK_STREQ(v.values[2], "true");
+
+    /* A misspelt name gets a suggestion (close, or the one it prefixes). */
+    CHECK_EQ_INT(pipe_params_assign(m, &v, "epoch=3", err, sizeof err), PIPE_EUSAGE);
+    CHECK(strstr(err, "did you mean `epochs`?") != NULL);
+    CHECK_EQ_INT(pipe_params_assign(m, &v, "LR=3", err, sizeof err), PIPE_EUSAGE);
+    CHECK(strstr(err, "did you mean `lr`?") != NULL);
+    CHECK_EQ_INT(pipe_params_assign(m, &v, "zzzz=3", err, sizeof err), PIPE_EUSAGE);
+    CHECK(strstr(err, "did you mean") == NULL && strstr(err, "epochs, lr, fail, tag"));
+
+    /* Out of range is said so, and the value is kept. */
+    CHECK_EQ_INT(pipe_params_assign(m, &v, "lr=1e-400", err, sizeof err), PIPE_EUSAGE);
+    CHECK(strstr(err, "`lr`") && strstr(err, "out of range"));
+    CHECK_EQ_INT(pipe_params_assign(m, &v, "lr=1e400", err, sizeof err), PIPE_EUSAGE);
+    CHECK(strstr(err, "out of range") != NULL);
+    CHECK_EQ_INT(pipe_params_assign(m, &v, "epochs=99999999999999999999", err, sizeof err), PIPE_EUSAGE);
+    CHECK(strstr(err, "`epochs`") && strstr(err, "out of range"));
+    CHECK_EQ_INT(pipe_params_assign(m, &v, "lr=inf", err, sizeof err), PIPE_EUSAGE);
+    CHECK(strstr(err, "is not a float") != NULL);
+    CHECK_STREQ(v.values[1], "0.1");
+
+    /* A name given twice on one command line is an error naming both. */
+    const char *twice[] = {"epochs=3", "lr=0.5", "epochs=4"};
+    CHECK_EQ_INT(pipe_params_assign_all(m, &v, twice, 3, err, sizeof err), PIPE_EUSAGE);
+    CHECK(strstr(err, "`epochs` is given twice") && strstr(err, "epochs=3") && strstr(err, "epochs=4"));
+    const char *once[] = {"epochs=3", "lr=0.5", "epochsx=4"};
+    CHECK_EQ_INT(pipe_params_assign_all(m, &v, once, 2, err, sizeof err), 0);
+    CHECK_STREQ(v.values[0], "3");
 
     pipe_params_free(&v);
     CHECK_EQ_U64(v.n, 0);

@@ -349,6 +349,56 @@ static void test_output_parentheses(void)
     done(&c);
 }
 
+/* Outputs nothing reads: a call without targets and `_` targets make
+   invocations whose outputs bind no name; `_` is never a name. */
+static void test_discarded_outputs(void)
+{
+    checked c;
+    check_text(&c, "step load() -> d: dataset { source = \"s.c\" }\n"
+                   "step split(d: dataset) -> (a: dataset, b: dataset) { source = \"s.c\" }\n"
+                   "step use(d: dataset) { source = \"s.c\" }\n"
+                   "pipeline p() {\n"
+                   "    load()\n"
+                   "    d = load()\n"
+                   "    (_, b) = split(d = d)\n"
+                   "    (_, _) = split(d = b)\n"
+                   "    split(d = d)\n"
+                   "    use(d = b)\n"
+                   "}\n");
+    CHECK_EQ_U64(c.d.diags.len, 0);
+    invocation *first = inv_at(&c, 0, 0);
+    CHECK(first != NULL && first->targets[0] == NULL);
+    invocation *split = inv_at(&c, 0, 2);
+    CHECK(split != NULL && split->targets[0] == NULL && strcmp(split->targets[1], "b") == 0);
+    invocation *use = inv_at(&c, 0, 5);
+    CHECK(use != NULL && use->args[0].kind == ARG_ARTIFACT && use->args[0].producer == split &&
+          use->args[0].producer_output == 1);
+    CHECK_EQ_U64(((pipeline_info *)c.pg.pipelines.items[0])->invocations.len, 6);
+    done(&c);
+
+    /* `_` used as an argument: E0106 once, not E0107 for the repeated `_`. */
+    check_text(&c, "step split() -> (a: dataset, b: dataset) { source = \"s.c\" }\n"
+                   "step use(d: dataset) { source = \"s.c\" }\n"
+                   "pipeline p() { (_, _) = split()\n use(d = _)\n use(d = _) }\n");
+    CHECK_EQ_U64(count_code(&c, DIAG_E0106), 1);
+    CHECK_EQ_U64(c.d.diags.len, 1);
+    done(&c);
+
+    /* Given targets still count: `_` is one of them. */
+    check_text(&c, "step split() -> (a: dataset, b: dataset) { source = \"s.c\" }\n"
+                   "pipeline p() { (x, _, _) = split()\n (y) = split() }\n");
+    CHECK_EQ_U64(count_code(&c, DIAG_E0203), 2);
+    CHECK_EQ_U64(c.d.diags.len, 2);
+    done(&c);
+
+    /* A named binding nobody reads is still W0404. */
+    check_text(&c, "step split() -> (a: dataset, b: dataset) { source = \"s.c\" }\n"
+                   "pipeline p() { (x, _) = split() }\n");
+    CHECK_EQ_U64(count_code(&c, DIAG_W0404), 1);
+    CHECK_EQ_U64(c.d.diags.len, 1);
+    done(&c);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -365,6 +415,7 @@ int main(void)
     test_uncertain_options();
     test_select_pipeline();
     test_output_parentheses();
+    test_discarded_outputs();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0)

@@ -95,7 +95,7 @@ static void round_trip(const char *path, const char *only, bool mutate)
         model m;
         model_build(&m, &a, &pg, pl);
         char *dir = arena_printf(&a, "%s/case-%zu", out_root, cases++);
-        build_options bo = {dir, pl->name, TARGET_ALL, NULL, NULL};
+        build_options bo = {.out_dir = dir, .pipeline = pl->name, .targets = TARGET_ALL};
         if (bundle_build(&m, &bo, &a, err, sizeof err) != 0) {
             fprintf(stderr, "%s (%s): build failed: %s\n", path, pl->name, err);
             CHECK(false);

@@ -93,3 +93,28 @@ const char *pipe_closest_name(const char *name, const char *const *candidates, s
     }
     return best;
 }
+
+const char *pipe_suggest_name(const char *name, const char *const *candidates, size_t n)
+{
+    size_t len = strlen(name);
+    size_t third = len / 3;
+    const char *close = pipe_closest_name(name, candidates, n, third > 1 ? third : 1);
+    if (close || len < 3)
+        return close;
+    /* The one candidate the name starts with or that starts with the name
+       ("gpu_count" -> "gpu", "cleanup" -> "cleanup_memory"). */
+    const char *found = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *c = candidates[i];
+        size_t clen = c ? strlen(c) : 0;
+        if (clen < 3)
+            continue;
+        int prefix = clen < len ? strncmp(name, c, clen) == 0 : strncmp(c, name, len) == 0;
+        if (!prefix)
+            continue;
+        if (found)
+            return NULL; /* ambiguous */
+        found = c;
+    }
+    return found;
+}

@@ -1,4 +1,5 @@
-/* The step API: what a step's C or CUDA code calls (BUNDLE.md §3).
+/* The step API: what a step's C, C++ or CUDA code calls. docs/step-api.md
+ * describes every function, who owns what, what rank 0 does and the errors.
  *
  *   int train_main(pipe_ctx *ctx, const training_train_args *args)
  *   {

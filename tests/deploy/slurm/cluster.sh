@@ -2,9 +2,10 @@
 # A throwaway Slurm cluster on this host for the Slurm deploy tests: munged,
 # slurmctld and four slurmd (n1 and n2 of this host's size, big1 and big2
 # pretending to be large GPU machines), everything under one folder.
-# See /work/shared/notes/slurm-on-one-host.md and slurm.conf.in.
+# See slurm.conf.in and docs/deploy-slurm.md.
 #
-#   cluster.sh install      install slurm-wlm and munge when missing (apt-get)
+#   cluster.sh check        whether slurm-wlm and munge are installed
+#                           (scripts/install-deps.sh installs them)
 #   cluster.sh start DIR    configure and start; prints SLURM_CONF=DIR/etc/slurm.conf
 #   cluster.sh stop DIR     cancel the cluster's jobs, stop the daemons by PID
 #
@@ -19,18 +20,13 @@ die() {
     exit 1
 }
 
-install() {
-    local missing=0 tool
+check() {
+    local missing=() tool
     for tool in sbatch srun scontrol squeue slurmctld slurmd munged munge; do
-        command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing=1
+        command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing+=("$tool")
     done
-    [ $missing = 0 ] && return 0
-    [ "$(id -u)" = 0 ] || die "slurm-wlm and munge are missing and installing them needs root"
-    echo "cluster.sh: installing slurm-wlm and munge" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y slurm-wlm slurmctld slurmd slurm-client munge >/dev/null ||
-        { apt-get update >/dev/null && apt-get install -y slurm-wlm slurmctld slurmd slurm-client munge >/dev/null; } ||
-        die "apt-get install slurm-wlm munge failed"
+    [ ${#missing[@]} = 0 ] && return 0
+    die "${missing[*]} not installed (packages slurm-wlm and munge): run scripts/install-deps.sh"
 }
 
 # True when nothing listens on 127.0.0.1:$1.
@@ -85,7 +81,7 @@ stop_pidfile() {
 start() {
     local dir=$1
     [ "$(id -u)" = 0 ] || die "the test cluster runs as root"
-    install
+    check
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
     chmod 755 "$dir"
@@ -166,8 +162,8 @@ stop() {
 }
 
 case ${1:-} in
-install) install ;;
+check) check ;;
 start) [ $# = 2 ] || die "usage: cluster.sh start DIR"; start "$2" ;;
 stop) [ $# = 2 ] || die "usage: cluster.sh stop DIR"; stop "$2" ;;
-*) die "usage: cluster.sh install | start DIR | stop DIR" ;;
+*) die "usage: cluster.sh check | start DIR | stop DIR" ;;
 esac

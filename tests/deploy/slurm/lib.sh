@@ -31,14 +31,13 @@ slurm_build() {
     (cd "$root/$(dirname "$pipe")" && "$pipec" build "$(basename "$pipe")" --pipeline "$name" -o "$out" --target slurm) 2>"$out.err"
 }
 
-# Installs Debian packages when a tool is missing (root only); returns 1
-# when the tool is still missing.
+# True when a tool is installed; otherwise says which package
+# scripts/install-deps.sh installs it from (tests install nothing).
 need_tool() {
     local tool=$1 package=$2
-    command -v "$tool" >/dev/null 2>&1 && return 0
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        DEBIAN_FRONTEND=noninteractive apt-get install -y "$package" >/dev/null 2>&1 ||
-            { apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y "$package" >/dev/null 2>&1; }
+    if command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ]; then
+        return 0
     fi
-    command -v "$tool" >/dev/null 2>&1
+    echo "FAIL: $tool is not installed (package $package): run scripts/install-deps.sh"
+    return 1
 }

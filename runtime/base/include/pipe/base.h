@@ -137,6 +137,14 @@ size_t pipe_edit_distance(const char *a, const char *b);
  */
 const char *pipe_closest_name(const char *name, const char *const *candidates, size_t n, size_t max_distance);
 
+/*
+ * The "did you mean" of pipec's diagnostics and of the runtime's options:
+ * pipe_closest_name within a third of name's length (at least 1 edit), else
+ * the single candidate of 3 characters or more that name starts with or that
+ * starts with name; NULL when there is none or two prefixes fit.
+ */
+const char *pipe_suggest_name(const char *name, const char *const *candidates, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
