@@ -210,7 +210,7 @@ fi
 begin "show: the root cause of a failure"
 "$D" show "$RF" >s2.out 2>&1
 st=$?
-if expect_exit 0 $st s2.out && has s2.out "root cause: evaluate failed: accuracy 0.42 is below min_accuracy 0.9" &&
+if expect_exit 0 $st s2.out && has s2.out "root cause: evaluate failed: exited with status 1: accuracy 0.42 is below min_accuracy 0.9" &&
     has s2.out "exit 1"; then ok; fi
 
 begin "show --json (schema pipe.show/1)"
