@@ -8,6 +8,7 @@
 #include "cliopt.h"
 #include "commands.h"
 #include "progress.h"
+#include "run_lock.h"
 #include "stepfile.h"
 #include "store.h"
 #include "util.h"
@@ -132,17 +133,17 @@ int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
             wpipe = (int)strlen(rows[i].info->pipeline);
     }
     qsort(rows, n, sizeof *rows, row_newest_first);
-    printf("%-*s  %-*s  %-8s  %-24s  %s\n", wid, "RUN", wpipe, "PIPELINE", "STATUS", "STARTED", "DURATION");
+    printf("%-*s  %-*s  %-11s  %-24s  %s\n", wid, "RUN", wpipe, "PIPELINE", "STATUS", "STARTED", "DURATION");
     for (size_t i = 0; i < n; i++) {
         const pipe_run_info *info = rows[i].info;
         char d[32];
         if (!info) {
-            printf("%-*s  %-*s  %-8s\n", wid, rows[i].id, wpipe, "?", "unreadable");
+            printf("%-*s  %-*s  %-11s\n", wid, rows[i].id, wpipe, "?", "unreadable");
             continue;
         }
         run_duration(info, d, sizeof d);
-        printf("%-*s  %-*s  %-8s  %-24s  %s\n", wid, rows[i].id, wpipe, info->pipeline ? info->pipeline : "?",
-               info->status ? info->status : "?", info->started ? info->started : "?", d);
+        printf("%-*s  %-*s  %-11s  %-24s  %s\n", wid, rows[i].id, wpipe, info->pipeline ? info->pipeline : "?",
+               pipe_run_status(store, rows[i].id, info->status), info->started ? info->started : "?", d);
     }
     status = PIPE_EXIT_OK;
     goto done;
@@ -248,7 +249,7 @@ int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     char d[32];
     run_duration(info, d, sizeof d);
     printf("run %s of pipeline %s: %s\n", run_id, info->pipeline ? info->pipeline : "?",
-           info->status ? info->status : "?");
+           pipe_run_status(store, run_id, info->status));
     printf("  started   %s\n", info->started ? info->started : "?");
     if (info->finished)
         printf("  finished  %s (%s)\n", info->finished, d);

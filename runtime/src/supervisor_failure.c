@@ -16,7 +16,7 @@ char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_atte
     char *text = NULL, *result = NULL;
     size_t len = 0;
     char d[64], sig[32];
-    if (pipe_read_file(s->error_path, &text, &len, NULL, 0) == 0) {
+    if (pipe_read_file_max(s->error_path, PIPE_RECORD_MAX_BYTES, &text, &len, NULL, 0) == 0) {
         while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
             text[--len] = '\0';
         if (len == 0) {
@@ -32,6 +32,8 @@ char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_atte
     }
     if (r->rendezvous) {
         result = pipe_strdup(r->rendezvous);
+    } else if (r->collective) {
+        result = pipe_strdup(r->collective);
     } else if (r->timed_out) {
         pipe_format_duration(s->inv->timeout_ms, d, sizeof d);
         result = pipe_asprintf("timed out after %s", d);
@@ -48,7 +50,7 @@ char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_atte
         result = pipe_asprintf("%sexited with status %d", who, WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1);
     }
     free(text);
-    if (result && s->world > 1 && !r->rendezvous && !r->timed_out && !r->interrupted) {
+    if (result && s->world > 1 && !r->rendezvous && !r->collective && !r->timed_out && !r->interrupted) {
         char *tail = pipe_supervisor_log_tail(s, r->rank);
         if (tail) {
             char *with = pipe_asprintf("%s\nlast lines of rank %d:\n%s", result, r->rank, tail);

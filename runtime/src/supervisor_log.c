@@ -88,7 +88,7 @@ char *pipe_supervisor_log_tail(const pipe_supervisor *s, int rank)
 {
     enum { TAIL_LINES = 8 };
     char *text = NULL;
-    if (pipe_read_file(s->log_path, &text, NULL, NULL, 0) != 0)
+    if (pipe_read_file_tail(s->log_path, PIPE_LOG_TAIL_BYTES, &text, NULL, NULL, 0) != 0)
         return NULL;
     char tag[32];
     snprintf(tag, sizeof tag, "[rank %d] ", rank);

@@ -158,6 +158,7 @@ static const char manifest[] =
     "    gpu_ids: all\n"
     "    max_restarts: 0\n"
     "    rdzv_timeout_ms: 300000\n"
+    "    collective_timeout_ms: 1800000\n"
     "  cleanup_memory: true\n"
     "  timeout_ms: 600000\n"
     "  retry: {max: 0, delay_ms: 0}\n"
