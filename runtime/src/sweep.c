@@ -40,10 +40,19 @@ static void random_suffix(char *out, size_t n)
 int pipe_scratch_make(int lock_fd, const char *invocation, char **path, char *err, size_t errsize)
 {
     const char *tmp = getenv("TMPDIR");
+    char cwd[4096] = "";
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    /* Absolute: the record must name it for a sweeper in another folder. */
+    if (tmp[0] != '/' && !getcwd(cwd, sizeof cwd)) {
+        pipe_errf(err, errsize, "cannot find the working directory for TMPDIR=%s: %s", tmp, strerror(errno));
+        return PIPE_EIO;
+    }
     for (int attempt = 0; attempt < 100; attempt++) {
         char suffix[7];
         random_suffix(suffix, sizeof suffix);
-        char *p = pipe_asprintf("%s/pipe-%.*s-%s", tmp && *tmp ? tmp : "/tmp", SCRATCH_NAME_ID_MAX, invocation, suffix);
+        char *p = pipe_asprintf("%s%s%s/pipe-%.*s-%s", cwd, cwd[0] ? "/" : "", tmp, SCRATCH_NAME_ID_MAX, invocation,
+                                suffix);
         char *line = p ? pipe_asprintf("scratch %s\n", p) : NULL;
         /* Recorded first: if this process dies after mkdir, a sweep knows. */
         if (!line) {
@@ -71,7 +80,7 @@ int pipe_scratch_make(int lock_fd, const char *invocation, char **path, char *er
         }
         free(p);
     }
-    pipe_errf(err, errsize, "cannot find a free name for a scratch directory in %s", tmp && *tmp ? tmp : "/tmp");
+    pipe_errf(err, errsize, "cannot find a free name for a scratch directory in %s", tmp);
     return PIPE_EIO;
 }
 
