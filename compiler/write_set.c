@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "write_file.h"
 
 typedef struct staged {
     char *path;   /* the final name */
@@ -29,8 +30,9 @@ struct write_set {
 
 write_set *write_set_new(void) { return xcalloc(1, sizeof(write_set)); }
 
-static void remember_dir(write_set *ws, const char *dir)
+static void remember_dir(void *arg, const char *dir)
 {
+    write_set *ws = arg;
     if (ws->ndirs == ws->dcap) {
         ws->dcap = ws->dcap ? 2 * ws->dcap : 8;
         ws->dirs = xrealloc(ws->dirs, ws->dcap * sizeof *ws->dirs);
@@ -38,51 +40,17 @@ static void remember_dir(write_set *ws, const char *dir)
     ws->dirs[ws->ndirs++] = xstrdup(dir);
 }
 
-/* mkdir -p, remembering what it made. */
+/* mkdir -p of path's folder, remembering what it made. */
 static int make_parents(write_set *ws, const char *path, char *err, size_t errsize)
 {
-    char *p = xstrdup(path);
-    char *last = strrchr(p, '/');
-    if (!last || last == p) {
-        free(p);
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
         return 0;
-    }
-    *last = '\0';
-    for (char *c = p + 1;; c++) {
-        if (*c != '/' && *c != '\0')
-            continue;
-        char saved = *c;
-        *c = '\0';
-        if (mkdir(p, 0777) == 0) {
-            remember_dir(ws, p);
-        } else if (errno != EEXIST) {
-            snprintf(err, errsize, "cannot create directory %s: %s", p, strerror(errno));
-            free(p);
-            return -1;
-        }
-        *c = saved;
-        if (saved == '\0')
-            break;
-    }
-    free(p);
-    return 0;
-}
-
-static bool same_bytes(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "rbe");
-    if (!f)
-        return false;
-    bool same = true;
-    char buf[65536];
-    size_t off = 0, r;
-    while (same && (r = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (off + r > len || memcmp(buf, (const char *)data + off, r) != 0)
-            same = false;
-        off += r;
-    }
-    fclose(f);
-    return same && off == len;
+    char *dir = xstrdup(path);
+    dir[slash - path] = '\0';
+    int rc = make_dirs_noting(dir, remember_dir, ws, err, errsize);
+    free(dir);
+    return rc;
 }
 
 /* dir/.pipec-WHAT-PID-N: short, so that a long final name fails on its own
@@ -141,7 +109,7 @@ int write_set_stage(write_set *ws, const char *path, const void *data, size_t le
         snprintf(err, errsize, "cannot write %s: %s", path, strerror(EISDIR));
         return -1;
     }
-    if (existed && S_ISREG(st.st_mode) && same_bytes(path, data, len))
+    if (existed && S_ISREG(st.st_mode) && file_has_bytes(path, data, len))
         return 0;
     /* Keep the mode of a file being replaced; a new script is executable. */
     mode_t mode = 0;

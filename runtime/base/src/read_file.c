@@ -11,6 +11,36 @@
 #include "pipe/base.h"
 #include "pipe/error.h"
 
+/* fopen for reading, close-on-exec; NULL with *rc and the message. */
+static FILE *open_read(const char *path, int *rc, char *err, size_t errsize)
+{
+    FILE *f = fopen(path, "rbe");
+    if (!f) {
+        int e = errno;
+        pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(e));
+        *rc = e == ENOENT ? PIPE_ENOENT : PIPE_EIO;
+    }
+    return f;
+}
+
+/* Closes f and hands out buf (n bytes, NUL-terminated) unless reading failed. */
+static int finish_read(FILE *f, char *buf, size_t n, const char *path, char **data, size_t *len, char *err,
+                       size_t errsize)
+{
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        pipe_errf(err, errsize, "cannot read %s", path);
+        free(buf);
+        return PIPE_EIO;
+    }
+    buf[n] = '\0';
+    *data = buf;
+    if (len)
+        *len = n;
+    return 0;
+}
+
 int pipe_read_file(const char *path, char **data, size_t *len, char *err, size_t errsize)
 {
     return pipe_read_file_max(path, SIZE_MAX - 1, data, len, err, errsize);
@@ -18,11 +48,10 @@ int pipe_read_file(const char *path, char **data, size_t *len, char *err, size_t
 
 int pipe_read_file_max(const char *path, size_t max, char **data, size_t *len, char *err, size_t errsize)
 {
-    FILE *f = fopen(path, "rbe"); /* e: close-on-exec */
-    if (!f) {
-        pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
-        return errno == ENOENT ? PIPE_ENOENT : PIPE_EIO;
-    }
+    int rc = 0;
+    FILE *f = open_read(path, &rc, err, errsize);
+    if (!f)
+        return rc;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     for (;;) {
@@ -34,7 +63,7 @@ int pipe_read_file_max(const char *path, size_t max, char **data, size_t *len, c
         n += r;
         if (r == 0)
             break;
-        if (n > max) {
+        if (n > max) { /* a huge file, or one that never ends (/dev/zero) */
             fclose(f);
             free(buf);
             pipe_errf(err, errsize, "%s is larger than %zu bytes", path, max);
@@ -48,29 +77,17 @@ int pipe_read_file_max(const char *path, size_t max, char **data, size_t *len, c
             buf = bigger;
         }
     }
-    bool failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        pipe_errf(err, errsize, "cannot read %s", path);
-        free(buf);
-        return PIPE_EIO;
-    }
-    buf[n] = '\0';
-    *data = buf;
-    if (len)
-        *len = n;
-    return 0;
+    return finish_read(f, buf, n, path, data, len, err, errsize);
 }
 
 int pipe_read_file_tail(const char *path, size_t max, char **data, size_t *len, char *err, size_t errsize)
 {
-    FILE *f = fopen(path, "rbe");
-    if (!f) {
-        pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
-        return errno == ENOENT ? PIPE_ENOENT : PIPE_EIO;
-    }
+    int rc = 0;
+    FILE *f = open_read(path, &rc, err, errsize);
+    if (!f)
+        return rc;
     /* A regular file: from max bytes before its end; anything else (a pipe)
-       is read whole, up to max. */
+       is read from where it is, up to max. */
     if (fseeko(f, 0, SEEK_END) == 0) {
         off_t end = ftello(f);
         if (end > (off_t)max)
@@ -84,16 +101,5 @@ int pipe_read_file_tail(const char *path, size_t max, char **data, size_t *len, 
         return PIPE_ENOMEM;
     }
     size_t n = fread(buf, 1, max, f);
-    bool failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        pipe_errf(err, errsize, "cannot read %s", path);
-        free(buf);
-        return PIPE_EIO;
-    }
-    buf[n] = '\0';
-    *data = buf;
-    if (len)
-        *len = n;
-    return 0;
+    return finish_read(f, buf, n, path, data, len, err, errsize);
 }
