@@ -7,6 +7,7 @@ set -u
 pipec=$1
 src=$2
 work=$3
+# shellcheck source=tests/reliability/lib.sh
 . "$(dirname "$0")/lib.sh"
 rm -rf "$work"
 mkdir -p "$work"

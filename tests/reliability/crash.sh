@@ -13,6 +13,7 @@
 # Bounded in time: rounds until CRASH_SECONDS (default 50) have passed.
 set -u
 work=$1
+# shellcheck source=tests/reliability/lib.sh
 . "$(dirname "$0")/lib.sh"
 exe="$work/build/crash/crash"
 dir="$work/crash"
@@ -67,7 +68,7 @@ while [ $(($(now_ms) - start)) -lt "$budget_ms" ]; do
         >"$dir/C$round.out" 2>&1 &
     runner=$!
     sleep "0.$((RANDOM % 8))$((RANDOM % 10))"
-    tree=("$runner" $(descendants "$runner"))
+    mapfile -t tree < <(echo "$runner"; descendants "$runner")
     victim=${tree[$((RANDOM % ${#tree[@]}))]}
     what=$(tr '\0' ' ' <"/proc/$victim/cmdline" 2>/dev/null | awk '{print $2, $3}')
     kill -9 "$victim" 2>/dev/null && kills=$((kills + 1))

@@ -5,6 +5,7 @@
 # stopped one neither, since SIGKILL reaches a stopped process.
 set -u
 work=$1
+# shellcheck source=tests/reliability/lib.sh
 . "$(dirname "$0")/lib.sh"
 exe="$work/build/faults/faults"
 store="$work/hung/store"

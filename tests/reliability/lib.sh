@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the reliability tests: counters, checks, processes.
 passed=0
 failed=0
@@ -25,6 +26,7 @@ all_dead() {
 # The pids of $1's descendants, one a line (from /proc: no pgrep needed).
 descendants() {
     local parent=$1 p
+    # shellcheck disable=SC2013 # pids are words
     for p in $(awk -v pp="$parent" '$4 == pp { print $1 }' /proc/[0-9]*/stat 2>/dev/null); do
         echo "$p"
         descendants "$p"

@@ -8,6 +8,7 @@
 #     wait for descriptors instead of failing with "Too many open files".
 set -u
 work=$1
+# shellcheck source=tests/reliability/lib.sh
 . "$(dirname "$0")/lib.sh"
 dir="$work/limits"
 store="$dir/store"

@@ -10,6 +10,7 @@
 #      with a message and touches nothing.
 set -u
 work=$1
+# shellcheck source=tests/reliability/lib.sh
 . "$(dirname "$0")/lib.sh"
 exe="$work/build/crash/crash"
 dir="$work/litter"

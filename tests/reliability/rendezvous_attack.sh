@@ -7,6 +7,7 @@
 # CPU (read from /proc), and its log says what it turned away.
 set -u
 work=$1
+# shellcheck source=tests/reliability/lib.sh
 . "$(dirname "$0")/lib.sh"
 exe="$work/build/faults/faults"
 dir="$work/attack"
