@@ -16,7 +16,21 @@ export PIPE_KILL_GRACE_MS=1000
 
 start=$(now_ms)
 timeout 60 "$exe" step hang --run-id H1 --store "$store" --param mode=sigstop --param "marker=$marker" \
-    >"$work/hung/H1.out" 2>&1
+    >"$work/hung/H1.out" 2>&1 &
+launcher=$!
+# While ranks 0 and 2 wait: no rank holds a socket. The rendezvous server
+# runs in the launcher; a rank forked from it closes the server's listening
+# socket and connections, and its own rendezvous client once it joined.
+for _ in $(seq 100); do [ "$(find "$marker" -name "hang-pid-*" | wc -l)" -ge 3 ] && break; sleep 0.05; done
+sleep 1
+sockets=0
+for f in "$marker"/hang-pid-*; do
+    pid=$(cat "$f")
+    n=$(find "/proc/$pid/fd" -lname 'socket:*' 2>/dev/null | wc -l)
+    sockets=$((sockets + n))
+done
+check "[ $sockets = 0 ]" "the waiting ranks hold no socket ($sockets): not the launcher's listening one"
+wait "$launcher"
 status=$?
 elapsed=$(($(now_ms) - start))
 rec="$store/H1/hang/step.yaml"

@@ -7,7 +7,9 @@
 #      once (the runner's lock is free), and the next `run` on the store
 #      sweeps the leftovers and records the run as interrupted;
 #   3. a second `step` for an invocation that is being executed is refused
-#      with a message and touches nothing.
+#      with a message and touches nothing;
+#   4. six runs at once on one store all succeed: a sweep leaves alone what
+#      is alive.
 set -u
 work=$1
 # shellcheck source=tests/reliability/lib.sh
@@ -93,6 +95,20 @@ check "grep -q 'status: done' '$store/K4/writer/step.yaml' && tail -1 '$store/K4
     "its output is whole and recorded"
 "$exe" step writer --run-id K4 --store "$store" --no-cache >"$dir/K4c.out" 2>&1
 check "[ $? = 0 ]" "once the first is done, the invocation can run again"
+# 4. Six runs at once on one store: each sweeps the store when it starts,
+#    and must leave the others, which are alive, alone.
+pids=()
+for i in 1 2 3 4 5 6; do
+    "$exe" run --store "$store" --run-id "P$i" --no-cache --param chunk_ms=5 >"$dir/P$i.out" 2>&1 &
+    pids+=($!)
+done
+statuses=""
+for p in "${pids[@]}"; do
+    wait "$p"
+    statuses="$statuses $?"
+done
+check "[ '$statuses' = ' 0 0 0 0 0 0' ]" "six concurrent runs on one store succeed ($statuses)"
+check "[ \$(grep -l 'status: done' '$store'/P?/run.yaml | wc -l) = 6 ]" "and each is recorded done"
 if [ "$failed" != 0 ]; then
     for f in "$dir"/*.out; do sed "s/^/    $(basename "$f") | /" "$f" | tail -15; done
 fi
