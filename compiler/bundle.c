@@ -7,6 +7,7 @@
 
 #include "pipe/base.h"
 #include "write_file.h"
+#include "write_set.h"
 
 typedef int (*generator_fn)(bundle *b, char *err, size_t errsize);
 
@@ -108,34 +109,27 @@ static void collect_steps(bundle *b)
     }
 }
 
+/* Every file of the bundle, all or nothing (write_set.h): a build that
+   fails half-way leaves the previous bundle as it was. */
 static int write_outputs(bundle *b, char *err, size_t errsize)
 {
-    size_t written = 0;
-    for (size_t i = 0; i < b->files.len; i++) {
+    write_set *ws = write_set_new();
+    int rc = 0;
+    for (size_t i = 0; i < b->files.len && rc == 0; i++) {
         bundle_file *f = b->files.items[i];
         char *path = arena_printf(b->arena, "%s/%s", b->opts->out_dir, f->path);
-        char *slash = strrchr(path, '/');
-        *slash = '\0';
-        if (make_dirs(path, err, errsize) != 0)
-            return -1;
-        *slash = '/';
-        bool changed;
-        char werr[256];
-        if (write_file_if_changed(path, sb_cstr(&f->text), f->text.len, &changed, werr, sizeof werr) != 0) {
-            snprintf(err, errsize, "cannot write %s: %s", path, werr);
-            return -1;
-        }
-        if (f->executable && changed && chmod_executable(path) != 0) {
-            snprintf(err, errsize, "cannot make %s executable", path);
-            return -1;
-        }
-        if (changed && b->opts->verbose)
-            printf("pipec: wrote %s\n", path);
-        written += changed;
+        rc = write_set_stage(ws, path, sb_cstr(&f->text), f->text.len, f->executable, err, errsize);
     }
-    if (b->opts->verbose && written == 0)
-        printf("pipec: %s is up to date\n", b->opts->out_dir);
-    return 0;
+    if (rc == 0)
+        rc = write_set_commit(ws, err, errsize);
+    if (rc == 0 && b->opts->verbose) {
+        for (size_t i = 0; i < write_set_count(ws); i++)
+            printf("pipec: wrote %s\n", write_set_path(ws, i));
+        if (write_set_count(ws) == 0)
+            printf("pipec: %s is up to date\n", b->opts->out_dir);
+    }
+    write_set_free(ws);
+    return rc;
 }
 
 /* Make's syntax: spaces, '#' and '$' escaped. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pipe/base.h"
+#include "pipe/manifest.h"
 #include "strbuf.h"
 #include "suggest.h"
 
@@ -39,6 +40,8 @@ static const option_schema accelerate_options[] = {
     {"gpu_ids", OPT_GPU_IDS, NULL, "all"},
     {"max_restarts", OPT_INT_MIN0, NULL, "0"},
     {"rdzv_timeout", OPT_DURATION, NULL, "300s"},
+    /* How long a pipe collective waits for a rank that has not entered it. */
+    {"collective_timeout", OPT_DURATION, NULL, "30m"},
 };
 static const option_schema profile_options[] = {
     {"interval", OPT_DURATION, NULL, "1s"},
@@ -70,6 +73,23 @@ static const option_schema skypilot_options[] = {
     {"use_spot", OPT_BOOL, NULL, "false"},
     {"accelerators", OPT_ACCELERATORS, NULL, NULL},
 };
+
+/* Durations with a lower bound (E0207 below it). */
+static const struct {
+    decorator_id decorator;
+    const char *option;
+    uint64_t min_ms;
+} duration_minimums[] = {
+    {DEC_ACCELERATE, "collective_timeout", PIPE_COLLECTIVE_TIMEOUT_MIN_MS},
+};
+
+static uint64_t duration_minimum(const decorator_schema *s, const option_schema *o)
+{
+    for (size_t i = 0; i < sizeof duration_minimums / sizeof duration_minimums[0]; i++)
+        if (duration_minimums[i].decorator == s->id && strcmp(duration_minimums[i].option, o->name) == 0)
+            return duration_minimums[i].min_ms;
+    return 0;
+}
 
 #define OPTS(a) a, (int)(sizeof a / sizeof a[0])
 
@@ -449,6 +469,18 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
         pipe_unit_status st = pipe_parse_duration(v->u.s.text, v->u.s.len, &out->u);
         if (st == PIPE_UNIT_OVERFLOW)
             return out_of_range(d, s, o, v, "a shorter duration");
+        if (st == PIPE_UNIT_OK && out->u < duration_minimum(s, o)) {
+            char least[64], range[80];
+            pipe_format_duration(duration_minimum(s, o), least, sizeof least);
+            snprintf(range, sizeof range, "at least \"%s\"", least);
+            diagnostic *dg = diag_report(d, v->sp, DIAG_E0207, "option `%s` of @%s must be %s", o->name, s->name,
+                                         range);
+            diag_label(d, dg, "too short");
+            diag_help(d, dg, "ranks reach a collective a moment apart even when all is well; write `%s = \"%s\"` "
+                             "or longer",
+                      o->name, least);
+            return;
+        }
         if (st != PIPE_UNIT_OK) {
             diagnostic *dg = diag_report(d, v->sp, DIAG_E0206, "malformed duration \"%s\" for option `%s` of @%s",
                                          v->u.s.text, o->name, s->name);

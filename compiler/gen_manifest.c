@@ -107,6 +107,7 @@ static void emit_accelerate(yaml_out *em, const pipe_accelerate *a)
     ye_kv_string(em, "gpu_ids", a->gpu_ids);
     ye_kv_int(em, "max_restarts", (long long)a->max_restarts);
     ye_kv_uint(em, "rdzv_timeout_ms", a->rdzv_timeout_ms);
+    ye_kv_uint(em, "collective_timeout_ms", a->collective_timeout_ms);
     ye_map_end(em);
 }
 

@@ -231,6 +231,7 @@ static void build_accelerate(builder *b, const invocation *inv, pipe_accelerate 
     acc->gpu_ids = arena_strdup(b->a, effective_opt(o, DEC_ACCELERATE, ACC_GPU_IDS).s);
     acc->max_restarts = effective_opt(o, DEC_ACCELERATE, ACC_MAX_RESTARTS).i;
     acc->rdzv_timeout_ms = effective_opt(o, DEC_ACCELERATE, ACC_RDZV_TIMEOUT).u;
+    acc->collective_timeout_ms = effective_opt(o, DEC_ACCELERATE, ACC_COLLECTIVE_TIMEOUT).u;
 }
 
 static void build_image(builder *b, const effective_options *o, pipe_mimage *img)

@@ -10,14 +10,18 @@
 
 #include "arena.h"
 
-int make_dirs(const char *path, char *err, size_t errsize)
+int make_dirs_noting(const char *path, void (*made)(void *arg, const char *dir), void *arg, char *err,
+                     size_t errsize)
 {
     char *p = xstrdup(path);
     for (char *c = p + 1; ; c++) {
         if (*c == '/' || *c == '\0') {
             char saved = *c;
             *c = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            if (mkdir(p, 0777) == 0) {
+                if (made)
+                    made(arg, p);
+            } else if (errno != EEXIST) {
                 snprintf(err, errsize, "cannot create directory %s: %s", p, strerror(errno));
                 free(p);
                 return -1;
@@ -29,6 +33,25 @@ int make_dirs(const char *path, char *err, size_t errsize)
     }
     free(p);
     return 0;
+}
+
+int make_dirs(const char *path, char *err, size_t errsize) { return make_dirs_noting(path, NULL, NULL, err, errsize); }
+
+bool file_has_bytes(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "rbe");
+    if (!f)
+        return false;
+    bool same = true;
+    char buf[65536];
+    size_t off = 0, r;
+    while (same && (r = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (off + r > len || memcmp(buf, (const char *)data + off, r) != 0)
+            same = false;
+        off += r;
+    }
+    fclose(f);
+    return same && off == len;
 }
 
 /* Temp file + rename: readers see the old bytes or the new, never a mix.
@@ -90,20 +113,8 @@ int write_file_if_changed(const char *path, const void *data, size_t len, bool *
                           size_t errsize)
 {
     *changed = false;
-    FILE *f = fopen(path, "rb");
-    if (f) {
-        bool same = true;
-        char buf[65536];
-        size_t off = 0, r;
-        while (same && (r = fread(buf, 1, sizeof buf, f)) > 0) {
-            if (off + r > len || memcmp(buf, (const char *)data + off, r) != 0)
-                same = false;
-            off += r;
-        }
-        fclose(f);
-        if (same && off == len)
-            return 0;
-    }
+    if (file_has_bytes(path, data, len))
+        return 0;
     *changed = true;
     /* Generated files can be made again: no fsync (a bundle has thousands). */
     return write_file_replace(path, data, len, false, err, errsize);

@@ -17,5 +17,10 @@ int write_file_if_changed(const char *path, const void *data, size_t len, bool *
 int chmod_executable(const char *path);
 /* mkdir -p. Returns 0 or -1 with a message. */
 int make_dirs(const char *path, char *err, size_t errsize);
+/* The same, calling made(arg, dir) for each directory it created. */
+int make_dirs_noting(const char *path, void (*made)(void *arg, const char *dir), void *arg, char *err,
+                     size_t errsize);
+/* Whether the file at path holds exactly these bytes. */
+bool file_has_bytes(const char *path, const void *data, size_t len);
 
 #endif

@@ -7,8 +7,10 @@
 # ctest in build/. With CI=true or PIPEC_SANITIZE=1 also: the same suite in
 # build-asan/ (-DPIPEC_SANITIZE=ON: ASan+UBSan; clang when present, with
 # -DPIPEC_FUZZ=ON) and, when that build has a fuzz_frontend target, a fuzz
-# smoke test of FUZZ_SECONDS (default 60) seconds: the ctest test fuzz.smoke
-# when there is one, else a direct libFuzzer run.
+# smoke test: the ctest test fuzz.smoke when there is one (the front end for
+# FUZZ_SECONDS, default 60, then the runtime's parsers -- bundle.yaml,
+# step.yaml, run --config -- for FUZZ_RUNTIME_SECONDS, default 10, each),
+# else a direct libFuzzer run of the front end.
 # Exits non-zero, naming the phase, as soon as anything fails.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

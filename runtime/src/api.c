@@ -23,6 +23,7 @@ void pipe_ctx_destroy(pipe_ctx *ctx)
         pipe_ctx_finish(ctx, 1, NULL, 0);
     if (ctx->coll && ctx->coll->destroy)
         ctx->coll->destroy(ctx);
+    pipe_coll_watch_detach(ctx);
     for (size_t i = 0; i < ctx->ninputs; i++) {
         free(ctx->inputs[i].name);
         free(ctx->inputs[i].path);
@@ -116,6 +117,7 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
         ctx->coll = NULL;
         goto fail;
     }
+    pipe_coll_watch_attach(ctx);
     *out = ctx;
     return 0;
 fail:

@@ -88,7 +88,7 @@ int pipe_cache_lookup(const char *store, const char *key, const char *const *out
     }
     if (!(entry = pipe_asprintf("%s/cache/%s", store, key)))
         return PIPE_ENOMEM;
-    rc = pipe_read_file(entry, &text, NULL, err, errsize);
+    rc = pipe_read_file_max(entry, PIPE_RECORD_MAX_BYTES, &text, NULL, err, errsize);
     if (rc == PIPE_ENOENT) {
         pipe_errf(why, whysize, "no cache entry");
         rc = 0;

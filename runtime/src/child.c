@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* pipe2 */
 #include "child.h"
 
 #include <errno.h>
@@ -51,13 +52,9 @@ int pipe_child_signals_install(char *err, size_t errsize)
 {
     if (installed)
         return 0;
-    if (pipe(wake_pipe) != 0) {
+    if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         pipe_errf(err, errsize, "cannot create a pipe: %s", strerror(errno));
         return PIPE_EIO;
-    }
-    for (int i = 0; i < 2; i++) {
-        fcntl(wake_pipe[i], F_SETFD, FD_CLOEXEC);
-        fcntl(wake_pipe[i], F_SETFL, fcntl(wake_pipe[i], F_GETFL) | O_NONBLOCK);
     }
     stop_signal = 0;
     wake_fd = wake_pipe[1];
@@ -139,7 +136,7 @@ static int above_stdio(int fd)
 {
     if (fd > STDERR_FILENO)
         return fd;
-    int moved = fcntl(fd, F_DUPFD, STDERR_FILENO + 1);
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
     return moved >= 0 ? moved : fd;
 }
 
@@ -185,6 +182,12 @@ static _Noreturn void child_main(const pipe_child_group *g, const pipe_child_spe
     _exit(127);
 }
 
+/* Out of descriptors or processes: worth trying again once others end. */
+static int out_of(int e)
+{
+    return e == EMFILE || e == ENFILE || e == EAGAIN || e == ENOMEM ? PIPE_ERESOURCE : PIPE_EIO;
+}
+
 int pipe_child_spawn(pipe_child_group *g, const pipe_child_spec *spec, char *err, size_t errsize)
 {
     int out[2] = {-1, -1}, devnull = -1, rc = PIPE_EIO;
@@ -198,13 +201,13 @@ int pipe_child_spawn(pipe_child_group *g, const pipe_child_spec *spec, char *err
         g->children = more;
         g->cap = cap;
     }
-    if (pipe(out) != 0) {
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        rc = out_of(errno);
         pipe_errf(err, errsize, "pipe: %s", strerror(errno));
         goto fail;
     }
-    fcntl(out[0], F_SETFD, FD_CLOEXEC);
-    fcntl(out[1], F_SETFD, FD_CLOEXEC);
     if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+        rc = out_of(errno);
         pipe_errf(err, errsize, "/dev/null: %s", strerror(errno));
         goto fail;
     }
@@ -213,6 +216,7 @@ int pipe_child_spawn(pipe_child_group *g, const pipe_child_spec *spec, char *err
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) {
+        rc = out_of(errno);
         pipe_errf(err, errsize, "fork: %s", strerror(errno));
         goto fail;
     }

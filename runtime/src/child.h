@@ -97,8 +97,10 @@ int pipe_child_signal_take(void);
 void pipe_child_group_init(pipe_child_group *g, size_t line_max, pipe_child_line_fn *on_line, void *arg);
 /* Starts a child in g's process group (the first one founds it). On Linux
    the child gets SIGTERM when its parent dies (PR_SET_PDEATHSIG); its
-   signal dispositions and mask are reset to the defaults. PIPE_EIO with
-   "pipe: ...", "fork: ..." in err; PIPE_ENOMEM. */
+   signal dispositions and mask are reset to the defaults. PIPE_ERESOURCE
+   when this process is out of descriptors or processes (EMFILE, ENFILE,
+   EAGAIN: worth trying again once other children end), PIPE_EIO for other
+   failures, with "pipe: ...", "fork: ..." in err; PIPE_ENOMEM. */
 int pipe_child_spawn(pipe_child_group *g, const pipe_child_spec *spec, char *err, size_t errsize);
 /* How many children have not been reaped; whether any output is still open. */
 size_t pipe_child_group_running(const pipe_child_group *g);

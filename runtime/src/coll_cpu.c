@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* accept4 */
 #include "coll_cpu.h"
 
 #include <arpa/inet.h>
@@ -5,6 +6,7 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,11 +18,17 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "coll_watch.h"
 #include "ctx_error.h"
 #include "pipe/precision.h"
 #include "dist.h"
 #include "net.h"
+#include "rendezvous_wire.h"
 #include "util.h"
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
 
 /* Each rank copies a chunk of its buffer into its slot; each reduces its
    share of the chunk across all slots into the result; machine leaders
@@ -35,8 +43,9 @@ typedef struct shm_header {
 
 typedef struct cpu_state {
     pipe_dist_env env;
+    void *map; /* the whole segment: the hung-rank table (coll_watch.h), then shm */
+    size_t map_size;
     shm_header *shm;
-    size_t shm_size;
     unsigned char *slots;  /* local_world slots, then the result */
     int *peers;            /* machine 0's leader: a socket per other machine (index = machine) */
     int leader0_fd;        /* other leaders: the socket to machine 0 */
@@ -206,9 +215,59 @@ static int cpu_barrier(pipe_ctx *ctx)
 
 /* ---- set-up ---- */
 
+/* What a machine's leader sends machine 0's first: the run's token, so
+   that a stranger who finds the port is turned away, and its machine. */
+typedef struct leader_hello {
+    char token[PIPE_RDZV_TOKEN_MAX];
+    uint32_t machine;
+} leader_hello;
+
+/* Machine 0's leader accepts one connection from each other machine until
+   the rendezvous timeout; strangers (wrong token, silence for 5 s) are
+   closed and waited past. */
+static int accept_leaders(cpu_state *s, int lfd, char *err, size_t errsize)
+{
+    int M = s->env.num_machines;
+    double deadline = pipe_now() + (double)s->env.rdzv_timeout_ms / 1000.0;
+    for (int joined = 1; joined < M;) {
+        double left = deadline - pipe_now();
+        struct pollfd p = {.fd = lfd, .events = POLLIN};
+        int r = left > 0 ? poll(&p, 1, (int)(left * 1000.0) + 1) : 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            pipe_errf(err, errsize, "collectives: only %d of %d machines connected to machine 0 within %.0f s",
+                      joined, M, (double)s->env.rdzv_timeout_ms / 1000.0);
+            return PIPE_ECOMM;
+        }
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE)
+                pipe_sleep_ms(100); /* no busy loop while out of descriptors */
+            continue;
+        }
+        leader_hello hello;
+        pipe_tcp_set_timeouts(fd, PIPE_RDZV_REQUEST_TIMEOUT_MS);
+        if (pipe_recv_all(fd, &hello, sizeof hello) != 0 ||
+            !pipe_token_equal(hello.token, s->env.token, PIPE_RDZV_TOKEN_MAX) || hello.machine == 0 ||
+            hello.machine >= (uint32_t)M || s->peers[hello.machine] >= 0) {
+            close(fd); /* not one of ours: keep waiting */
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        pipe_tcp_set_timeouts(fd, s->env.collective_timeout_ms);
+        s->peers[hello.machine] = fd;
+        joined++;
+    }
+    return 0;
+}
+
 static int connect_leaders(cpu_state *s, pipe_rdzv_client *rdzv, char *err, size_t errsize)
 {
     int M = s->env.num_machines;
+    leader_hello hello;
+    pipe_token_copy(hello.token, s->env.token, PIPE_RDZV_TOKEN_MAX);
     if (s->env.machine_rank == 0) {
         int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         struct sockaddr_in addr = {0};
@@ -228,20 +287,10 @@ static int connect_leaders(cpu_state *s, pipe_rdzv_client *rdzv, char *err, size
         s->peers = calloc((size_t)M, sizeof *s->peers);
         for (int m = 0; m < M && s->peers; m++)
             s->peers[m] = -1;
-        for (int i = 1; i < M && rc == 0; i++) {
-            int fd = accept(lfd, NULL, NULL);
-            uint32_t machine = 0;
-            if (fd < 0 || pipe_recv_all(fd, &machine, sizeof machine) != 0 || machine == 0 || machine >= (uint32_t)M ||
-                s->peers[machine] >= 0) {
-                if (fd >= 0)
-                    close(fd);
-                i--; /* not one of ours: keep waiting */
-                continue;
-            }
-            int one = 1;
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            s->peers[machine] = fd;
-        }
+        if (rc == 0 && !s->peers)
+            rc = PIPE_ENOMEM;
+        if (rc == 0)
+            rc = accept_leaders(s, lfd, err, errsize);
         close(lfd);
         return rc;
     }
@@ -254,25 +303,35 @@ static int connect_leaders(cpu_state *s, pipe_rdzv_client *rdzv, char *err, size
     snprintf(portbuf, sizeof portbuf, "%.*s", (int)(len < 15 ? len : 15), (char *)port);
     free(port);
     int fd;
-    if (pipe_tcp_connect(s->env.master_addr, atoi(portbuf), &fd, why, sizeof why) != 0) {
+    if (pipe_tcp_connect(s->env.master_addr, atoi(portbuf), s->env.rdzv_timeout_ms, &fd, why, sizeof why) != 0) {
         pipe_errf(err, errsize, "collectives: machine %d cannot reach machine 0 at %s:%s: %s", s->env.machine_rank,
                   s->env.master_addr, portbuf, why);
         return PIPE_ECOMM;
     }
-    uint32_t machine = (uint32_t)s->env.machine_rank;
-    if (pipe_send_all(fd, &machine, sizeof machine) != 0) {
+    hello.machine = (uint32_t)s->env.machine_rank;
+    if (pipe_send_all(fd, &hello, sizeof hello) != 0) {
         close(fd);
         pipe_errf(err, errsize, "collectives: machine 0 at %s:%s closed the connection", s->env.master_addr, portbuf);
         return PIPE_ECOMM;
     }
+    pipe_tcp_set_timeouts(fd, s->env.collective_timeout_ms);
     s->leader0_fd = fd;
     return 0;
 }
 
+/* The segment: the hung-rank table, the header, a slot per local rank and
+   the result. */
+static size_t segment_size(int local_world)
+{
+    return pipe_coll_watch_bytes(local_world) + HEADER_BYTES + (size_t)(local_world + 1) * SLOT_BYTES;
+}
+
 int pipe_coll_shm_create(int local_world, int *fd, char *err, size_t errsize)
 {
-    size_t size = HEADER_BYTES + (size_t)(local_world + 1) * SLOT_BYTES;
-    int f = (int)syscall(SYS_memfd_create, "pipe-collectives", 0);
+    size_t size = segment_size(local_world), watch = pipe_coll_watch_bytes(local_world);
+    /* Close-on-exec: forked ranks inherit it; a program a step executes has
+       no use for it. */
+    int f = (int)syscall(SYS_memfd_create, "pipe-collectives", MFD_CLOEXEC);
     if (f < 0 || ftruncate(f, (off_t)size) != 0) {
         pipe_errf(err, errsize, "cannot create the shared memory of the collectives (%zu MiB): %s", size >> 20,
                   strerror(errno));
@@ -280,12 +339,14 @@ int pipe_coll_shm_create(int local_world, int *fd, char *err, size_t errsize)
             close(f);
         return PIPE_ENOMEM;
     }
-    shm_header *h = mmap(NULL, HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
-    if (h == MAP_FAILED) {
+    unsigned char *base = mmap(NULL, watch + HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+    if (base == MAP_FAILED) {
         pipe_errf(err, errsize, "cannot map the shared memory of the collectives: %s", strerror(errno));
         close(f);
         return PIPE_ENOMEM;
     }
+    pipe_coll_watch_init(base, local_world);
+    shm_header *h = (shm_header *)(base + watch);
     pthread_barrierattr_t attr;
     pthread_barrierattr_init(&attr);
     pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
@@ -293,7 +354,7 @@ int pipe_coll_shm_create(int local_world, int *fd, char *err, size_t errsize)
     pthread_barrierattr_destroy(&attr);
     h->local_world = (uint32_t)local_world;
     h->slot_bytes = SLOT_BYTES;
-    munmap(h, HEADER_BYTES);
+    munmap(base, watch + HEADER_BYTES);
     if (rc != 0) {
         pipe_errf(err, errsize, "cannot set up the barrier of the collectives");
         close(f);
@@ -308,8 +369,8 @@ static void cpu_destroy(pipe_ctx *ctx)
     cpu_state *s = ctx->coll_state;
     if (!s)
         return;
-    if (s->shm)
-        munmap(s->shm, s->shm_size);
+    if (s->map)
+        munmap(s->map, s->map_size);
     if (s->peers) {
         for (int m = 0; m < s->env.num_machines; m++)
             if (s->peers[m] >= 0)
@@ -339,15 +400,16 @@ static int cpu_init(pipe_ctx *ctx, char *err, size_t errsize)
         rc = PIPE_EINVAL;
         goto fail;
     }
-    s->shm_size = HEADER_BYTES + (size_t)(s->env.local_world_size + 1) * SLOT_BYTES;
-    s->shm = mmap(NULL, s->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, s->env.shm_fd, 0);
-    if (s->shm == MAP_FAILED) {
-        s->shm = NULL;
+    s->map_size = segment_size(s->env.local_world_size);
+    s->map = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, s->env.shm_fd, 0);
+    if (s->map == MAP_FAILED) {
+        s->map = NULL;
         pipe_errf(err, errsize, "rank %d: cannot map the shared memory (PIPE_SHM_FD=%d): %s", s->env.rank,
                   s->env.shm_fd, strerror(errno));
         rc = PIPE_ECOMM;
         goto fail;
     }
+    s->shm = (shm_header *)((unsigned char *)s->map + pipe_coll_watch_bytes(s->env.local_world_size));
     if (s->shm->local_world != (uint32_t)s->env.local_world_size) {
         pipe_errf(err, errsize, "rank %d: the shared memory was made for %u local ranks, not %d", s->env.rank,
                   s->shm->local_world, s->env.local_world_size);

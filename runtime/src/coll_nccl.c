@@ -1,6 +1,14 @@
 /* NCCL backend: buffers are device memory (the step allocates them with
    cudaMalloc); each call runs on the communicator's stream and waits for it,
-   so the step sees the result when the call returns. */
+   so the step sees the result when the call returns.
+
+   The wait is a watchdog, as PyTorch's is: it polls the stream and the
+   communicator's asynchronous error, and when a collective has not finished
+   within collective_timeout (a rank never entered it, a peer died, a GPU
+   hung) it aborts the communicator (ncclCommAbort, which makes the kernels
+   waiting on the missing rank return) and fails the call. The
+   communicator is created non-blocking, so that its set-up is bounded by
+   the rendezvous timeout the same way. */
 #include "coll_nccl.h"
 
 #if defined(PIPE_HAVE_NCCL) && PIPE_HAVE_NCCL
@@ -9,8 +17,10 @@
 #include <nccl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctx.h"
+#include "pipe/base.h"
 #include "ctx_error.h"
 #include "dist.h"
 #include "util.h"
@@ -18,7 +28,45 @@
 typedef struct nccl_state {
     ncclComm_t comm;
     cudaStream_t stream;
+    uint64_t timeout_ms; /* collective_timeout */
 } nccl_state;
+
+/* A sleep between polls that grows from 10 us to 1 ms: short collectives
+   stay fast, long ones do not burn a core. */
+static void poll_pause(unsigned *us)
+{
+    struct timespec ts = {0, (long)*us * 1000L};
+    nanosleep(&ts, NULL);
+    if (*us < 1000)
+        *us *= 2;
+}
+
+/* Aborts the communicator: what NCCL needs to give up on a missing peer. */
+static void abort_comm(nccl_state *s)
+{
+    if (s->comm)
+        ncclCommAbort(s->comm);
+    s->comm = NULL;
+}
+
+/* Waits until the communicator's pending work is accepted (a non-blocking
+   communicator answers ncclInProgress meanwhile) or its error, up to
+   deadline. */
+static ncclResult_t wait_comm(nccl_state *s, double deadline)
+{
+    unsigned us = 10;
+    for (;;) {
+        ncclResult_t state = ncclSuccess;
+        ncclResult_t r = ncclCommGetAsyncError(s->comm, &state);
+        if (r != ncclSuccess)
+            return r;
+        if (state != ncclInProgress)
+            return state;
+        if (pipe_now() >= deadline)
+            return ncclInProgress;
+        poll_pause(&us);
+    }
+}
 
 static bool nccl_type(pipe_dtype t, ncclDataType_t *out)
 {
@@ -46,16 +94,46 @@ static ncclRedOp_t nccl_op(pipe_op op)
     return ncclSum;
 }
 
+/* After an NCCL call was issued with result r: the watchdog wait. */
 static int finish(pipe_ctx *ctx, const char *fn, ncclResult_t r)
 {
     nccl_state *s = ctx->coll_state;
-    if (r == ncclSuccess) {
-        cudaError_t c = cudaStreamSynchronize(s->stream);
+    double deadline = pipe_now() + (double)s->timeout_ms / 1000.0;
+    if (!s->comm)
+        return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: the communicator was aborted by an earlier timeout", fn,
+                              ctx->rank);
+    if (r == ncclInProgress)
+        r = wait_comm(s, deadline);
+    if (r != ncclSuccess && r != ncclInProgress) {
+        abort_comm(s);
+        return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, ncclGetErrorString(r));
+    }
+    unsigned us = 10;
+    while (r == ncclSuccess) {
+        cudaError_t c = cudaStreamQuery(s->stream);
         if (c == cudaSuccess)
             return 0;
-        return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, cudaGetErrorString(c));
+        if (c != cudaErrorNotReady) {
+            abort_comm(s);
+            return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, cudaGetErrorString(c));
+        }
+        ncclResult_t state = ncclSuccess;
+        if (ncclCommGetAsyncError(s->comm, &state) != ncclSuccess ||
+            (state != ncclSuccess && state != ncclInProgress)) {
+            abort_comm(s);
+            return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, ncclGetErrorString(state));
+        }
+        if (pipe_now() >= deadline)
+            break;
+        poll_pause(&us);
     }
-    return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, ncclGetErrorString(r));
+    abort_comm(s);
+    char limit[64];
+    pipe_format_duration(s->timeout_ms, limit, sizeof limit);
+    return pipe_ctx_error(ctx, PIPE_ETIMEOUT,
+                          "%s: rank %d: not finished after collective_timeout (%s): a rank never entered it, or a "
+                          "peer or GPU hung; the NCCL communicator was aborted",
+                          fn, ctx->rank, limit);
 }
 
 static int nccl_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
@@ -104,6 +182,7 @@ static void nccl_destroy(pipe_ctx *ctx)
         return;
     if (s->comm)
         ncclCommDestroy(s->comm);
+    s->comm = NULL;
     if (s->stream)
         cudaStreamDestroy(s->stream);
     free(s);
@@ -121,6 +200,7 @@ static int nccl_init(pipe_ctx *ctx, char *err, size_t errsize)
     if (!s)
         return PIPE_ENOMEM;
     ctx->coll_state = s;
+    s->timeout_ms = env.collective_timeout_ms;
     if ((rc = pipe_dist_join(&env, &rdzv, err, errsize)) != 0)
         goto fail;
     ncclUniqueId id;
@@ -154,10 +234,19 @@ static int nccl_init(pipe_ctx *ctx, char *err, size_t errsize)
         rc = PIPE_ERESOURCE;
         goto fail;
     }
-    ncclResult_t r = ncclCommInitRank(&s->comm, env.world_size, id, env.rank);
+    /* Non-blocking, so that a rank that never comes cannot hold the others
+       in ncclCommInitRank forever: the rendezvous timeout bounds it. */
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    ncclResult_t r = ncclCommInitRankConfig(&s->comm, env.world_size, id, env.rank, &config);
+    if (r == ncclInProgress || r == ncclSuccess)
+        r = wait_comm(s, pipe_now() + (double)env.rdzv_timeout_ms / 1000.0);
+    else
+        s->comm = NULL; /* never made */
     if (r != ncclSuccess) {
-        pipe_errf(err, errsize, "rank %d: ncclCommInitRank: %s", env.rank, ncclGetErrorString(r));
-        s->comm = NULL;
+        pipe_errf(err, errsize, "rank %d: ncclCommInitRank: %s", env.rank,
+                  r == ncclInProgress ? "not done within rdzv_timeout" : ncclGetErrorString(r));
+        abort_comm(s);
         rc = PIPE_ECOMM;
         goto fail;
     }

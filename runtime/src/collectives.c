@@ -2,12 +2,17 @@
    (collectives.h). Backends: `single` for a world of one rank, `cpu`
    (coll_cpu.c) and `nccl` (coll_nccl.c) for more, and `none` when a GPU
    step wants NCCL that the build does not have. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "coll_cpu.h"
 #include "coll_nccl.h"
+#include "coll_watch.h"
 #include "collectives.h"
 #include "ctx.h"
 #include "ctx_error.h"
@@ -57,7 +62,10 @@ int pipe_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pip
         return rc;
     if (!valid_op(op))
         return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_allreduce: unknown op %d", (int)op);
-    return ctx->coll->allreduce(ctx, buf, count, dtype, op);
+    pipe_coll_watch_enter(ctx->watch, PIPE_COLL_ALLREDUCE);
+    rc = ctx->coll->allreduce(ctx, buf, count, dtype, op);
+    pipe_coll_watch_leave(ctx->watch);
+    return rc;
 }
 
 int pipe_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root)
@@ -71,7 +79,10 @@ int pipe_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int
     if (root < 0 || root >= ctx->world_size)
         return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_broadcast: root %d is not a rank (world size %d)", root,
                               ctx->world_size);
-    return ctx->coll->broadcast(ctx, buf, count, dtype, root);
+    pipe_coll_watch_enter(ctx->watch, PIPE_COLL_BROADCAST);
+    rc = ctx->coll->broadcast(ctx, buf, count, dtype, root);
+    pipe_coll_watch_leave(ctx->watch);
+    return rc;
 }
 
 int pipe_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype)
@@ -86,14 +97,20 @@ int pipe_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pi
     if (bytes > SIZE_MAX / (size_t)ctx->world_size)
         return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_allgather: %zu bytes times %d ranks overflow", bytes,
                               ctx->world_size);
-    return ctx->coll->allgather(ctx, send, recv, count, dtype);
+    pipe_coll_watch_enter(ctx->watch, PIPE_COLL_ALLGATHER);
+    rc = ctx->coll->allgather(ctx, send, recv, count, dtype);
+    pipe_coll_watch_leave(ctx->watch);
+    return rc;
 }
 
 int pipe_barrier(pipe_ctx *ctx)
 {
     if (!ctx)
         return PIPE_EINVAL;
-    return ctx->coll->barrier(ctx);
+    pipe_coll_watch_enter(ctx->watch, PIPE_COLL_BARRIER);
+    int rc = ctx->coll->barrier(ctx);
+    pipe_coll_watch_leave(ctx->watch);
+    return rc;
 }
 
 /* single: one rank, every collective is the identity. */
@@ -186,4 +203,33 @@ const pipe_coll_backend *pipe_coll_select(const pipe_ctx *ctx)
 #endif
     }
     return &pipe_coll_cpu_backend;
+}
+
+void pipe_coll_watch_attach(pipe_ctx *ctx)
+{
+    const char *v = getenv("PIPE_SHM_FD");
+    if (ctx->world_size <= 1 || !v || !*v)
+        return;
+    char *end;
+    errno = 0;
+    long fd = strtol(v, &end, 10);
+    size_t size = pipe_coll_watch_bytes(ctx->local_world_size);
+    struct stat st;
+    if (errno || *end || fd < 0 || fd > 1 << 20 || fstat((int)fd, &st) != 0 || (size_t)st.st_size < size)
+        return; /* not the launcher's segment: no watch, nothing else changes */
+    void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+    if (map == MAP_FAILED)
+        return;
+    ctx->watch_map = map;
+    ctx->watch_size = size;
+    ctx->watch = pipe_coll_watch_slots(map) + ctx->local_rank;
+    atomic_store(&ctx->watch->pid, (int)getpid());
+}
+
+void pipe_coll_watch_detach(pipe_ctx *ctx)
+{
+    if (ctx->watch_map)
+        munmap(ctx->watch_map, ctx->watch_size);
+    ctx->watch_map = NULL;
+    ctx->watch = NULL;
 }

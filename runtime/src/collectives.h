@@ -26,4 +26,10 @@ typedef struct pipe_coll_backend {
    initialized. */
 const pipe_coll_backend *pipe_coll_select(const pipe_ctx *ctx);
 
+/* Maps this rank's slot of the hung-rank table (coll_watch.h) from the
+   segment the launcher shares with the machine's ranks (PIPE_SHM_FD); a
+   rank started otherwise has none. */
+void pipe_coll_watch_attach(pipe_ctx *ctx);
+void pipe_coll_watch_detach(pipe_ctx *ctx);
+
 #endif

@@ -45,6 +45,9 @@ struct pipe_ctx {
     double started;     /* pipe_now() at creation: metrics' time_s */
     const pipe_coll_backend *coll;
     void *coll_state;
+    void *watch_map; /* the hung-rank table (coll_watch.h), NULL when none */
+    size_t watch_size;
+    struct pipe_coll_slot *watch; /* this rank's slot in it */
     bool finished;
     char last_error[1024];
 };

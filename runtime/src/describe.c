@@ -94,13 +94,16 @@ static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv
     print_resources(&inv->resources);
     if (inv->accelerate.enabled) {
         const pipe_accelerate *a = &inv->accelerate;
+        char coll[64];
         pipe_format_duration(a->rdzv_timeout_ms, buf, sizeof buf);
+        pipe_format_duration(a->collective_timeout_ms, coll, sizeof coll);
         printf("    accelerate   %" PRId64 " process%s on %" PRId64 " machine%s, %s, mixed_precision %s, "
-               "main_process_port %" PRId64 ", gpu_ids %s, max_restarts %" PRId64 ", rdzv_timeout %s\n",
+               "main_process_port %" PRId64 ", gpu_ids %s, max_restarts %" PRId64 ", rdzv_timeout %s, "
+               "collective_timeout %s\n",
                a->num_processes, a->num_processes == 1 ? "" : "es", a->num_machines, a->num_machines == 1 ? "" : "s",
                a->cpu ? "cpu" : a->multi_gpu ? "multi_gpu" : "single device",
                a->mixed_precision ? a->mixed_precision : "no", a->main_process_port, a->gpu_ids ? a->gpu_ids : "all",
-               a->max_restarts, buf);
+               a->max_restarts, buf, coll);
     }
     printf("    image        %s\n", inv->image.parent ? inv->image.parent : "none");
     if (inv->timeout_ms > 0) {

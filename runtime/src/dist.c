@@ -12,6 +12,8 @@ int pipe_dist_join(const pipe_dist_env *env, pipe_rdzv_client **out, char *err, 
 {
     pipe_rdzv_client *c = NULL;
     double started = pipe_now();
+    /* Every step retries until rdzv_timeout: the server may not be up yet,
+       may have no room while strangers crowd it, or may drop a connection. */
     int rc = pipe_rdzv_connect(env->master_addr, env->master_port, env->token, env->rdzv_timeout_ms, &c, err,
                                errsize);
     if (rc != 0)
@@ -19,9 +21,7 @@ int pipe_dist_join(const pipe_dist_env *env, pipe_rdzv_client **out, char *err, 
     char key[64], host[256] = "?";
     gethostname(host, sizeof host - 1);
     snprintf(key, sizeof key, "rank/%d", env->rank);
-    int64_t joined = 0;
-    if ((rc = pipe_rdzv_set(c, key, host, strlen(host), err, errsize)) != 0 ||
-        (rc = pipe_rdzv_add(c, "joined", 1, &joined, err, errsize)) != 0)
+    if ((rc = pipe_rdzv_join(c, key, host, strlen(host), NULL, err, errsize)) != 0)
         goto fail;
     uint64_t spent = (uint64_t)((pipe_now() - started) * 1000.0);
     uint64_t left = env->rdzv_timeout_ms > spent ? env->rdzv_timeout_ms - spent : 1;

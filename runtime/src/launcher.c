@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "coll_cpu.h"
+#include "coll_watch.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
 #include "util.h"
@@ -86,6 +88,9 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
     l->nlocal = l->world / l->num_machines;
     l->distributed = l->world > 1;
     l->rdzv_timeout_ms = acc->rdzv_timeout_ms ? acc->rdzv_timeout_ms : 300000;
+    l->collective_timeout_ms = acc->collective_timeout_ms >= PIPE_COLLECTIVE_TIMEOUT_MIN_MS
+                                   ? acc->collective_timeout_ms
+                                   : PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS;
     l->master_port = (int)acc->main_process_port;
     /* As with torchrun, MASTER_PORT in the environment wins. */
     const char *port_env = getenv("MASTER_PORT");
@@ -166,7 +171,14 @@ int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize)
     int rc;
     if (l->machine_rank == 0) {
         int bound = 0;
-        rc = pipe_rdzv_server_start(NULL, l->master_port, l->token, &l->server, &bound, err, errsize);
+        /* One machine: nobody else has any business with it. */
+        pipe_rdzv_server_config cfg = {
+            .bind_addr = l->num_machines == 1 ? "127.0.0.1" : NULL,
+            .port = l->master_port,
+            .token = l->token,
+            .peers = l->world,
+        };
+        rc = pipe_rdzv_server_start(&cfg, &l->server, &bound, err, errsize);
         if (rc != 0)
             return rc;
         l->master_port = bound;
@@ -174,6 +186,15 @@ int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize)
     if ((rc = pipe_coll_shm_create(l->nlocal, &l->shm_fd, err, errsize)) != 0) {
         pipe_launch_end(l);
         return rc;
+    }
+    /* The supervisor's view of the hung-rank table. */
+    l->watch_size = pipe_coll_watch_bytes(l->nlocal);
+    l->watch = mmap(NULL, l->watch_size, PROT_READ | PROT_WRITE, MAP_SHARED, l->shm_fd, 0);
+    if (l->watch == MAP_FAILED) {
+        l->watch = NULL;
+        pipe_errf(err, errsize, "cannot map the shared memory of the collectives: %s", strerror(errno));
+        pipe_launch_end(l);
+        return PIPE_ENOMEM;
     }
     l->attempt_started = pipe_now();
     l->all_joined = false;
@@ -218,11 +239,26 @@ char *pipe_launch_check(pipe_launch *l, double now)
     if (l->num_machines == 1)
         return pipe_asprintf("rendezvous timed out after %.0f s: rank%s %s of %d never joined at %s:%d",
                              (double)l->rdzv_timeout_ms / 1000.0, nmissing == 1 ? "" : "s", ranks, l->world,
-                             l->master_addr, l->master_port);
+                             pipe_launch_rdzv_addr(l), l->master_port);
     return pipe_asprintf("rendezvous timed out after %.0f s: rank%s %s of %d never joined at %s:%d (they run on "
                          "machine %s: is its launcher started, and can it reach %s:%d?)",
                          (double)l->rdzv_timeout_ms / 1000.0, nmissing == 1 ? "" : "s", ranks, l->world,
                          l->master_addr, l->master_port, machines, l->master_addr, l->master_port);
+}
+
+const char *pipe_launch_rdzv_addr(const pipe_launch *l)
+{
+    return l->num_machines == 1 ? "127.0.0.1" : l->master_addr;
+}
+
+char *pipe_launch_take_notes(pipe_launch *l)
+{
+    return l->server ? pipe_rdzv_server_take_log(l->server) : NULL;
+}
+
+void pipe_launch_close_in_child(pipe_launch *l)
+{
+    pipe_rdzv_server_close_in_child(l->server);
 }
 
 void pipe_launch_end(pipe_launch *l)
@@ -230,6 +266,10 @@ void pipe_launch_end(pipe_launch *l)
     if (l->server) {
         pipe_rdzv_server_stop(l->server);
         l->server = NULL;
+    }
+    if (l->watch) {
+        munmap(l->watch, l->watch_size);
+        l->watch = NULL;
     }
     if (l->shm_fd >= 0) {
         close(l->shm_fd);

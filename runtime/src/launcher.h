@@ -21,8 +21,11 @@ typedef struct pipe_launch {
     const char *backend; /* "cpu" or "nccl" */
     char gpu_ids[256];   /* "" for all */
     uint64_t rdzv_timeout_ms;
+    uint64_t collective_timeout_ms;
     pipe_rdzv_server *server; /* machine 0, during an attempt */
     int shm_fd;
+    void *watch; /* the hung-rank table at the start of shm_fd (coll_watch.h), during an attempt */
+    size_t watch_size;
     double attempt_started;
     bool all_joined;
 } pipe_launch;
@@ -49,6 +52,14 @@ int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize);
    waited rdzv_timeout without every rank joining (naming the missing ranks
    and the address and port), else NULL. Machine 0 only. */
 char *pipe_launch_check(pipe_launch *l, double now);
+/* What the rendezvous turned away since the last call (lines ending in
+   '\n', malloc'ed), for the step's log; NULL when nothing. */
+char *pipe_launch_take_notes(pipe_launch *l);
+/* Where the ranks reach the rendezvous: 127.0.0.1 on one machine (the
+   server listens on loopback only), else the main address. */
+const char *pipe_launch_rdzv_addr(const pipe_launch *l);
+/* In a forked rank: drops the rendezvous server's descriptors. */
+void pipe_launch_close_in_child(pipe_launch *l);
 void pipe_launch_end(pipe_launch *l);
 
 /* "n[1-3],x" -> "n1": the first host of a Slurm node list. */

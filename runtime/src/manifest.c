@@ -679,8 +679,16 @@ static int parse_accelerate(mp *p, const pipe_ynode *node, const char *path, pip
         (rc = get_i64(p, map, "main_process_port", kp, 29500, 0, 65535, &a->main_process_port)) != 0 ||
         (rc = get_str(p, map, "gpu_ids", kp, false, &a->gpu_ids)) != 0 ||
         (rc = get_i64(p, map, "max_restarts", kp, 0, 0, INT32_MAX, &a->max_restarts)) != 0 ||
-        (rc = get_u64(p, map, "rdzv_timeout_ms", kp, 300000, &a->rdzv_timeout_ms)) != 0)
+        (rc = get_u64(p, map, "rdzv_timeout_ms", kp, 300000, &a->rdzv_timeout_ms)) != 0 ||
+        (rc = get_u64(p, map, "collective_timeout_ms", kp, PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS,
+                      &a->collective_timeout_ms)) != 0)
         return rc;
+    if (a->collective_timeout_ms < PIPE_COLLECTIVE_TIMEOUT_MIN_MS) {
+        char ck[PATH_SIZE];
+        join(ck, kp, "collective_timeout_ms");
+        return fail_at(p, pipe_ymap_get(map, "collective_timeout_ms")->line, ck, "%llu is below %u (1 s)",
+                       (unsigned long long)a->collective_timeout_ms, PIPE_COLLECTIVE_TIMEOUT_MIN_MS);
+    }
     if (a->num_processes % a->num_machines != 0) {
         char np[PATH_SIZE];
         join(np, kp, "num_processes");

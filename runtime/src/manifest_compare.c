@@ -190,7 +190,8 @@ static int accelerate(cmp *c, const pipe_accelerate *a, const pipe_accelerate *b
            i64(c, "accelerate.main_process_port", a->main_process_port, b->main_process_port) ||
            str(c, "accelerate.gpu_ids", a->gpu_ids, b->gpu_ids) ||
            i64(c, "accelerate.max_restarts", a->max_restarts, b->max_restarts) ||
-           u64(c, "accelerate.rdzv_timeout_ms", a->rdzv_timeout_ms, b->rdzv_timeout_ms);
+           u64(c, "accelerate.rdzv_timeout_ms", a->rdzv_timeout_ms, b->rdzv_timeout_ms) ||
+           u64(c, "accelerate.collective_timeout_ms", a->collective_timeout_ms, b->collective_timeout_ms);
 }
 
 static int image(cmp *c, const pipe_mimage *a, const pipe_mimage *b)

@@ -1,15 +1,53 @@
 #include "net.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
-int pipe_tcp_connect(const char *host, int port, int *fd, char *why, size_t whysize)
+#include "util.h"
+
+/* connect() on a non-blocking socket, waiting at most until deadline. */
+static int connect_before(int s, const struct sockaddr *addr, socklen_t len, double deadline)
+{
+    if (connect(s, addr, len) == 0)
+        return 0;
+    if (errno != EINPROGRESS)
+        return -1;
+    for (;;) {
+        double left = deadline - pipe_now();
+        if (left <= 0) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        struct pollfd p = {.fd = s, .events = POLLOUT};
+        int r = poll(&p, 1, (int)(left * 1000.0) + 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            continue; /* the deadline check above ends it */
+        int soerr = 0;
+        socklen_t sl = sizeof soerr;
+        if (getsockopt(s, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0)
+            return -1;
+        if (soerr != 0) {
+            errno = soerr;
+            return -1;
+        }
+        return 0;
+    }
+}
+
+int pipe_tcp_connect(const char *host, int port, uint64_t timeout_ms, int *fd, char *why, size_t whysize)
 {
     char service[16];
     snprintf(service, sizeof service, "%d", port);
@@ -21,14 +59,18 @@ int pipe_tcp_connect(const char *host, int port, int *fd, char *why, size_t whys
         snprintf(why, whysize, "%s", gai_strerror(gai));
         return -1;
     }
+    double deadline = pipe_now() + (double)(timeout_ms ? timeout_ms : 1) / 1000.0;
     snprintf(why, whysize, "no address");
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        int s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-        if (s < 0)
+        int s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+        if (s < 0) {
+            snprintf(why, whysize, "%s", strerror(errno));
             continue;
-        if (connect(s, ai->ai_addr, ai->ai_addrlen) == 0) {
+        }
+        if (connect_before(s, ai->ai_addr, ai->ai_addrlen, deadline) == 0) {
             int one = 1;
             setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            fcntl(s, F_SETFL, fcntl(s, F_GETFL) & ~O_NONBLOCK);
             freeaddrinfo(res);
             *fd = s;
             return 0;
@@ -38,6 +80,13 @@ int pipe_tcp_connect(const char *host, int port, int *fd, char *why, size_t whys
     }
     freeaddrinfo(res);
     return -1;
+}
+
+void pipe_tcp_set_timeouts(int fd, uint64_t timeout_ms)
+{
+    struct timeval tv = {(time_t)(timeout_ms / 1000), (suseconds_t)(timeout_ms % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
 int pipe_send_all(int fd, const void *buf, size_t n)

@@ -170,6 +170,14 @@ int pipe_params_set(const pipe_manifest *m, pipe_param_values *v, const char *na
         free(candidates);
         return PIPE_EUSAGE;
     }
+    size_t vlen = strlen(value);
+    if (vlen > PIPE_PARAM_VALUE_MAX) {
+        pipe_errf(err, errsize,
+                  "parameter `%s`: the value is %zu bytes, above the limit of %u bytes (pass large data as a file "
+                  "and its path)",
+                  name, vlen, PIPE_PARAM_VALUE_MAX);
+        return PIPE_EUSAGE;
+    }
     char *canon = NULL;
     canon_status st = canonical(m->params[i].type, value, &canon);
     if (st == CANON_OUT_OF_RANGE) {

@@ -8,6 +8,12 @@
 
 #include "pipe/manifest.h"
 
+/* The longest parameter value, in bytes (docs/reliability.md, "Limits"):
+   values travel in run.yaml, every step.yaml, cache keys and the
+   environment of command steps (where Linux allows 128 KiB a variable).
+   Larger data belongs in a file, passed by its path. */
+#define PIPE_PARAM_VALUE_MAX 65536u
+
 typedef struct pipe_param_values {
     char **values; /* one per manifest param, canonical text; NULL: required and not given */
     size_t n;

@@ -52,11 +52,13 @@ void pipe_rank_env_set(const pipe_launch *l, int local_rank, bool accelerated)
     setenv("MASTER_ADDR", l->master_addr, 1);
     set_int("MASTER_PORT", l->master_port);
     if (l->distributed) {
+        setenv("PIPE_RDZV_ADDR", pipe_launch_rdzv_addr(l), 1);
         setenv("PIPE_RDZV_TOKEN", l->token, 1);
         /* Machine 0's launcher watches the rendezvous and names the missing
            ranks; its own ranks wait a little longer so that it speaks first. */
         set_int("PIPE_RDZV_TIMEOUT_MS", (long long)(l->rdzv_timeout_ms + (l->machine_rank == 0 ? 5000 : 0)));
         setenv("PIPE_COLL_BACKEND", l->backend, 1);
+        set_int("PIPE_COLL_TIMEOUT_MS", (long long)l->collective_timeout_ms);
         if (l->shm_fd >= 0)
             set_int("PIPE_SHM_FD", l->shm_fd);
         /* gpu_ids narrows the machine's GPUs before each rank takes its own. */
@@ -147,7 +149,21 @@ int pipe_dist_env_read(pipe_dist_env *env, char *err, size_t errsize)
     const char *ms = getenv("PIPE_RDZV_TIMEOUT_MS");
     if (ms && *ms)
         env->rdzv_timeout_ms = strtoull(ms, NULL, 10);
-    const char *addr = getenv("MASTER_ADDR");
+    env->collective_timeout_ms = PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS;
+    const char *coll = getenv("PIPE_COLL_TIMEOUT_MS");
+    if (coll && *coll) {
+        char *end;
+        unsigned long long v = strtoull(coll, &end, 10);
+        if (*end || v < PIPE_COLLECTIVE_TIMEOUT_MIN_MS) {
+            pipe_errf(err, errsize, "environment variable PIPE_COLL_TIMEOUT_MS=\"%s\" is not a number of "
+                      "milliseconds of at least %u", coll, PIPE_COLLECTIVE_TIMEOUT_MIN_MS);
+            return PIPE_EINVAL;
+        }
+        env->collective_timeout_ms = v;
+    }
+    const char *addr = getenv("PIPE_RDZV_ADDR");
+    if (!addr || !*addr)
+        addr = getenv("MASTER_ADDR");
     snprintf(env->master_addr, sizeof env->master_addr, "%s", addr && *addr ? addr : "127.0.0.1");
     const char *token = getenv("PIPE_RDZV_TOKEN");
     snprintf(env->token, sizeof env->token, "%s", token ? token : "");

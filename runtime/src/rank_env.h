@@ -17,7 +17,7 @@
    and LOCAL_WORLD_SIZE from l's world; for an accelerated step also
    GROUP_RANK, where the ranks meet (PIPE_NUM_MACHINES, PIPE_MACHINE_RANK,
    NODE_RANK, MASTER_ADDR, MASTER_PORT; with more than one rank
-   PIPE_RDZV_TOKEN, PIPE_RDZV_TIMEOUT_MS, PIPE_COLL_BACKEND, PIPE_SHM_FD)
+   PIPE_RDZV_ADDR, PIPE_RDZV_TOKEN, PIPE_RDZV_TIMEOUT_MS, PIPE_COLL_BACKEND, PIPE_SHM_FD)
    and its GPUs: gpu_ids, then the rank's own entry when
    CUDA_VISIBLE_DEVICES lists one per local rank. */
 void pipe_rank_env_set(const pipe_launch *l, int local_rank, bool accelerated);
@@ -42,12 +42,13 @@ typedef struct pipe_dist_env {
     int master_port;
     char token[PIPE_RDZV_TOKEN_MAX + 1];
     uint64_t rdzv_timeout_ms;
+    uint64_t collective_timeout_ms; /* PIPE_COLL_TIMEOUT_MS, else the default */
     int shm_fd; /* the machine's shared segment (coll_cpu.h), -1 when none */
 } pipe_dist_env;
 
 /* From RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, PIPE_MACHINE_RANK,
-   PIPE_NUM_MACHINES, MASTER_ADDR, MASTER_PORT, PIPE_RDZV_TOKEN,
-   PIPE_RDZV_TIMEOUT_MS and PIPE_SHM_FD. PIPE_EINVAL names a bad variable. */
+   PIPE_NUM_MACHINES, PIPE_RDZV_ADDR (else MASTER_ADDR), MASTER_PORT, PIPE_RDZV_TOKEN,
+   PIPE_RDZV_TIMEOUT_MS, PIPE_COLL_TIMEOUT_MS and PIPE_SHM_FD. PIPE_EINVAL names a bad variable. */
 int pipe_dist_env_read(pipe_dist_env *env, char *err, size_t errsize);
 
 #endif

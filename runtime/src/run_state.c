@@ -11,6 +11,7 @@
 
 #include "pipe/base.h"
 #include "pipe/error.h"
+#include "run_lock.h"
 #include "stepfile.h"
 #include "util.h"
 
@@ -23,48 +24,6 @@ const char *pipe_run_state_name(pipe_run_state s)
     case PIPE_RUN_RUNNING: break;
     }
     return "running";
-}
-
-static char *lock_path(const char *store, const char *run_id)
-{
-    return pipe_asprintf("%s/%s/run.lock", store, run_id);
-}
-
-int pipe_run_lock_take(const char *store, const char *run_id, int *fd, char *err, size_t errsize)
-{
-    char *path = lock_path(store, run_id);
-    *fd = -1;
-    if (!path)
-        return PIPE_ENOMEM;
-    int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    int rc = 0;
-    if (f < 0 || flock(f, LOCK_EX | LOCK_NB) != 0) {
-        pipe_errf(err, errsize, "cannot lock %s: %s", path, strerror(errno));
-        if (f >= 0)
-            close(f);
-        rc = PIPE_EIO;
-    } else {
-        *fd = f;
-    }
-    free(path);
-    return rc;
-}
-
-/* 1: someone holds it; 0: nobody; -1: there is no lock file. */
-static int lock_held(const char *store, const char *run_id)
-{
-    char *path = lock_path(store, run_id);
-    if (!path)
-        return 1; /* out of memory: claim nothing */
-    int f = open(path, O_RDONLY | O_CLOEXEC);
-    free(path);
-    if (f < 0)
-        return errno == ENOENT ? -1 : 1;
-    int held = 0;
-    if (flock(f, LOCK_SH | LOCK_NB) != 0)
-        held = errno == EWOULDBLOCK ? 1 : 0;
-    close(f);
-    return held;
 }
 
 static pipe_run_state from_records(const char *store, const char *run_id, const pipe_manifest *m)
@@ -98,10 +57,9 @@ pipe_run_state pipe_run_state_of(const char *store, const char *run_id, const pi
         return PIPE_RUN_FAILED;
     if (strcmp(status, "interrupted") == 0)
         return PIPE_RUN_INTERRUPTED;
-    int held = lock_held(store, run_id);
-    if (held == 0)
+    if (pipe_run_interrupted(store, run_id))
         return PIPE_RUN_INTERRUPTED;
-    if (held < 0 && m && info && info->pipeline && strcmp(info->pipeline, m->pipeline) == 0)
+    if (!pipe_run_has_runner(store, run_id) && m && info && info->pipeline && strcmp(info->pipeline, m->pipeline) == 0)
         return from_records(store, run_id, m);
     return PIPE_RUN_RUNNING;
 }

@@ -2,7 +2,8 @@
    (docs/runtime.md, "Artifact store"). run.yaml says `running` until its
    runner writes the end; a runner that is killed never does, so the runner
    holds a lock on STORE/RUN/run.lock while it lives and a reader tells a
-   live run from an abandoned one by trying it. Private to the runtime. */
+   live run from an abandoned one by trying it (run_lock.h). Private to the
+   runtime. */
 #ifndef PIPE_RUN_STATE_H
 #define PIPE_RUN_STATE_H
 
@@ -15,11 +16,6 @@ typedef enum { PIPE_RUN_RUNNING, PIPE_RUN_SUCCEEDED, PIPE_RUN_FAILED, PIPE_RUN_I
 
 /* "running", "succeeded", "failed", "interrupted". */
 const char *pipe_run_state_name(pipe_run_state s);
-
-/* Creates STORE/RUN/run.lock and takes an exclusive lock on it for the life
-   of *fd (close-on-exec, so the children do not hold it). PIPE_EIO naming the
-   file. */
-int pipe_run_lock_take(const char *store, const char *run_id, int *fd, char *err, size_t errsize);
 
 /* The run's state. run.yaml's `done` and `failed` are final; `interrupted`
    too. `running` is checked: with a run.lock nobody holds, the runner is

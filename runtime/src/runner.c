@@ -21,9 +21,12 @@
 #include "params.h"
 #include "progress.h"
 #include "resources.h"
+#include "run_config.h"
+#include "run_lock.h"
 #include "run_state.h"
 #include "stepfile.h"
 #include "store.h"
+#include "sweep.h"
 #include "util.h"
 #include "yaml_tree.h"
 
@@ -31,12 +34,12 @@ extern char **environ;
 
 /* The longest the loop waits before it looks at its children again. */
 #define POLL_MAX_MS 250
-
-typedef struct run_config {
-    char *store;
-    long jobs; /* 0: not given */
-    bool no_cache, strict_resources;
-} run_config;
+/* Each running child costs the runner one descriptor (its output pipe);
+   this many stay spare for reading records and for starting the next. */
+#define FD_RESERVE 16
+/* Out of descriptors or processes with nothing running to free them: give
+   up after this long. */
+#define STARVED_LIMIT_S 30.0
 
 typedef struct slot {
     struct runner *owner;
@@ -63,6 +66,12 @@ typedef struct runner {
     size_t running;
     int stop_signal;  /* the first SIGINT/SIGTERM, 0 when none */
     int signals_seen;
+    int lock_fd; /* run.lock, held while the runner lives (run_lock.h) */
+    size_t max_children;    /* what the open-file limit allows at once */
+    double spawn_retry_at;  /* out of descriptors or processes: try again then (0: none) */
+    double starved_since;   /* when starting failed with nothing running */
+    unsigned spawn_backoff_ms;
+    bool waiting_noted;
 } runner;
 
 /* ---- options and configuration ---- */
@@ -80,122 +89,6 @@ static void run_usage(FILE *out)
           "  --jobs N             at most N invocations at once\n"
           "  --run-id ID          name the run (default: UTC time and 6 random hex digits)\n",
           out);
-}
-
-static int config_fail(const char *path, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int config_fail(const char *path, int line, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    pipe_cli_error("%s: line %d: %s", path, line, msg);
-    return -1;
-}
-
-static int config_bool(const char *path, const pipe_ynode *key, const pipe_ynode *v, bool *out)
-{
-    const char *s = pipe_ynode_str(v);
-    if (s && strcmp(s, "true") == 0)
-        *out = true;
-    else if (s && strcmp(s, "false") == 0)
-        *out = false;
-    else
-        return config_fail(path, v->line, "`%s` must be true or false", key->text);
-    return 0;
-}
-
-/* Reads a --config file into cfg and v (its params). -1 with a message. */
-static int load_config(const char *path, const pipe_manifest *m, pipe_param_values *v, run_config *cfg)
-{
-    char err[1024], *text = NULL;
-    size_t len = 0;
-    pipe_ynode *root = NULL;
-    int rc = -1;
-    if (pipe_read_file(path, &text, &len, err, sizeof err) != 0) {
-        pipe_cli_error("--config: %s", err);
-        return -1;
-    }
-    if (pipe_yaml_load(text, len, &root, err, sizeof err) != 0) {
-        pipe_cli_error("%s: %s", path, err);
-        goto fail;
-    }
-    if (!root) {
-        rc = 0;
-        goto fail;
-    }
-    if (root->type != PIPE_YMAP) {
-        config_fail(path, root->line, "expected a mapping with params, store, jobs, no_cache, strict_resources");
-        goto fail;
-    }
-    for (size_t i = 0; i < pipe_ymap_size(root); i++) {
-        const pipe_ynode *k = pipe_ymap_key(root, i), *val = pipe_ymap_value(root, i);
-        const char *key = pipe_ynode_str(k);
-        if (!key)
-            key = "";
-        if (strcmp(key, "params") == 0) {
-            if (pipe_ynode_is_null(val))
-                continue;
-            if (val->type != PIPE_YMAP) {
-                config_fail(path, val->line, "`params` must be a mapping of NAME: VALUE");
-                goto fail;
-            }
-            for (size_t j = 0; j < pipe_ymap_size(val); j++) {
-                const pipe_ynode *pk = pipe_ymap_key(val, j), *pv = pipe_ymap_value(val, j);
-                const char *name = pipe_ynode_str(pk), *value = pipe_ynode_str(pv);
-                if (!name || !*name) {
-                    config_fail(path, pk->line, "a parameter name is empty or holds a NUL byte");
-                    goto fail;
-                }
-                if (pv->type != PIPE_YSCALAR || !value || pipe_ynode_is_null(pv)) {
-                    config_fail(path, pv->line, "parameter `%s` needs a single value", name);
-                    goto fail;
-                }
-                if (pipe_params_set(m, v, name, value, err, sizeof err) != 0) {
-                    config_fail(path, pv->line, "%s", err);
-                    goto fail;
-                }
-            }
-        } else if (strcmp(key, "store") == 0) {
-            const char *s = pipe_ynode_str(val);
-            if (!s || !*s || val->type != PIPE_YSCALAR || pipe_ynode_is_null(val)) {
-                config_fail(path, val->line, "`store` must be a directory name");
-                goto fail;
-            }
-            free(cfg->store);
-            if (!(cfg->store = pipe_strdup(s)))
-                goto fail;
-        } else if (strcmp(key, "jobs") == 0) {
-            const char *s = pipe_ynode_str(val);
-            if (!s || val->type != PIPE_YSCALAR) {
-                config_fail(path, val->line, "`jobs` must be a number");
-                goto fail;
-            }
-            char where[64];
-            snprintf(where, sizeof where, "line %d: jobs", val->line);
-            char *label = pipe_asprintf("%s: %s", path, where);
-            int bad = !label || pipe_opt_parse_int(label, s, 1, 1000000, &cfg->jobs) != 0;
-            free(label);
-            if (bad)
-                goto fail;
-        } else if (strcmp(key, "no_cache") == 0) {
-            if (config_bool(path, k, val, &cfg->no_cache) != 0)
-                goto fail;
-        } else if (strcmp(key, "strict_resources") == 0) {
-            if (config_bool(path, k, val, &cfg->strict_resources) != 0)
-                goto fail;
-        } else {
-            config_fail(path, k->line, "unknown key `%s` (params, store, jobs, no_cache, strict_resources)", key);
-            goto fail;
-        }
-    }
-    rc = 0;
-fail:
-    pipe_ynode_free(root);
-    free(text);
-    return rc;
 }
 
 /* ---- children ---- */
@@ -364,6 +257,11 @@ static void finish(runner *r, size_t i, int wstatus)
 
     bool exited = WIFEXITED(wstatus);
     int code = exited ? WEXITSTATUS(wstatus) : -1;
+    /* A child that died before it finished its record (killed, or it lost
+       its way) leaves its scratch folder and temporary outputs: remove them,
+       waiting a moment for its ranks, which die with it. */
+    if (!exited || !rec)
+        pipe_sweep_invocation(r->store, r->run_id, inv->id, 2000);
     pipe_pstate state;
     if (exited && code == 0 && rec && rec->status != PIPE_STEP_FAILED) {
         state = rec->status == PIPE_STEP_CACHED ? PIPE_PS_CACHED : PIPE_PS_DONE;
@@ -402,6 +300,31 @@ static void finish(runner *r, size_t i, int wstatus)
         pipe_progress_metrics(&r->progress, i, rec->metrics, rec->nmetrics);
 }
 
+/* Starting a child failed for want of descriptors or processes: true when
+   the invocation should wait (others run and will free some, or not for
+   long yet), after arranging the next try with a growing pause. */
+static bool wait_for_descriptors(runner *r, const char *why)
+{
+    double now = pipe_now();
+    if (r->running == 0) {
+        if (r->starved_since == 0)
+            r->starved_since = now;
+        else if (now - r->starved_since >= STARVED_LIMIT_S)
+            return false;
+    }
+    r->spawn_backoff_ms = r->spawn_backoff_ms ? r->spawn_backoff_ms * 2 : 50;
+    if (r->spawn_backoff_ms > 1000)
+        r->spawn_backoff_ms = 1000;
+    r->spawn_retry_at = now + r->spawn_backoff_ms / 1000.0;
+    if (!r->waiting_noted) {
+        char line[1200];
+        snprintf(line, sizeof line, "waiting for resources to start more invocations (%s)", why);
+        pipe_progress_line(&r->progress, line, strlen(line));
+        r->waiting_noted = true;
+    }
+    return true;
+}
+
 /* Marks pending invocations whose needs failed as skipped, starts those
    whose needs succeeded while resources and --jobs allow. */
 static int schedule(runner *r)
@@ -428,7 +351,9 @@ static int schedule(runner *r)
             pipe_progress_set(&r->progress, i, PIPE_PS_SKIPPED, detail);
             continue;
         }
-        if (!ready || (r->jobs > 0 && r->running >= (size_t)r->jobs))
+        if (!ready || (r->jobs > 0 && r->running >= (size_t)r->jobs) || r->running >= r->max_children)
+            continue;
+        if (r->spawn_retry_at > 0 && pipe_now() < r->spawn_retry_at)
             continue;
         bool granted;
         if (pipe_pool_acquire(&r->pool, &inv->resources, &r->slots[i].grant, &granted) != 0)
@@ -437,12 +362,18 @@ static int schedule(runner *r)
             continue;
         r->slots[i].granted = true;
         char err[1024];
-        if (spawn(r, i, err, sizeof err) != 0) {
+        int rc = spawn(r, i, err, sizeof err);
+        if (rc != 0) {
             pipe_pool_release(&r->pool, &r->slots[i].grant);
             r->slots[i].granted = false;
+            if (rc == PIPE_ERESOURCE && wait_for_descriptors(r, err))
+                continue; /* stays queued */
             pipe_progress_set(&r->progress, i, PIPE_PS_FAILED, err);
             continue;
         }
+        r->spawn_retry_at = r->starved_since = 0;
+        r->spawn_backoff_ms = 0;
+        r->waiting_noted = false;
         r->running++;
         pipe_progress_set(&r->progress, i, PIPE_PS_STARTING, NULL);
     }
@@ -486,6 +417,11 @@ static void wait_events(runner *r)
     int timeout = (int)(pipe_progress_next_tick(&r->progress) * 1000) + 1;
     if (timeout > POLL_MAX_MS)
         timeout = POLL_MAX_MS;
+    if (r->spawn_retry_at > 0) {
+        int retry = (int)((r->spawn_retry_at - pipe_now()) * 1000) + 1;
+        if (retry < timeout)
+            timeout = retry < 0 ? 0 : retry;
+    }
     char err[256];
     pipe_child_wait(r->groups, n, timeout, err, sizeof err); /* a failed poll: the next turn tries again */
     for (size_t i = 0; i < n; i++)
@@ -505,6 +441,10 @@ static int loop(runner *r)
                 left |= !is_finished(r->progress.items[i].state);
             if (!left)
                 return 0;
+            if (!r->stop_signal && r->spawn_retry_at > 0) { /* out of descriptors: wait and try again */
+                wait_events(r);
+                continue;
+            }
             if (r->stop_signal) {
                 for (size_t i = 0; i < r->m->ninvocations; i++)
                     if (!is_finished(r->progress.items[i].state))
@@ -548,7 +488,7 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
 {
     (void)prog;
     runner r;
-    run_config cfg = {0};
+    pipe_run_config cfg = {0};
     pipe_param_values params = {0};
     const char **assignments = NULL;
     size_t nassign = 0;
@@ -558,10 +498,11 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
     const char **ids = NULL;
     pipe_run_info info = {0};
     pipe_kv *kv = NULL;
-    int status = PIPE_EXIT_USAGE, lock_fd = -1;
+    int status = PIPE_EXIT_USAGE;
 
     memset(&r, 0, sizeof r);
     r.m = m;
+    r.lock_fd = -1;
     ssize_t exe_len = readlink("/proc/self/exe", r.exe, sizeof r.exe - 1);
     if (exe_len <= 0)
         snprintf(r.exe, sizeof r.exe, "%s", m->pipeline);
@@ -602,8 +543,15 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
     /* Parameters: defaults, then the config file, then --param. */
     if (pipe_params_init(m, &params) != 0)
         goto nomem;
-    if (config_path && load_config(config_path, m, &params, &cfg) != 0)
-        goto done;
+    if (config_path) {
+        int rc = pipe_run_config_load(config_path, m, &params, &cfg, err, sizeof err);
+        if (rc == PIPE_ENOMEM)
+            goto nomem;
+        if (rc != 0) {
+            pipe_cli_error("--config: %s", err);
+            goto done;
+        }
+    }
     int assigned = pipe_params_assign_all(m, &params, assignments, nassign, err, sizeof err);
     if (assigned == PIPE_ENOMEM)
         goto nomem;
@@ -634,6 +582,11 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
     }
     if (pipe_pool_init(&r.pool, &r.local) != 0)
         goto nomem;
+    /* At most as many children at once as the open-file limit leaves room
+       for; the others wait their turn. */
+    r.max_children = pipe_descriptors_left(FD_RESERVE);
+    if (r.max_children == 0)
+        r.max_children = 1;
     pool_ready = true;
     if (check_requests(&r, strict) != 0)
         goto done;
@@ -652,6 +605,12 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
         goto nomem;
     if (pipe_dir_exists(r.run_dir)) {
         pipe_cli_error("run %s already exists in %s", r.run_id, store);
+        goto done;
+    }
+    /* What killed runs and steps left in this store goes first. */
+    pipe_sweep_store(store);
+    if (pipe_run_lock_hold(store, r.run_id, &r.lock_fd, err, sizeof err) != 0) {
+        pipe_cli_error("%s", err);
         goto done;
     }
 
@@ -679,9 +638,6 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
         pipe_cli_error("run %s already exists in %s", r.run_id, store);
         goto done;
     }
-    /* Held while this runner lives: `runs` tells a live run from an abandoned one. */
-    if (pipe_run_lock_take(store, r.run_id, &lock_fd, err, sizeof err) != 0)
-        pipe_cli_warning("%s", err);
 
     if (!(r.slots = calloc(m->ninvocations, sizeof *r.slots)) || !(ids = calloc(m->ninvocations, sizeof *ids)) ||
         !(r.groups = calloc(m->ninvocations, sizeof *r.groups)))
@@ -718,6 +674,8 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
     info.status = status == PIPE_EXIT_OK ? "done" : r.stop_signal ? "interrupted" : "failed";
     if (pipe_run_info_write(store, r.run_id, &info, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err) != 0)
         pipe_cli_warning("%s", err);
+    pipe_lock_release(r.lock_fd); /* after the final status: nobody sees `interrupted` in between */
+    r.lock_fd = -1;
     pipe_progress_summary(&r.progress, r.run_id, r.run_dir, status);
     {
         const char *slash = strrchr(r.exe, '/');
@@ -729,8 +687,8 @@ nomem:
     pipe_cli_error("out of memory");
     status = PIPE_EXIT_USAGE;
 done:
-    if (lock_fd >= 0)
-        close(lock_fd);
+    if (r.lock_fd >= 0)
+        close(r.lock_fd); /* an early failure: run.yaml was not written, or says why */
     if (signals_set)
         pipe_child_signals_restore();
     if (r.slots) {
@@ -753,7 +711,7 @@ done:
     free(kv);
     free(r.run_dir);
     free(store);
-    free(cfg.store);
+    pipe_run_config_free(&cfg);
     pipe_params_free(&params);
     free(assignments);
     return status;

@@ -421,7 +421,7 @@ int pipe_step_record_read(const char *path, pipe_step_record **out, char *err, s
     char *text = NULL;
     size_t len = 0;
     *out = NULL;
-    int rc = pipe_read_file(path, &text, &len, err, errsize);
+    int rc = pipe_read_file_max(path, PIPE_RECORD_MAX_BYTES, &text, &len, err, errsize);
     if (rc == 0)
         rc = pipe_step_record_parse_named(text, len, path, out, err, errsize);
     free(text);

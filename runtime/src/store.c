@@ -300,7 +300,7 @@ int pipe_run_info_read(const char *store, const char *run_id, pipe_run_info **ou
     *out = NULL;
     if (!(path = pipe_store_run_file(store, run_id)))
         return PIPE_ENOMEM;
-    if ((rc = pipe_read_file(path, &text, &len, err, errsize)) != 0) {
+    if ((rc = pipe_read_file_max(path, PIPE_RECORD_MAX_BYTES, &text, &len, err, errsize)) != 0) {
         if (rc == PIPE_ENOENT)
             pipe_errf(err, errsize, "no run `%s` in %s (no %s)", run_id, store, path);
         goto fail;

@@ -19,7 +19,9 @@
 #include "params.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
+#include "run_lock.h"
 #include "supervisor.h"
+#include "sweep.h"
 #include "util.h"
 
 static void unknown_invocation(const pipe_manifest *m, const char *id, char *err, size_t errsize)
@@ -207,6 +209,48 @@ fail:
     return rc;
 }
 
+/* --param values, checked before anything is written: a bad one touches
+   nothing (load_run checks them again against the run). */
+static int check_params(pipe_supervisor *s, char *err, size_t errsize)
+{
+    pipe_param_values pv = {0};
+    int rc = pipe_params_init(s->m, &pv);
+    for (size_t i = 0; rc == 0 && i < s->o.nparams; i++)
+        rc = pipe_params_assign(s->m, &pv, s->o.params[i], err, errsize);
+    pipe_params_free(&pv);
+    return rc;
+}
+
+/* Takes the invocation's lock, or refuses (PIPE_ESTATE) naming who holds
+   it. What a dead holder left is swept first (its scratch folder; the
+   outputs are cleaned by prepare_dir as for any new execution). */
+static int lock_invocation(pipe_supervisor *s, char *err, size_t errsize)
+{
+    char *dir = pipe_store_invocation_dir(s->store, s->o.run_id, s->inv->id);
+    char *path = pipe_invocation_lock_path(s->store, s->o.run_id, s->inv->id, s->machine_rank);
+    char *prev = NULL, holder[512];
+    int rc = !dir || !path ? PIPE_ENOMEM : pipe_mkdirs(dir, err, errsize);
+    /* A sweeper may hold the lock for a moment: wait a little for it. */
+    if (rc == 0)
+        rc = pipe_lock_take(path, 500, &s->lock_fd, &prev, holder, sizeof holder, err, errsize);
+    if (rc == PIPE_ESTATE)
+        pipe_errf(err, errsize,
+                  "invocation `%s` of run %s is being executed by another process (%s); this step leaves it "
+                  "alone",
+                  s->inv->id, s->o.run_id, holder);
+    if (rc == 0) {
+        pipe_sweep_record(prev);
+        if (pipe_lock_record(s->lock_fd, NULL) != 0) {
+            pipe_errf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+            rc = PIPE_EIO;
+        }
+    }
+    free(prev);
+    free(path);
+    free(dir);
+    return rc;
+}
+
 static int setup(pipe_supervisor *s, char *err, size_t errsize)
 {
     int rc;
@@ -248,8 +292,6 @@ static int setup(pipe_supervisor *s, char *err, size_t errsize)
     free(store);
     if (rc != 0)
         return rc;
-    if ((rc = load_run(s, err, errsize)) != 0)
-        return rc;
 
     /* Ranks on this machine, and where they meet. */
     bool gpu_step = s->ms->needs_cuda || s->inv->resources.gpu > 0;
@@ -258,6 +300,12 @@ static int setup(pipe_supervisor *s, char *err, size_t errsize)
     s->world = s->launch.world;
     s->nlocal = s->launch.nlocal;
     s->machine_rank = s->launch.machine_rank;
+    /* One process executes an invocation at a time: before anything of the
+       run or the invocation is read or written. */
+    if ((rc = check_params(s, err, errsize)) != 0 || (rc = lock_invocation(s, err, errsize)) != 0)
+        return rc;
+    if ((rc = load_run(s, err, errsize)) != 0)
+        return rc;
     if (s->inv->resources.cpu > 0 && !getenv("OMP_NUM_THREADS")) {
         double per_rank = ceil(s->inv->resources.cpu / s->nlocal);
         s->omp_threads = pipe_asprintf("%lld", (long long)(per_rank < 1 ? 1 : per_rank));
@@ -277,20 +325,6 @@ static int setup(pipe_supervisor *s, char *err, size_t errsize)
 
 /* ---- the attempts ---- */
 
-static int make_scratch(pipe_supervisor *s, char *err, size_t errsize)
-{
-    const char *tmp = getenv("TMPDIR");
-    char *tmpl = pipe_asprintf("%s/pipe-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", s->inv->id);
-    if (!tmpl)
-        return PIPE_ENOMEM;
-    if (!mkdtemp(tmpl)) {
-        pipe_errf(err, errsize, "cannot create a scratch directory %s: %s", tmpl, strerror(errno));
-        free(tmpl);
-        return PIPE_EIO;
-    }
-    s->scratch_root = tmpl;
-    return 0;
-}
 
 /* The attempts; returns the exit status. */
 static int run_attempts(pipe_supervisor *s)
@@ -305,12 +339,11 @@ static int run_attempts(pipe_supervisor *s)
             pipe_supervisor_reset_attempt(s);
         if (max > 1)
             pipe_supervisor_note(s, "attempt %lld of %lld", (long long)attempt, (long long)max);
-        int rc = make_scratch(s, err, sizeof err);
+        int rc = pipe_scratch_make(s->lock_fd, s->inv->id, &s->scratch_root, err, sizeof err);
         if (rc == 0)
             rc = pipe_supervisor_run_attempt(s, &res, err, sizeof err);
         if (s->scratch_root) {
-            char rerr[512];
-            pipe_remove_tree(s->scratch_root, rerr, sizeof rerr);
+            pipe_scratch_remove(s->lock_fd, s->scratch_root);
             free(s->scratch_root);
             s->scratch_root = NULL;
         }
@@ -350,7 +383,8 @@ static int run_attempts(pipe_supervisor *s)
             why = pipe_strdup("the step failed");
         pipe_supervisor_read_metrics(s);
         free(res.rendezvous);
-        res.rendezvous = NULL;
+        free(res.collective);
+        res.rendezvous = res.collective = NULL;
         /* max_restarts: the whole group again at once, before any @retry. */
         if (!res.interrupted && s->launch.distributed && restarts < s->inv->accelerate.max_restarts) {
             restarts++;
@@ -423,6 +457,7 @@ static void supervisor_free(pipe_supervisor *s)
 {
     if (s->log_fd >= 0)
         close(s->log_fd);
+    pipe_lock_release(s->lock_fd); /* last: what this execution made is gone or recorded */
     pipe_child_signals_restore();
     for (size_t i = 0; s->values && s->ms && i < s->ms->nparams; i++)
         free(s->values[i]);
@@ -448,6 +483,7 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     s.prog = prog;
     s.m = m;
     s.log_fd = -1;
+    s.lock_fd = -1;
     s.t0 = pipe_now();
     char err[2048] = "";
     int status = PIPE_EXIT_USAGE;

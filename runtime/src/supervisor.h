@@ -6,6 +6,7 @@
      supervisor_inputs.c   arguments, inputs, the cache key and the cache
      supervisor_ranks.c    one attempt: the local ranks as child processes
      supervisor_failure.c  why an attempt failed: the root-cause text
+     supervisor_watch.c    ranks that never entered a collective (collective_timeout)
      supervisor.c          options, setup, the attempts, the command */
 #ifndef PIPE_SUPERVISOR_H
 #define PIPE_SUPERVISOR_H
@@ -55,6 +56,7 @@ typedef struct pipe_supervisor {
     char *omp_threads; /* OMP_NUM_THREADS for the worker, NULL: leave alone */
     char *scratch_root;
     pipe_profiler *profiler; /* @gpu_profile, over all attempts; NULL without */
+    int lock_fd; /* the invocation's lock (run_lock.h), held from setup to the end; -1 before */
 } pipe_supervisor;
 
 typedef struct pipe_attempt_result {
@@ -64,6 +66,7 @@ typedef struct pipe_attempt_result {
     int rank;         /* the rank whose status decides the attempt */
     int status;       /* its wait status */
     char *rendezvous; /* why the ranks never met (malloc'ed), or NULL */
+    char *collective; /* which ranks never entered a collective (malloc'ed), or NULL */
 } pipe_attempt_result;
 
 /* ---- supervisor_log.c ---- */
@@ -124,6 +127,15 @@ bool pipe_supervisor_try_cache(pipe_supervisor *s);
    log, enforces @timeout, stops them all when one fails, when the
    rendezvous times out or at SIGINT/SIGTERM, and reaps them. */
 int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, char *err, size_t errsize);
+
+/* ---- supervisor_watch.c ---- */
+
+/* Polled while the ranks of g run: a malloc'ed message when some local rank
+   has not entered a pipe collective that another has waited in for
+   collective_timeout (naming the missing ranks and their process state),
+   else NULL. */
+struct pipe_child_group;
+char *pipe_supervisor_check_collectives(pipe_supervisor *s, const struct pipe_child_group *g);
 
 /* ---- supervisor_failure.c ---- */
 

@@ -20,7 +20,7 @@ static char *rank_account(const pipe_supervisor *s, int rank)
     char *path = pipe_store_error_file(s->dir, rank, s->world);
     char *text = NULL;
     size_t len = 0;
-    if (path && pipe_read_file(path, &text, &len, NULL, 0) == 0) {
+    if (path && pipe_read_file_max(path, PIPE_RECORD_MAX_BYTES, &text, &len, NULL, 0) == 0) {
         while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
             text[--len] = '\0';
         if (len == 0) {
@@ -54,6 +54,8 @@ char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_atte
     char d[64], sig[32], how[512];
     if (r->rendezvous)
         return pipe_strdup(r->rendezvous);
+    if (r->collective)
+        return pipe_strdup(r->collective);
     if (r->timed_out) {
         pipe_format_duration(s->inv->timeout_ms, d, sizeof d);
         return pipe_asprintf("timed out after %s", d);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -115,10 +116,17 @@ char *pipe_supervisor_log_tail(const pipe_supervisor *s, int rank)
     enum { TAIL_LINES = 8 };
     char *text = NULL;
     size_t size = 0;
-    if (pipe_read_file(s->log_path, &text, &size, NULL, 0) != 0)
+    struct stat st;
+    if (stat(s->log_path, &st) != 0 ||
+        pipe_read_file_tail(s->log_path, PIPE_LOG_TAIL_BYTES, &text, &size, NULL, 0) != 0)
         return NULL;
-    /* This attempt's lines only. */
-    size_t from = s->attempt_log_start > 0 && (size_t)s->attempt_log_start < size ? (size_t)s->attempt_log_start : 0;
+    /* This attempt's lines only: the tail read starts at tail_start in the log. */
+    size_t tail_start = (size_t)st.st_size > size ? (size_t)st.st_size - size : 0;
+    size_t from = 0;
+    if (s->attempt_log_start > 0 && (size_t)s->attempt_log_start > tail_start)
+        from = (size_t)s->attempt_log_start - tail_start;
+    if (from > size)
+        from = size;
     char tag[32];
     snprintf(tag, sizeof tag, "[rank %d] ", rank);
     const char *lines[TAIL_LINES];

@@ -32,6 +32,7 @@ static int rank_main(void *arg)
     pipe_supervisor *s = r->s;
     if (s->log_fd >= 0)
         close(s->log_fd);
+    pipe_launch_close_in_child(&s->launch);
     setvbuf(stdout, NULL, _IOLBF, 0);
     for (size_t i = 0; i < s->ms->nenvironment; i++)
         setenv(s->ms->environment[i].key, s->ms->environment[i].value, 1);
@@ -68,6 +69,16 @@ static void on_rank_line(void *arg, int child, const char *line, size_t len)
 {
     pipe_supervisor *s = arg;
     pipe_supervisor_emit_rank(s, s->machine_rank * s->nlocal + child, line, len);
+}
+
+/* What the rendezvous turned away, into the log, a line each. */
+static void note_rendezvous(pipe_supervisor *s)
+{
+    char *notes = pipe_launch_take_notes(&s->launch);
+    for (char *save = NULL, *line = notes ? strtok_r(notes, "\n", &save) : NULL; line;
+         line = strtok_r(NULL, "\n", &save))
+        pipe_supervisor_note(s, "%s", line);
+    free(notes);
 }
 
 static bool failed_status(int status) { return !(WIFEXITED(status) && WEXITSTATUS(status) == 0); }
@@ -124,7 +135,8 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
     pipe_profiler_attempt(s->profiler, pipe_now());
     if (s->launch.distributed && s->machine_rank == 0)
         pipe_supervisor_note(s, "%d ranks on %d machine%s meet at %s:%d (%s collectives)", s->world,
-                             s->launch.num_machines, s->launch.num_machines == 1 ? "" : "s", s->launch.master_addr,
+                             s->launch.num_machines, s->launch.num_machines == 1 ? "" : "s",
+                             pipe_launch_rdzv_addr(&s->launch),
                              s->launch.master_port, s->launch.backend);
     for (; running < s->nlocal; running++) {
         rank_start start = {s, running};
@@ -163,6 +175,15 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
             pipe_child_group_stop(&g, sig, s->grace_ms);
             stopping = true;
         }
+        note_rendezvous(s);
+        char *hung = running > 0 && !stopping ? pipe_supervisor_check_collectives(s, &g) : NULL;
+        if (hung) {
+            pipe_supervisor_note(s, "%s", hung);
+            res->collective = hung;
+            /* At once, and SIGKILL: a stopped process cannot take SIGTERM. */
+            pipe_child_group_signal(&g, SIGKILL);
+            stopping = true;
+        }
         char *rdzv = running > 0 && !stopping ? pipe_launch_check(&s->launch, now) : NULL;
         if (rdzv) {
             pipe_supervisor_note(s, "%s", rdzv);
@@ -198,9 +219,10 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
     pipe_child_group_drain(&g);
     pipe_child_group_kill(&g);
     take_exits(s, &g, res, &running, NULL);
+    note_rendezvous(s);
     pipe_launch_end(&s->launch);
     res->ok = rc == 0 && (int)g.n == s->nlocal && !res->status && !res->timed_out && !res->interrupted &&
-              !res->rendezvous;
+              !res->rendezvous && !res->collective;
     pipe_child_group_free(&g);
     return rc;
 }

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdint.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,4 +138,22 @@ void pipe_sleep_ms(uint64_t ms)
     struct timespec req = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L}, rem;
     while (nanosleep(&req, &rem) != 0 && errno == EINTR)
         req = rem;
+}
+
+size_t pipe_descriptors_left(size_t reserve)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return SIZE_MAX;
+    size_t open = 64; /* a guess where /proc is missing */
+    DIR *d = opendir("/proc/self/fd");
+    if (d) {
+        open = 0;
+        while (readdir(d))
+            open++;
+        closedir(d);
+        open = open > 3 ? open - 3 : 0; /* ".", ".." and the directory's own descriptor */
+    }
+    size_t used = open + reserve;
+    return rl.rlim_cur > used ? (size_t)rl.rlim_cur - used : 0;
 }

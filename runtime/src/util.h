@@ -11,6 +11,12 @@
 
 #include "pipe/base.h"
 
+/* The largest inputs read whole (docs/reliability.md, "Limits"): a bad
+   file gets a clear error, not all of memory. */
+#define PIPE_CONFIG_MAX_BYTES (4u << 20)  /* run --config FILE */
+#define PIPE_RECORD_MAX_BYTES (16u << 20) /* run.yaml, step.yaml, a cache entry, a step's error file */
+#define PIPE_LOG_TAIL_BYTES (1u << 20)    /* what is read of a log for its last lines */
+
 /* malloc'ed copies; NULL only when memory runs out. */
 char *pipe_strdup(const char *s);
 char *pipe_strndup(const char *s, size_t n);
@@ -29,5 +35,10 @@ void pipe_iso8601(char *buf, size_t size);
 
 /* Sleeps ms milliseconds, resuming after signals. */
 void pipe_sleep_ms(uint64_t ms);
+
+/* How many more descriptors this process may open (RLIMIT_NOFILE less the
+   ones open now, from /proc/self/fd), keeping reserve spare; SIZE_MAX
+   when unlimited. */
+size_t pipe_descriptors_left(size_t reserve);
 
 #endif

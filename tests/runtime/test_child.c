@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "child.h"
+#include "pipe/error.h"
 #include "util.h"
 
 /* ---- what the children wrote ---- */
@@ -186,6 +188,42 @@ static void test_exit_status(void)
     lines_free(&l);
 }
 
+/* Out of descriptors, a spawn says so with PIPE_ERESOURCE (the runner then
+   waits and tries again) and leaves no descriptor behind; once some are
+   free it works. In a child, where the limit can be lowered. */
+static int out_of_descriptors(void)
+{
+    struct rlimit rl = {32, 32};
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 1;
+    int held[40], n = 0, failures = 0;
+    while (n < 40 && (held[n] = dup(0)) >= 0)
+        n++;
+    pipe_child_group g;
+    char err[256];
+    pipe_child_group_init(&g, 0, NULL, NULL);
+    pipe_child_spec exit3 = {.fn = child_exit_3};
+    failures += pipe_child_spawn(&g, &exit3, err, sizeof err) != PIPE_ERESOURCE;
+    failures += strstr(err, "Too many open files") == NULL;
+    failures += g.n != 0;
+    while (n > 0)
+        close(held[--n]);
+    failures += pipe_child_spawn(&g, &exit3, err, sizeof err) != 0;
+    pipe_child_group_free(&g);
+    return failures;
+}
+
+static void test_out_of_descriptors(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(out_of_descriptors());
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st));
+    CHECK_EQ_INT(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0);
+}
+
 static void test_exec(void)
 {
     lines l = {0};
@@ -334,6 +372,7 @@ static void test_free_kills(void)
 int main(void)
 {
     test_exit_status();
+    test_out_of_descriptors();
     test_exec();
     test_lines();
     test_grace();

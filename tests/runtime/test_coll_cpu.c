@@ -173,7 +173,8 @@ static void run_world(int machines, int local)
     int world = machines * local, port = 0;
     char err[256], token[] = "test-token";
     pipe_rdzv_server *server;
-    CHECK_EQ_INT(pipe_rdzv_server_start("127.0.0.1", 0, token, &server, &port, err, sizeof err), 0);
+    pipe_rdzv_server_config cfg = {.bind_addr = "127.0.0.1", .token = token, .peers = world};
+    CHECK_EQ_INT(pipe_rdzv_server_start(&cfg, &server, &port, err, sizeof err), 0);
     pid_t pids[16];
     int npids = 0;
     for (int m = 0; m < machines; m++) {

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -84,24 +85,37 @@ static void hostile(int port, const void *bytes, size_t n)
     close(fd);
 }
 
+static int start_server(const char *token, pipe_rdzv_server **s, int *port)
+{
+    char err[256];
+    pipe_rdzv_server_config cfg = {.bind_addr = "127.0.0.1", .token = token, .peers = WORLD};
+    int rc = pipe_rdzv_server_start(&cfg, s, port, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", err);
+    return rc;
+}
+
 static void test_meeting(void)
 {
     pipe_rdzv_server *s;
     int port = 0;
     char err[256];
-    CHECK_EQ_INT(pipe_rdzv_server_start("127.0.0.1", 0, "secret-token", &s, &port, err, sizeof err), 0);
+    CHECK_EQ_INT(start_server("secret-token", &s, &port), 0);
     CHECK(port > 0);
 
     /* Hostile peers first: garbage, a wrong token, an oversized key. */
     hostile(port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27);
     pipe_rdzv_client *bad;
-    CHECK_EQ_INT(pipe_rdzv_connect("127.0.0.1", port, "not-the-token", 1000, &bad, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_rdzv_connect("127.0.0.1", port, "not-the-token", 5000, &bad, err, sizeof err), 0);
+    double denied_at = pipe_now();
     CHECK(pipe_rdzv_set(bad, "k", "v", 1, err, sizeof err) != 0);
+    CHECK(pipe_now() - denied_at < 1.0); /* told at once, not retried until its budget */
+    CHECK(strstr(err, "refused this rank's token") != NULL);
     pipe_rdzv_close(bad);
     unsigned char huge[200];
     memset(huge, 0, sizeof huge);
     memcpy(huge, "PIPR", 4);
-    huge[4] = 1;
+    huge[4] = 2; /* PIPE_RDZV_VERSION */
     huge[5] = 1;
     memcpy(huge + 8, "secret-token", 12);
     uint32_t big = 1u << 30;
@@ -110,6 +124,12 @@ static void test_meeting(void)
     for (int i = 0; i < 50 && pipe_rdzv_server_rejected(s) < 3; i++)
         pipe_sleep_ms(20);
     CHECK_EQ_U64(pipe_rdzv_server_rejected(s), 3);
+    /* Each refusal is a line for the step's log, with the peer and why. */
+    char *log = pipe_rdzv_server_take_log(s);
+    CHECK(log && strstr(log, "not a pipe rendezvous request") && strstr(log, "wrong token") &&
+          strstr(log, "key or value too large") && strstr(log, "from 127.0.0.1:"));
+    free(log);
+    CHECK(pipe_rdzv_server_take_log(s) == NULL); /* taken once */
 
     /* The real ranks still meet. */
     pthread_t threads[WORLD];
@@ -140,6 +160,12 @@ static void test_meeting(void)
     CHECK(strstr(err, "127.0.0.1") != NULL);
     CHECK_EQ_INT(pipe_rdzv_wait_ge(c, "joined", WORLD, 100, err, sizeof err), 0);
     CHECK_EQ_INT(pipe_rdzv_wait_ge(c, "joined", WORLD + 1, 100, err, sizeof err), PIPE_ETIMEOUT);
+    /* A join sent again (a lost reply) counts once. */
+    int64_t joined = 0;
+    CHECK_EQ_INT(pipe_rdzv_join(c, "late/0", "h", 1, &joined, err, sizeof err), 0);
+    CHECK_EQ_INT(joined, WORLD + 1);
+    CHECK_EQ_INT(pipe_rdzv_join(c, "late/0", "h", 1, &joined, err, sizeof err), 0);
+    CHECK_EQ_INT(joined, WORLD + 1);
     pipe_rdzv_close(c);
     pipe_rdzv_server_stop(s);
 }
@@ -150,7 +176,7 @@ static void test_unreachable(void)
     pipe_rdzv_server *s;
     int port = 0;
     char err[256];
-    CHECK_EQ_INT(pipe_rdzv_server_start("127.0.0.1", 0, "t", &s, &port, err, sizeof err), 0);
+    CHECK_EQ_INT(start_server("t", &s, &port), 0);
     pipe_rdzv_server_stop(s);
     pipe_rdzv_client *c;
     CHECK_EQ_INT(pipe_rdzv_connect("127.0.0.1", port, "t", 300, &c, err, sizeof err), PIPE_ETIMEOUT);

@@ -7,7 +7,6 @@
 
 struct mlp_work {
     size_t n_params;
-    double *acc;            /* n_params: the gradient sum, in double */
     float *hidden, *logits; /* one row's activations */
     double *dz, *da;        /* one row's output and hidden deltas */
 };
@@ -57,12 +56,11 @@ int mlp_work_create(mlp_work **out, const ddp_model *m, char *err, size_t errsz)
     if (!w)
         goto oom;
     w->n_params = ddp_param_count(m->n_in, m->n_hidden, m->n_out);
-    w->acc = malloc(w->n_params * sizeof *w->acc);
     w->hidden = malloc(m->n_hidden * sizeof *w->hidden);
     w->logits = malloc(m->n_out * sizeof *w->logits);
     w->dz = malloc(m->n_out * sizeof *w->dz);
     w->da = malloc(m->n_hidden * sizeof *w->da);
-    if (!w->acc || !w->hidden || !w->logits || !w->dz || !w->da)
+    if (!w->hidden || !w->logits || !w->dz || !w->da)
         goto oom;
     *out = w;
     return 0;
@@ -77,7 +75,6 @@ void mlp_work_destroy(mlp_work *w)
 {
     if (!w)
         return;
-    free(w->acc);
     free(w->hidden);
     free(w->logits);
     free(w->dz);
@@ -86,14 +83,14 @@ void mlp_work_destroy(mlp_work *w)
 }
 
 void mlp_shard_gradient(mlp_work *w, const ddp_model *m, const ddp_dataset *ds,
-                        const uint32_t *rows, uint32_t n, float *grad, double *loss_sum,
+                        const uint32_t *rows, uint32_t n, double *grad, double *loss_sum,
                         uint64_t *right)
 {
     const uint32_t n_in = m->n_in, n_hidden = m->n_hidden, n_out = m->n_out;
-    double *gw1 = w->acc, *gb1 = gw1 + (size_t)n_hidden * n_in, *gw2 = gb1 + n_hidden,
+    double *gw1 = grad, *gb1 = gw1 + (size_t)n_hidden * n_in, *gw2 = gb1 + n_hidden,
            *gb2 = gw2 + (size_t)n_out * n_hidden;
 
-    memset(w->acc, 0, w->n_params * sizeof *w->acc);
+    memset(grad, 0, w->n_params * sizeof *grad);
     for (uint32_t r = 0; r < n; r++) {
         const float *x = ds->x + (size_t)rows[r] * n_in;
         const uint32_t y = ds->labels[rows[r]];
@@ -132,8 +129,6 @@ void mlp_shard_gradient(mlp_work *w, const ddp_model *m, const ddp_dataset *ds,
                 g[i] += da * x[i];
         }
     }
-    for (size_t i = 0; i < w->n_params; i++)
-        grad[i] = (float)w->acc[i];
 }
 
 void mlp_apply(ddp_model *m, const float *grad, float step)

@@ -7,8 +7,9 @@
  * the gradients of its rows (mlp_shard_gradient), the ranks add their sums
  * (pipe_allreduce with PIPE_SUM), and every rank applies
  * params -= (lr / global_batch) * sum (mlp_apply): the same update as one
- * process computing the mean gradient of the whole minibatch, up to the
- * order in which floats were added.
+ * process computing the mean gradient of the whole minibatch. The sums are
+ * exchanged in double and rounded to float once, after the all-reduce, so
+ * that the only difference left is the order of double additions.
  */
 #ifndef DDP_MLP_H
 #define DDP_MLP_H
@@ -37,11 +38,13 @@ int mlp_work_create(mlp_work **out, const ddp_model *m, char *err, size_t errsz)
 void mlp_work_destroy(mlp_work *w);
 
 /* grad[0..ddp_param_count) = the gradient of the cross-entropy summed (not
-   averaged) over the rows rows[0..n) of ds, laid out like m->params. Sums
-   run in double and are rounded to float once, at the end. Adds the rows'
-   summed loss to *loss_sum and their right guesses to *right. */
+   averaged) over the rows rows[0..n) of ds, laid out like m->params, in
+   double: the ranks add these sums before anything is rounded to float, so
+   that 1, 2 and 4 ranks round the same minibatch sum once, as one process
+   does. Adds the rows' summed loss to *loss_sum and their right guesses to
+   *right. */
 void mlp_shard_gradient(mlp_work *w, const ddp_model *m, const ddp_dataset *ds,
-                        const uint32_t *rows, uint32_t n, float *grad, double *loss_sum,
+                        const uint32_t *rows, uint32_t n, double *grad, double *loss_sum,
                         uint64_t *right);
 
 /* params -= step * grad, element by element. */

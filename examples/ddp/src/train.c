@@ -5,11 +5,12 @@
  * Every rank reads the whole data set and shuffles the row order with the
  * same seeded stream, so all ranks agree on each global minibatch of
  * batch_size rows. Rank r takes its slice of batch_size / world rows, sums
- * the gradients of its rows, and pipe_allreduce(PIPE_SUM) adds the slices'
- * sums: every rank then holds the gradient of the whole minibatch and
- * applies the same update, params -= (lr / batch_size) * sum. The update
- * is the one a single process makes with the whole minibatch, so 1, 2 and
- * 4 ranks train the same model up to the order of float additions; the
+ * the gradients of its rows in double, and pipe_allreduce(PIPE_SUM) adds
+ * the slices' sums: every rank then holds the gradient of the whole
+ * minibatch, rounds it to float once and applies the same update, params
+ * -= (lr / batch_size) * sum. The update is the one a single process makes
+ * with the whole minibatch, so 1, 2 and 4 ranks train the same model (bit
+ * for bit in practice: only the order of double additions differs); the
  * `compare` step checks it. The initial weights come from rank 0 through
  * pipe_broadcast, and only rank 0 writes the model.
  *
@@ -63,18 +64,30 @@ static uint64_t fnv1a(const float *v, size_t n)
     return h;
 }
 
-/* The gradient exchange of one step: the sum over the ranks, in place.
-   *apply says whether to take the step (false: an fp16 overflow). */
-static int exchange(pipe_ctx *ctx, const train_opts *o, float *grad, pipe_f16 *half, size_t n,
+/* The gradient exchange of one step: this rank's sums (in double) in sum,
+   the minibatch's gradient (float) out in grad. *apply says whether to take
+   the step (false: an fp16 overflow).
+
+   fp32: the double sums are all-reduced and rounded to float once, after
+   the sum, as one process rounds its own. All-reducing float sums instead
+   rounds each rank's partial sum first; those roundings (about 1e-7 of the
+   gradient per step) differ between 1, 2 and 4 ranks, and training
+   amplifies them: the models then drift apart with the number of steps
+   (1.3e-4 after 300 epochs), not because the all-reduce is wrong. */
+static int exchange(pipe_ctx *ctx, const train_opts *o, double *sum, float *grad, pipe_f16 *half, size_t n,
                     pipe_loss_scaler *scaler, bool *apply)
 {
     int e;
     if (!o->fp16) {
         *apply = true;
-        return pipe_allreduce(ctx, grad, n, PIPE_F32, PIPE_SUM);
+        if ((e = pipe_allreduce(ctx, sum, n, PIPE_F64, PIPE_SUM)) != 0)
+            return e;
+        for (size_t i = 0; i < n; i++)
+            grad[i] = (float)sum[i];
+        return 0;
     }
     for (size_t i = 0; i < n; i++)
-        grad[i] *= scaler->scale;
+        grad[i] = (float)sum[i] * scaler->scale;
     pipe_f32_to_f16_n(grad, half, n); /* too large becomes inf */
     if ((e = pipe_allreduce(ctx, half, n, PIPE_F16, PIPE_SUM)) != 0)
         return e;
@@ -91,6 +104,7 @@ static int ddp_train(pipe_ctx *ctx, const train_opts *o)
     ddp_model m;
     mlp_work *work = NULL;
     float *grad = NULL;
+    double *sum = NULL;
     pipe_f16 *half = NULL;
     uint32_t *order = NULL, batch, shard, steps_per_epoch;
     ddp_rng rng = ddp_rng_make(o->seed, 3); /* stream 3: the visiting order, same on every rank */
@@ -132,9 +146,10 @@ static int ddp_train(pipe_ctx *ctx, const train_opts *o)
     shard = batch / (uint32_t)world;
     steps_per_epoch = ds.n_rows / batch; /* the last partial minibatch is dropped */
     grad = malloc(n_params * sizeof *grad);
+    sum = malloc(n_params * sizeof *sum);
     half = o->fp16 ? malloc(n_params * sizeof *half) : NULL;
     order = malloc((size_t)ds.n_rows * sizeof *order);
-    if (!grad || !order || (o->fp16 && !half)) {
+    if (!grad || !sum || !order || (o->fp16 && !half)) {
         pipe_fail(ctx, "out of memory");
         goto done;
     }
@@ -173,9 +188,9 @@ static int ddp_train(pipe_ctx *ctx, const train_opts *o)
             const uint32_t *rows = order + (size_t)s * batch + (size_t)rank * shard;
             uint64_t right = 0;
             bool apply;
-            mlp_shard_gradient(work, &m, &ds, rows, shard, grad, &stats[0], &right);
+            mlp_shard_gradient(work, &m, &ds, rows, shard, sum, &stats[0], &right);
             stats[1] += (double)right;
-            if ((e = exchange(ctx, o, grad, half, n_params, &scaler, &apply)) != 0) {
+            if ((e = exchange(ctx, o, sum, grad, half, n_params, &scaler, &apply)) != 0) {
                 pipe_fail(ctx, "rank %d, epoch %lld, step %u: all-reduce failed: %s (%d)", rank,
                           (long long)ep, s + 1, pipe_last_error(ctx), e);
                 goto done;
@@ -233,6 +248,7 @@ static int ddp_train(pipe_ctx *ctx, const train_opts *o)
 done:
     mlp_work_destroy(work);
     free(grad);
+    free(sum);
     free(half);
     free(order);
     ddp_model_free(&m);

@@ -136,6 +136,9 @@ typedef struct pipe_mskypilot {
 /* The most processes one accelerated step may have (the launcher's
    rendezvous and shared-memory tables are sized for it). */
 #define PIPE_MAX_PROCESSES 4096
+/* @run_with_accelerate(collective_timeout): "30m" by default, "1s" at least. */
+#define PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS 1800000u
+#define PIPE_COLLECTIVE_TIMEOUT_MIN_MS 1000u
 
 typedef struct pipe_accelerate {
     bool enabled;
@@ -146,6 +149,7 @@ typedef struct pipe_accelerate {
     char *gpu_ids;         /* "all" or "0,1" */
     int64_t max_restarts;
     uint64_t rdzv_timeout_ms;
+    uint64_t collective_timeout_ms; /* a pipe collective waits this long for a rank (>= 1000) */
 } pipe_accelerate;
 
 typedef struct pipe_minvocation {
@@ -196,6 +200,7 @@ static inline pipe_accelerate pipe_accelerate_none(void)
     a.num_processes = a.num_machines = 1;
     a.main_process_port = 29500;
     a.rdzv_timeout_ms = 300000;
+    a.collective_timeout_ms = PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS;
     return a;
 }
 /* An invocation needs a GPU when its gpu count is above 0 or it is

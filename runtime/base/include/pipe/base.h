@@ -22,6 +22,12 @@ void pipe_errf(char *err, size_t errsize, const char *fmt, ...) __attribute__((f
    NULL, gets its length). PIPE_ENOENT or PIPE_EIO with a message naming the
    file, PIPE_ENOMEM. */
 int pipe_read_file(const char *path, char **data, size_t *len, char *err, size_t errsize);
+/* The same, refusing a file of more than max bytes (or one that never
+   ends, as /dev/zero does) with PIPE_EFORMAT: "FILE is larger than N
+   bytes". */
+int pipe_read_file_max(const char *path, size_t max, char **data, size_t *len, char *err, size_t errsize);
+/* The last max bytes of a file at most (a log's tail), NUL-terminated. */
+int pipe_read_file_tail(const char *path, size_t max, char **data, size_t *len, char *err, size_t errsize);
 
 /* ---- SHA-256 (FIPS 180-4) ---- */
 

@@ -174,6 +174,7 @@ static const char manifest[] =
     "    gpu_ids: all\n"
     "    max_restarts: 1\n"
     "    rdzv_timeout_ms: 600000\n"
+    "    collective_timeout_ms: 1800000\n"
     "  cleanup_memory: true\n"
     "  gpu_profile_interval_ms: 2000\n"
     "  timeout_ms: 43200000\n"

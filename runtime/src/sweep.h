@@ -1,0 +1,39 @@
+/* What dead processes leave, and its removal (private;
+   docs/reliability.md). A supervisor killed with SIGKILL leaves its
+   attempt's scratch folder ($TMPDIR/pipe-INV-XXXXXX) and the outputs'
+   temporary files (outputs/.NAME.tmp.PID); a runner killed so leaves its
+   run `running`. The scratch folder is named in the invocation's lock
+   record (run_lock.h) before it is made, so that whoever finds the lock
+   free with a record in it knows what to remove:
+
+     - the runner, when a child dies without finishing its step.yaml;
+     - the next `step` of the same invocation;
+     - the next `run` on the store, for every run and invocation. */
+#ifndef PIPE_SWEEP_H
+#define PIPE_SWEEP_H
+
+#include <stddef.h>
+
+/* Makes $TMPDIR/pipe-INV-XXXXXX (mode 0700), recording it in the lock
+   first. *path is malloc'ed. PIPE_EIO naming the folder. */
+int pipe_scratch_make(int lock_fd, const char *invocation, char **path, char *err, size_t errsize);
+/* Removes it and takes it out of the record. */
+void pipe_scratch_remove(int lock_fd, const char *path);
+
+/* What a dead holder's record names on this host: its scratch folder. */
+void pipe_sweep_record(const char *record);
+
+/* One invocation folder whose holder died: the record's scratch, the
+   outputs' temporary files, outputs/ itself unless step.yaml says done or
+   cached, step.yaml's temporary files; then the record is emptied. Waits
+   up to wait_ms for a holder that is dying (its ranks die with it). 1 when
+   something was swept, 0 when the lock is held or holds no record. */
+int pipe_sweep_invocation(const char *store, const char *run_id, const char *invocation, unsigned wait_ms);
+
+/* Every invocation of every run in the store whose holder died, and every
+   run whose runner died while run.yaml said `running`: marked `interrupted`
+   (with the time it was found so) and its run.yaml temporary files
+   removed. Returns how many invocations and runs were swept. */
+size_t pipe_sweep_store(const char *store);
+
+#endif
