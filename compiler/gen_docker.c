@@ -218,7 +218,7 @@ static bool bundle_has_cuda_code(const bundle *b)
         return true;
     for (size_t i = 0; i < b->sources.len; i++) {
         const bundle_source *s = b->sources.items[i];
-        if (s->is_cuda && !s->is_header)
+        if (s->kind == MODEL_SRC_CUDA)
             return true;
     }
     return false;

@@ -21,7 +21,7 @@
 #include "stepfile.h"
 
 static const char manifest_text[] =
-    "manifest_version: 1\n"
+    "manifest_version: 2\n"
     "pipeline: demo\n"
     "params:\n"
     "  - {name: count, type: int, default: \"3\"}\n"
@@ -232,7 +232,7 @@ static int fake_release_caches(size_t *freed, char *err, size_t errsize)
 static const pipe_cuda_hooks cuda_hooks = {fake_select_device, fake_release_caches};
 
 static const pipe_program program = {PIPE_ABI_VERSION, manifest_text, sizeof manifest_text - 1, steps, 4,
-                                     &cuda_hooks};
+                                     &cuda_hooks, NULL};
 
 static pipe_manifest *manifest;
 static char *store;

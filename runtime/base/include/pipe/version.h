@@ -6,11 +6,11 @@
 
 /* Bumped whenever the driver tables (pipe/driver.h) change shape; generated
    code checks it. */
-#define PIPE_ABI_VERSION 1
+#define PIPE_ABI_VERSION 2
 
 /* The bundle.yaml format (docs/bundle-manifest.md) pipec writes and the
    runtime reads. */
-#define PIPE_MANIFEST_VERSION 1
+#define PIPE_MANIFEST_VERSION 2
 
 /* When @timeout expires the runtime sends SIGTERM, then SIGKILL this much
    later; pipec counts it into Slurm time limits. */
