@@ -9,6 +9,7 @@
 
 #include "ctx.h"
 #include "ctx_error.h"
+#include "metrics.h"
 #include "pipe/pipe.h"
 #include "rank_env.h"
 #include "stepfile.h"
@@ -51,7 +52,7 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
     *out = NULL;
     if (!ctx)
         return PIPE_ENOMEM;
-    ctx->started = pipe_now();
+    ctx->metrics.started = pipe_now();
     pipe_rank_ids ids;
     if ((rc = pipe_rank_env_read_ids(&ids, err, errsize)) != 0)
         goto fail;
@@ -71,6 +72,7 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
     }
     ctx->error_path = pipe_asprintf("%s/error", ctx->dir);
     ctx->metrics_path = pipe_asprintf("%s/metrics.csv", ctx->dir);
+    ctx->metrics.path = ctx->metrics_path;
     ctx->scratch_root = scratch && *scratch ? pipe_strdup(scratch) : pipe_asprintf("%s/scratch", ctx->dir);
     if (!ctx->error_path || !ctx->metrics_path || !ctx->scratch_root) {
         rc = PIPE_ENOMEM;
@@ -139,10 +141,7 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
     if (!ctx || ctx->finished)
         return 0;
     ctx->finished = true;
-    if (ctx->metrics) {
-        fclose(ctx->metrics);
-        ctx->metrics = NULL;
-    }
+    pipe_metrics_close(&ctx->metrics);
     bool renamed = false;
     for (size_t i = 0; i < ctx->noutputs; i++) {
         pipe_ctx_output *o = &ctx->outputs[i];
@@ -373,7 +372,7 @@ int pipe_metric(pipe_ctx *ctx, const char *name, double value)
 {
     if (!ctx)
         return PIPE_EINVAL;
-    if (!name || !*name || strlen(name) > 200 || strpbrk(name, ",\"\r\n") != NULL)
+    if (!pipe_metric_name_ok(name))
         return pipe_ctx_error(ctx, PIPE_EINVAL,
                               "pipe_metric: bad metric name%s%s%s (non-empty, at most 200 bytes, no comma, quote or "
                               "newline)",
@@ -382,22 +381,9 @@ int pipe_metric(pipe_ctx *ctx, const char *name, double value)
         return pipe_ctx_error(ctx, PIPE_ESTATE, "pipe_metric: the step has already returned");
     if (ctx->rank != 0)
         return 0; /* rank 0 speaks for the step */
-    if (!ctx->metrics) {
-        int fd = open(ctx->metrics_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-        if (fd < 0)
-            return pipe_ctx_error(ctx, PIPE_EIO, "pipe_metric: cannot open %s: %s", ctx->metrics_path,
-                                  strerror(errno));
-        if (!(ctx->metrics = fdopen(fd, "a"))) {
-            close(fd);
-            return pipe_ctx_error(ctx, PIPE_ENOMEM, "pipe_metric: %s", strerror(errno));
-        }
-    }
-    char num[64];
-    pipe_format_double(value, num, sizeof num);
-    if (fprintf(ctx->metrics, "%.3f,%s,%s\n", pipe_now() - ctx->started, name, num) < 0 ||
-        fflush(ctx->metrics) != 0)
-        return pipe_ctx_error(ctx, PIPE_EIO, "pipe_metric: cannot write %s: %s", ctx->metrics_path,
-                              strerror(errno));
+    char err[512];
+    if (pipe_metrics_record(&ctx->metrics, name, -1, value, err, sizeof err) != 0)
+        return pipe_ctx_error(ctx, PIPE_EIO, "pipe_metric: %s", err);
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "artifact.h"
 #include "pipe/error.h"
 #include "store.h"
 #include "util.h"
@@ -143,7 +144,7 @@ int pipe_cache_lookup(const char *store, const char *key, const char *const *out
             goto fail;
         }
         char hex[PIPE_SHA256_HEX_SIZE];
-        r = pipe_sha256_file(path, hex, rerr, sizeof rerr);
+        r = pipe_artifact_digest(path, hex, rerr, sizeof rerr);
         if (r == 0 && strcmp(hex, a->sha256) != 0) {
             pipe_errf(why, whysize, "output `%s` of %s changed since it was recorded", outputs[i], h->from);
             r = 1;
@@ -224,6 +225,13 @@ fail:
 int pipe_link_or_copy(const char *src, const char *dst, char *err, size_t errsize)
 {
     int rc = 0;
+    struct stat st;
+    if (stat(src, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* A folder artifact (a command step's output): a copy of the tree. */
+        char rerr[256];
+        pipe_remove_tree(dst, rerr, sizeof rerr);
+        return pipe_artifact_copy_folder(src, dst, err, errsize);
+    }
     char *tmp = NULL;
     const char *slash = strrchr(dst, '/');
     if (slash)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "collectives.h"
+#include "metrics.h"
 #include "pipe/pipe.h"
 
 typedef struct pipe_ctx_input {
@@ -32,7 +33,6 @@ struct pipe_ctx {
     char *run_id;
     char *dir;         /* STORE/RUN/INVOCATION */
     char *error_path;  /* DIR/error: pipe_fail's text, read by the supervisor */
-    char *metrics_path;
     int rank, world_size, local_rank, local_world_size;
     char *mixed_precision;
     char *scratch_root; /* per attempt, removed by the supervisor */
@@ -41,8 +41,8 @@ struct pipe_ctx {
     size_t ninputs;
     pipe_ctx_output *outputs;
     size_t noutputs;
-    FILE *metrics;      /* opened on the first pipe_metric (rank 0 only) */
-    double started;     /* pipe_now() at creation: metrics' time_s */
+    char *metrics_path; /* DIR/metrics.csv */
+    pipe_metrics_file metrics; /* written by rank 0 only; started: pipe_now() at creation */
     const pipe_coll_backend *coll;
     void *coll_state;
     bool finished;

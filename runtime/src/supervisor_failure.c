@@ -40,15 +40,25 @@ char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_atte
         result = pipe_asprintf("interrupted by %s", sig);
     } else if (WIFSIGNALED(r->status)) {
         pipe_signal_text(WTERMSIG(r->status), sig, sizeof sig);
-        result = text ? pipe_asprintf("%skilled by %s after: %s", who, sig, text)
-                      : pipe_asprintf("%skilled by %s", who, sig);
+        if (text)
+            result = pipe_asprintf("%skilled by %s after: %s", who, sig, text);
+        else if (pipe_step_is_command(s->ms))
+            result = pipe_asprintf("%s`%s` killed by %s", who, s->ms->command[0], sig);
+        else
+            result = pipe_asprintf("%skilled by %s", who, sig);
     } else if (text) {
         result = s->world > 1 && strncmp(text, "rank ", 5) != 0 ? pipe_asprintf("%s%s", who, text) : pipe_strdup(text);
+    } else if (pipe_step_is_command(s->ms)) {
+        result = pipe_asprintf("%s`%s` exited with status %d", who, s->ms->command[0],
+                               WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1);
     } else {
         result = pipe_asprintf("%sexited with status %d", who, WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1);
     }
     free(text);
-    if (result && s->world > 1 && !r->rendezvous && !r->timed_out && !r->interrupted) {
+    /* A program's last lines say what went wrong (a Python traceback ends
+       there), one rank or many. */
+    bool with_tail = s->world > 1 || pipe_step_is_command(s->ms);
+    if (result && with_tail && !r->rendezvous && !r->timed_out && !r->interrupted) {
         char *tail = pipe_supervisor_log_tail(s, r->rank);
         if (tail) {
             char *with = pipe_asprintf("%s\nlast lines of rank %d:\n%s", result, r->rank, tail);

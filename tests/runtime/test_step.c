@@ -653,7 +653,10 @@ static void test_ranks(void)
 static void test_gpu_hooks(void)
 {
     char *out = NULL;
+    /* This machine has no GPU: PIPE_LOCAL_GPUS says it has one. */
+    setenv("PIPE_LOCAL_GPUS", "1", 1);
     CHECK_EQ_INT(STEP(&out, "gpu_produce", "--run-id", "G", "--param", "tag=t"), 0);
+    unsetenv("PIPE_LOCAL_GPUS");
     free(out);
     char *log = file_in("G", "gpu_produce", "log");
     CHECK(fx_contains(log, "select_device(0)\n"));
@@ -662,6 +665,18 @@ static void test_gpu_hooks(void)
     log = file_in("R1", "produce", "log");
     CHECK(log && !fx_contains(log, "select_device"));
     free(log);
+
+    /* Without a usable GPU a step that selects one fails before it starts,
+       in one line: the step, what it asked for, NVML's reason. */
+    setenv("PIPE_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    CHECK_EQ_INT(STEP(&out, "gpu_produce", "--run-id", "G2", "--param", "tag=t", "--no-cache"), 1);
+    CHECK(out && fx_contains(out, "step `gpu_produce` asks for 1 GPU (@resources(gpu)) but this machine has no "
+                                  "usable GPU: NVML cannot be loaded (/nonexistent/libnvidia-ml.so.1"));
+    free(out);
+    log = file_in("G2", "gpu_produce", "log");
+    CHECK(log && !fx_contains(log, "select_device"));
+    free(log);
+    unsetenv("PIPE_NVML_LIBRARY");
 }
 
 /* How many file descriptors this process has open. */
