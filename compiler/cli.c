@@ -244,7 +244,7 @@ static void list_sources(session *s, const model *m)
             printf("%s %s\n", kinds[ref->kind], ref->resolved);
         }
         for (size_t k = 0; k < mf->steps[i].nlibraries; k++)
-            printf("library %s\n", mf->steps[i].libraries[k]);
+            printf("library %s %s\n", mf->steps[i].name, mf->steps[i].libraries[k]);
     }
     printf("generated-h src/%s.h\n", mf->pipeline);
     printf("generated-c src/%s_main.c\n", mf->pipeline);

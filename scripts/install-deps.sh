@@ -4,6 +4,9 @@
 # Idempotent: each dependency is checked first (its command, its dpkg status
 # or its pkg-config module) and only the missing ones are installed, with one
 # line printed per package installed. Run as root, or as a user with sudo.
+# Then the Python environment the tests and examples run command steps in:
+# build/venv with torch, accelerate and numpy from PyPI (made once, reused;
+# PIPEC_VENV names another folder).
 #
 #   bash scripts/install-deps.sh           install what is missing
 #   bash scripts/install-deps.sh --check   only report what is missing (exit 1 if any)
@@ -23,6 +26,8 @@ REQUIRED=(
     "libyaml-dev     pkg:libyaml-dev|pc:yaml-0.1"
     "clang           cmd:clang"
     "python3         cmd:python3"
+    "python3-venv    pkg:python3-venv"
+    "libopenblas-dev pc:openblas|pkg:libopenblas-dev"
     "jq              cmd:jq"
     "yamllint        cmd:yamllint"
     "shellcheck      cmd:shellcheck"
@@ -36,7 +41,7 @@ check_only=0
 case "${1:-}" in
     "") ;;
     --check) check_only=1 ;;
-    -h|--help) sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (try --help)" ;;
 esac
 
@@ -115,7 +120,18 @@ for entry in "${REQUIRED[@]}"; do
     passes "$checks" || missing+=("$pkg")
 done
 
+# --- the Python environment of the command-step tests and examples ----------
+# torch, accelerate and numpy from PyPI in a virtual environment under build/
+# (tests find it there: CMake's PIPEC_VENV). Complete when it imports all three.
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+venv=${PIPEC_VENV:-$root/build/venv}
+PYTHON_PACKAGES=(torch accelerate numpy)
+venv_ready() {
+    [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import torch, accelerate, numpy' >/dev/null 2>&1
+}
+
 if [ "$check_only" -eq 1 ]; then
+    venv_ready || missing+=("python environment $venv (${PYTHON_PACKAGES[*]})")
     if [ "${#missing[@]}" -gt 0 ]; then
         log "missing: ${missing[*]}"
         exit 1
@@ -159,6 +175,20 @@ if command -v dpkg-query >/dev/null 2>&1; then
         [ "$have_rt" -eq 1 ] ||
             warn "none of ${candidates[*]} is available; clang sanitizer and fuzzing builds will not link"
     fi
+fi
+
+if ! venv_ready; then
+    log "creating $venv with ${PYTHON_PACKAGES[*]} from PyPI (once; several GB)"
+    piplog=$(mktemp)
+    trap 'rm -f "$aptlog" "$piplog"' EXIT
+    if ! { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } >"$piplog" 2>&1 ||
+        ! "$venv/bin/python" -m pip install --disable-pip-version-check -q "${PYTHON_PACKAGES[@]}" >>"$piplog" 2>&1; then
+        tail -n 20 "$piplog" >&2
+        die "could not install ${PYTHON_PACKAGES[*]} into $venv (PyPI must be reachable)"
+    fi
+    venv_ready || die "$venv was made but does not import ${PYTHON_PACKAGES[*]}"
+    log "installed $venv ($("$venv/bin/python" -c 'import torch, accelerate; print("torch", torch.__version__, "accelerate", accelerate.__version__)'))"
+    updated=1
 fi
 
 if [ "${#missing[@]}" -eq 0 ] && [ "$updated" -eq 0 ]; then

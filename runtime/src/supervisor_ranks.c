@@ -120,6 +120,10 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
         pipe_supervisor_note(s, "%d rank%s of `%s` on %d machine%s; MASTER_ADDR=%s MASTER_PORT=%d", s->world,
                              s->world == 1 ? "" : "s", s->ms->command[0], s->launch.num_machines,
                              s->launch.num_machines == 1 ? "" : "s", s->launch.master_addr, s->launch.master_port);
+    if (command && s->inv->cleanup_memory && !pipe_invocation_cpu_only(s->inv))
+        pipe_supervisor_note(s, "cleanup_memory: nothing to release before `%s` starts (its CUDA caches are its own: "
+                                "torch.cuda.empty_cache() releases them)",
+                             s->ms->command[0]);
     for (; running < s->nlocal; running++) {
         char why[512];
         if (command) {
