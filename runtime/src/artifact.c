@@ -196,45 +196,49 @@ int pipe_artifact_commit(const char *tmp, const char *final, char *err, size_t e
     return rc;
 }
 
-static int copy_bytes(const char *src, const char *dst, mode_t mode, char *err, size_t errsize)
+int pipe_artifact_copy_file(const char *src, const char *dst, mode_t mode, char *err, size_t errsize)
 {
     int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, rc = 0;
     if (in < 0) {
         pipe_errf(err, errsize, "cannot read %s: %s", src, strerror(errno));
         return PIPE_EIO;
     }
-    out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
+    out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 0777);
     if (out < 0) {
         pipe_errf(err, errsize, "cannot write %s: %s", dst, strerror(errno));
-        close(in);
-        return PIPE_EIO;
+        rc = PIPE_EIO;
+        goto fail;
     }
     char buf[1 << 16];
     for (;;) {
         ssize_t n = read(in, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0) {
-            if (n < 0) {
-                pipe_errf(err, errsize, "cannot read %s: %s", src, strerror(errno));
-                rc = PIPE_EIO;
-            }
-            break;
+        if (n < 0) {
+            pipe_errf(err, errsize, "cannot read %s: %s", src, strerror(errno));
+            rc = PIPE_EIO;
+            goto fail;
         }
-        for (ssize_t off = 0; off < n && rc == 0;) {
+        if (n == 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
             ssize_t w = write(out, buf + off, (size_t)(n - off));
             if (w < 0 && errno == EINTR)
                 continue;
             if (w < 0) {
                 pipe_errf(err, errsize, "cannot write %s: %s", dst, strerror(errno));
                 rc = PIPE_EIO;
+                goto fail;
             }
-            off += w > 0 ? w : 0;
+            off += w;
         }
-        if (rc != 0)
-            break;
     }
-    if (close(out) != 0 && rc == 0) {
+    if (fsync(out) != 0) {
+        pipe_errf(err, errsize, "cannot write %s: %s", dst, strerror(errno));
+        rc = PIPE_EIO;
+    }
+fail:
+    if (out >= 0 && close(out) != 0 && rc == 0) {
         pipe_errf(err, errsize, "cannot write %s: %s", dst, strerror(errno));
         rc = PIPE_EIO;
     }
@@ -250,7 +254,7 @@ static int copy_tree(const char *src, const char *dst, int depth, char *err, siz
         return PIPE_EIO;
     }
     if (S_ISREG(st.st_mode))
-        return link(src, dst) == 0 ? 0 : copy_bytes(src, dst, st.st_mode, err, errsize);
+        return link(src, dst) == 0 ? 0 : pipe_artifact_copy_file(src, dst, st.st_mode, err, errsize);
     if (S_ISLNK(st.st_mode)) {
         char target[4096];
         ssize_t len = readlink(src, target, sizeof target - 1);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "pipe/base.h"
 
@@ -27,6 +28,10 @@ int pipe_artifact_sync(const char *path, char *err, size_t errsize);
 /* Moves a finished artifact into place: syncs it, renames tmp to final
    (replacing a file, or an empty folder), syncs final's folder. */
 int pipe_artifact_commit(const char *tmp, const char *final, char *err, size_t errsize);
+
+/* The bytes of file src into dst (created with mode, truncated), fsynced.
+   PIPE_EIO naming the file that cannot be read or written. */
+int pipe_artifact_copy_file(const char *src, const char *dst, mode_t mode, char *err, size_t errsize);
 
 /* Copies a folder tree to dst (which must not exist), hard-linking files
    where the file system allows, through a temporary name in dst's folder
