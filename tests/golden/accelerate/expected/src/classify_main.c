@@ -15,8 +15,8 @@
 #define PIPE_BUNDLE_DIR NULL /* the bundle's CMakeLists.txt gives its folder */
 #endif
 
-/* Step `make_data`, declared at classify.pipe:16:6: calls `make_data`, which its sources define. */
-static int pipe_step_make_data_at_classify_pipe_line_16(pipe_ctx *ctx, const void *args)
+/* Step `make_data`, declared at classify.pipe:27:6: calls `make_data`, which its sources define. */
+static int pipe_step_make_data_at_classify_pipe_line_27(pipe_ctx *ctx, const void *args)
 {
     return make_data(ctx, (const classify_make_data_args *)args);
 }
@@ -28,7 +28,7 @@ static const pipe_field make_data_fields[] = {
 };
 
 static const pipe_step_impl steps[] = {
-    {"make_data", pipe_step_make_data_at_classify_pipe_line_16, sizeof(classify_make_data_args), make_data_fields, 4},
+    {"make_data", pipe_step_make_data_at_classify_pipe_line_27, sizeof(classify_make_data_args), make_data_fields, 4},
 };
 
 /* bundle.yaml, as the runtime parses it. */
