@@ -301,10 +301,13 @@ static int check_gpus(pipe_supervisor *s, char *err, size_t errsize)
     else if (pipe_gpu_probe(why, sizeof why) > 0)
         return 0;
     long long asked = inv->resources.gpu > 0 ? (long long)inv->resources.gpu : (long long)s->nlocal;
-    char line[1024];
+    char what[64], line[1024];
+    if (inv->resources.gpu > 0)
+        snprintf(what, sizeof what, "@resources(gpu = %lld)", asked);
+    else
+        snprintf(what, sizeof what, "multi_gpu with %d local ranks", s->nlocal);
     snprintf(line, sizeof line, "step `%s` asks for %lld GPU%s (%s) but this machine has no usable GPU: %s",
-             inv->id, asked, asked == 1 ? "" : "s", inv->resources.gpu > 0 ? "@resources(gpu)" : "multi_gpu",
-             why);
+             inv->id, asked, asked == 1 ? "" : "s", what, why);
     bool selects_device = !pipe_step_is_command(s->ms) && s->prog->cuda && s->prog->cuda->select_device;
     if (selects_device) {
         pipe_errf(err, errsize, "%s", line);

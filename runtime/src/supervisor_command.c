@@ -43,8 +43,8 @@ static char *rank_file(const pipe_supervisor *s, int rank, const char *what)
 typedef struct expansion {
     const pipe_supervisor *s;
     int rank;
-    char *owned[64]; /* output paths made for this expansion */
-    size_t nowned;
+    char **owned; /* output paths made for this expansion */
+    size_t nowned, cap;
 } expansion;
 
 static const char *placeholder_value(void *arg, const char *name, size_t len)
@@ -57,8 +57,14 @@ static const char *placeholder_value(void *arg, const char *name, size_t len)
     for (size_t i = 0; i < ms->noutputs; i++) {
         if (strlen(ms->outputs[i].name) != len || strncmp(ms->outputs[i].name, name, len) != 0)
             continue;
-        if (x->nowned == sizeof x->owned / sizeof x->owned[0])
-            return NULL;
+        if (x->nowned == x->cap) {
+            size_t cap = x->cap ? 2 * x->cap : 8;
+            char **more = realloc(x->owned, cap * sizeof *more);
+            if (!more)
+                return NULL;
+            x->owned = more;
+            x->cap = cap;
+        }
         char *path = output_path(x->s, x->rank, ms->outputs[i].name);
         x->owned[x->nowned] = path;
         x->nowned += path != NULL;
@@ -79,7 +85,7 @@ static int expand_argv(const pipe_supervisor *s, int rank, char ***out, char *er
 {
     const pipe_mstep *ms = s->ms;
     char **argv = calloc(ms->ncommand + 1, sizeof *argv);
-    expansion x = {s, rank, {0}, 0};
+    expansion x = {s, rank, NULL, 0, 0};
     int rc = argv ? 0 : PIPE_ENOMEM;
     size_t n = 0;
     for (; n < ms->ncommand && rc == 0; n++) {
@@ -90,6 +96,7 @@ static int expand_argv(const pipe_supervisor *s, int rank, char ***out, char *er
     }
     for (size_t i = 0; i < x.nowned; i++)
         free(x.owned[i]);
+    free(x.owned);
     if (rc != 0) {
         free_argv(argv, n);
         return rc;

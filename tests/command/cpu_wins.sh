@@ -27,7 +27,7 @@ else
     check "[ $status = 1 ]" "needs_gpu: the run fails (status $status)"
     line=$(grep -m1 "step .needs_gpu. asks for 1 GPU" "$work/run.out")
     check "[ -n \"\$line\" ]" "needs_gpu: one line on the console names the step and the GPU asked for"
-    check "grep -q 'step .needs_gpu. asks for 1 GPU (@resources(gpu)) but this machine has no usable GPU: NVML' '$store/R/needs_gpu/step.yaml'" \
+    check "grep -q 'step .needs_gpu. asks for 1 GPU (@resources(gpu = 1)) but this machine has no usable GPU: NVML' '$store/R/needs_gpu/step.yaml'" \
         "needs_gpu: NVML's reason is recorded ($(sed -n 's/^error: //p' "$store/R/needs_gpu/step.yaml"))"
     check "! grep -q 'the GPU step ran\\|cannot select its GPU' '$store/R/needs_gpu/log'" "needs_gpu: never started"
 fi

@@ -670,7 +670,7 @@ static void test_gpu_hooks(void)
        in one line: the step, what it asked for, NVML's reason. */
     setenv("PIPE_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
     CHECK_EQ_INT(STEP(&out, "gpu_produce", "--run-id", "G2", "--param", "tag=t", "--no-cache"), 1);
-    CHECK(out && fx_contains(out, "step `gpu_produce` asks for 1 GPU (@resources(gpu)) but this machine has no "
+    CHECK(out && fx_contains(out, "step `gpu_produce` asks for 1 GPU (@resources(gpu = 1)) but this machine has no "
                                   "usable GPU: NVML cannot be loaded (/nonexistent/libnvidia-ml.so.1"));
     free(out);
     log = file_in("G2", "gpu_produce", "log");
