@@ -8,7 +8,7 @@
 #          with pipe_log and pipe_metric;
 #   torch  torchrun --nproc-per-node 4 of dist.all_reduce on a float32 tensor
 #          of the same size with gloo, timed the same way (torch from PyPI in
-#          the virtual environment of bench/launch.sh, build/bench-venv).
+#          the virtual environment of bench/launch.sh, build/venv).
 # Prints the algorithm bandwidth (bytes of the buffer / time per all-reduce,
 # in GB/s = 1e9 bytes/s) of each and their ratio. Both check the first sum.
 #
@@ -21,7 +21,7 @@ mib=${1:-64}
 iters=${2:-20}
 pipec=${3:-$root/build/compiler/pipec}
 warmup=${WARMUP:-3}
-venv=${BENCH_VENV:-$root/build/bench-venv}
+venv=${BENCH_VENV:-$root/build/venv}
 [ -x "$pipec" ] || { echo "build pipec first (cmake --build build)" >&2; exit 2; }
 [ "$warmup" -ge 1 ] || { echo "WARMUP must be at least 1 (the first all-reduce is checked)" >&2; exit 2; }
 work=$(mktemp -d)
@@ -121,9 +121,9 @@ pipe_line=$(sed -n 's/.*\[rank 0\] //p' "$store/bench/allreduce/log" | tail -n 1
 # ---- torch gloo ----
 torch_gbps=
 if ! [ -x "$venv/bin/torchrun" ] || ! "$venv/bin/python" -c 'import torch.distributed' 2>/dev/null; then
-    echo "installing torch from PyPI into $venv (once; several GB)..." >&2
-    { python3 -m venv "$venv" && "$venv/bin/pip" install -q torch; } >"$work/pip.log" 2>&1 ||
-        { tail -5 "$work/pip.log" >&2; echo "pip failed: no torch figure" >&2; }
+    echo "making $venv with scripts/install-deps.sh (once; several GB)..." >&2
+    PIPEC_VENV="$venv" bash "$root/scripts/install-deps.sh" >"$work/deps.log" 2>&1 ||
+        { tail -5 "$work/deps.log" >&2; echo "install-deps.sh failed: no torch figure" >&2; }
 fi
 if [ -x "$venv/bin/torchrun" ]; then
     if "$venv/bin/torchrun" --standalone --nproc-per-node 4 "$root/bench/torch_allreduce.py" \

@@ -10,7 +10,7 @@
 #            MPI_Finalize (installed with apt-get when missing and root);
 #   torchrun `torchrun --standalone --nproc-per-node 4` of a script that joins
 #            a gloo process group and calls dist.barrier() (torch from PyPI in
-#            a virtual environment cached in build/bench-venv).
+#            a virtual environment cached in build/venv).
 # and prints each time and the ratios (the goal: pipe >= 100x faster than
 # torchrun).
 #
@@ -22,7 +22,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-10}
 pipec=${2:-$root/build/compiler/pipec}
 slow_runs=${SLOW_RUNS:-3}
-venv=${BENCH_VENV:-$root/build/bench-venv}
+venv=${BENCH_VENV:-$root/build/venv}
 [ -x "$pipec" ] || { echo "build pipec first (cmake --build build)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -89,9 +89,9 @@ fi
 # ---- torchrun (gloo) ----
 t_torch=
 if ! [ -x "$venv/bin/torchrun" ] || ! "$venv/bin/python" -c 'import torch.distributed' 2>/dev/null; then
-    echo "installing torch from PyPI into $venv (once; several GB)..." >&2
-    { python3 -m venv "$venv" && "$venv/bin/pip" install -q torch; } >"$work/pip.log" 2>&1 ||
-        { tail -5 "$work/pip.log" >&2; echo "pip failed: no torchrun figure" >&2; }
+    echo "making $venv with scripts/install-deps.sh (once; several GB)..." >&2
+    PIPEC_VENV="$venv" bash "$root/scripts/install-deps.sh" >"$work/deps.log" 2>&1 ||
+        { tail -5 "$work/deps.log" >&2; echo "install-deps.sh failed: no torch figure" >&2; }
 fi
 if [ -x "$venv/bin/torchrun" ]; then
     torch_cmd=("$venv/bin/torchrun" --standalone --nproc-per-node 4 "$root/bench/torch_barrier.py")

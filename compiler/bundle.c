@@ -102,9 +102,12 @@ static void collect_steps(bundle *b)
     }
     for (size_t i = 0; i < b->mf->ninvocations; i++) {
         const pipe_minvocation *inv = &b->mf->invocations[i];
+        bool command = pipe_step_is_command(&b->mf->steps[inv->step]);
+        b->has_commands = b->has_commands || command;
         if (pipe_invocation_needs_gpu(inv)) {
             b->steps[inv->step].needs_gpu = true;
-            b->needs_cuda = true;
+            /* The device glue is for native steps: a program picks its GPU itself. */
+            b->needs_cuda = b->needs_cuda || !command;
         }
     }
 }

@@ -39,8 +39,8 @@ typedef struct build_options {
 typedef struct bundle_source {
     const char *disk_path;   /* where pipec read it (as the checker resolved it) */
     const char *bundle_path; /* relative to the bundle root: src/user/... */
-    bool is_cuda;            /* .cu */
-    bool is_header;          /* found through #include "..." */
+    model_source_kind kind;  /* C, C++, CUDA, a header (listed or found through #include "..."),
+                                or a file a command step ships (MODEL_SRC_FILE) */
 } bundle_source;
 
 /* What the generators know about an invoked step beyond its settings. */
@@ -49,6 +49,7 @@ typedef struct bundle_step {
     const model_step *ms; /* its source files as the checker resolved them */
     ptr_vec files;        /* bundle_source*: its sources, then the headers they include */
     bool needs_gpu;       /* in some invocation */
+    const char *workdir;  /* a command step's folder in the bundle (gen_user_sources) */
 } bundle_step;
 
 typedef struct bundle_file {
@@ -67,7 +68,8 @@ typedef struct bundle {
     ptr_vec sources;         /* bundle_source*, every user file once */
     ptr_vec inputs;          /* const char*: every file read (for the depfile) */
     ptr_vec files;           /* bundle_file* to write */
-    bool needs_cuda;         /* some invocation needs a GPU: emit <pipeline>_cuda.cu */
+    bool needs_cuda;         /* some invocation of a native step needs a GPU: emit <pipeline>_cuda.cu */
+    bool has_commands;       /* some step runs a program: the bundle installs src/user */
     ptr_vec images;          /* bundle_image*, distinct, in first-use order */
 } bundle;
 

@@ -244,8 +244,11 @@ static void list_sources(session *s, const model *m)
             if (listed(&seen, ref->resolved))
                 continue;
             vec_push(&s->arena, &seen, (void *)ref->resolved);
-            printf("%s %s\n", ref->is_cuda ? "cu" : "c", ref->resolved);
+            static const char *const kinds[] = {"c", "cpp", "cu", "header", "file", "folder"};
+            printf("%s %s\n", kinds[ref->kind], ref->resolved);
         }
+        for (size_t k = 0; k < mf->steps[i].nlibraries; k++)
+            printf("library %s %s\n", mf->steps[i].name, mf->steps[i].libraries[k]);
     }
     printf("generated-h src/%s.h\n", mf->pipeline);
     printf("generated-c src/%s_main.c\n", mf->pipeline);

@@ -36,7 +36,7 @@ static const option_schema accelerate_options[] = {
     {"multi_gpu", OPT_BOOL, NULL, "false"},
     {"cpu", OPT_BOOL, NULL, "false"},
     {"mixed_precision", OPT_ENUM, mixed_precision_values, "no"},
-    {"main_process_port", OPT_PORT, NULL, "29500"},
+    {"main_process_port", OPT_PORT, NULL, "0"}, /* not given: a free port, 29500 across machines (model_build.c) */
     {"gpu_ids", OPT_GPU_IDS, NULL, "all"},
     {"max_restarts", OPT_INT_MIN0, NULL, "0"},
     {"rdzv_timeout", OPT_DURATION, NULL, "300s"},
@@ -437,8 +437,9 @@ static void parse_option(arena *a, diag_engine *d, const decorator_schema *s, co
             return out_of_range(d, s, o, v, "0 or more");
         if (o->kind == OPT_INT_MIN1 && out->i < 1)
             return out_of_range(d, s, o, v, "1 or more");
-        if (o->kind == OPT_PORT && (out->i < 0 || out->i > 65535))
-            return out_of_range(d, s, o, v, "a port number from 0 to 65535");
+        /* The port above it is pipe's rendezvous: at most 65534. */
+        if (o->kind == OPT_PORT && (out->i < 0 || out->i > 65534))
+            return out_of_range(d, s, o, v, "a port number from 0 to 65534 (the port above it is pipe's rendezvous)");
         break;
     }
     case OPT_SIZE: {

@@ -69,6 +69,20 @@ diagnostic *diag_report_file(diag_engine *d, uint32_t file, diag_code code, cons
 
 static bool is_sink(const diag_engine *d, const diagnostic *dg) { return dg == &d->sink; }
 
+void diag_byte_columns(diagnostic *dg) { dg->byte_columns = true; }
+
+/* The line and column of offset in dg's file, as dg counts columns. */
+static void dg_position(const diag_engine *d, const diagnostic *dg, uint32_t offset, unsigned *line, unsigned *col)
+{
+    const source_file *f = d->sources->files[dg->sp.file];
+    source_position(f, offset, line, col);
+    if (dg->byte_columns) {
+        uint32_t start, end;
+        source_line_range(f, *line, &start, &end);
+        *col = offset >= start ? offset - start + 1 : 1;
+    }
+}
+
 void diag_label(diag_engine *d, diagnostic *dg, const char *fmt, ...)
 {
     if (is_sink(d, dg))
@@ -253,9 +267,11 @@ static void render_excerpt(const diag_engine *d, const diagnostic *dg, strbuf *s
 static void render_text(const diag_engine *d, const diagnostic *dg, strbuf *sb)
 {
     char pos[4096];
-    if (dg->has_pos)
-        diag_format_position(d, dg->sp, pos, sizeof pos);
-    else
+    if (dg->has_pos) {
+        unsigned line, col;
+        dg_position(d, dg, dg->sp.start, &line, &col);
+        snprintf(pos, sizeof pos, "%s:%u:%u", d->sources->files[dg->sp.file]->path, line, col);
+    } else
         snprintf(pos, sizeof pos, "%s:1:1", d->sources->files[dg->sp.file]->path);
     sb_printf(sb, "%s: %s[%s]: %s\n", pos, severity_name(d, dg), diag_code_name(dg->code), dg->message);
     if (dg->has_pos)
@@ -277,13 +293,12 @@ static void render_text(const diag_engine *d, const diagnostic *dg, strbuf *sb)
 static void span_bounds(const diag_engine *d, const diagnostic *dg, unsigned *l1, unsigned *c1, unsigned *l2,
                         unsigned *c2)
 {
-    const source_file *f = d->sources->files[dg->sp.file];
     if (!dg->has_pos) {
         *l1 = *c1 = *l2 = *c2 = 1;
         return;
     }
-    source_position(f, dg->sp.start, l1, c1);
-    source_position(f, dg->sp.end, l2, c2);
+    dg_position(d, dg, dg->sp.start, l1, c1);
+    dg_position(d, dg, dg->sp.end, l2, c2);
 }
 
 static void render_json(const diag_engine *d, const diagnostic *dg, strbuf *sb)
@@ -322,11 +337,16 @@ static void render_json(const diag_engine *d, const diagnostic *dg, strbuf *sb)
     sb_puts(sb, "]}\n");
 }
 
-static void sarif_location(const diag_engine *d, span sp, bool has_pos, strbuf *sb)
+/* dg: the diagnostic whose primary position this is (its column rule), or
+   NULL for a note's. */
+static void sarif_location(const diag_engine *d, const diagnostic *dg, span sp, bool has_pos, strbuf *sb)
 {
     const source_file *f = d->sources->files[sp.file];
     unsigned l1 = 1, c1 = 1, l2 = 1, c2 = 1;
-    if (has_pos) {
+    if (has_pos && dg) {
+        dg_position(d, dg, sp.start, &l1, &c1);
+        dg_position(d, dg, sp.end, &l2, &c2);
+    } else if (has_pos) {
         source_position(f, sp.start, &l1, &c1);
         source_position(f, sp.end, &l2, &c2);
     }
@@ -390,7 +410,7 @@ static void render_sarif(const diag_engine *d, diagnostic **items, size_t n, str
         sb_json_string(sb, sb_cstr(&msg));
         sb_free(&msg);
         sb_puts(sb, "},\"locations\":[");
-        sarif_location(d, dg->sp, dg->has_pos, sb);
+        sarif_location(d, dg, dg->sp, dg->has_pos, sb);
         sb_puts(sb, "}]");
         size_t related = 0;
         for (size_t k = 0; k < dg->notes.len; k++) {
@@ -398,7 +418,7 @@ static void render_sarif(const diag_engine *d, diagnostic **items, size_t n, str
             if (!note->has_span)
                 continue;
             sb_puts(sb, related ? "," : ",\"relatedLocations\":[");
-            sarif_location(d, note->sp, true, sb);
+            sarif_location(d, NULL, note->sp, true, sb);
             sb_printf(sb, ",\"id\":%zu,\"message\":{\"text\":", related);
             sb_json_string(sb, note->message);
             sb_puts(sb, "}}");

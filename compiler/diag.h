@@ -22,6 +22,7 @@ typedef struct diagnostic {
     diag_code code; /* its severity comes with it (diag_codes.def) */
     span sp;
     bool has_pos; /* false: reported at FILE:1:1 with no source excerpt */
+    bool byte_columns; /* its columns count bytes of the line, not characters */
     char *message;
     char *label; /* printed after the underline */
     char *help;
@@ -57,6 +58,9 @@ void diag_label(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribut
 void diag_help(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_note(diag_engine *d, diagnostic *dg, span sp, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note_plain(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Its LINE:COL (text, JSON, SARIF) counts bytes of the line: for positions
+   inside a string whose value the message quotes byte by byte (E0119). */
+void diag_byte_columns(diagnostic *dg);
 
 /* Errors after -Werror promotion. */
 size_t diag_error_count(const diag_engine *d);

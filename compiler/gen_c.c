@@ -50,6 +50,10 @@ static int render(const char *tmpl, const tmpl_var *vars, size_t n, strbuf *out,
 
 static void step_declaration(bundle *b, const pipe_mstep *st, strbuf *sb)
 {
+    if (pipe_step_is_command(st)) {
+        sb_printf(sb, "\n/* Step `%s` runs a program (its `command`): it has no C entry function. */\n", st->name);
+        return;
+    }
     strbuf member = STRBUF_INIT;
     sb_printf(sb, "\n/* Step `%s`", st->name);
     if (st->description) {
@@ -91,23 +95,46 @@ static int gen_header(bundle *b, char *err, size_t errsize)
     return rc;
 }
 
-static void step_wrapper(bundle *b, const bundle_step *bs, strbuf *sb)
+/* The wrapper's name says where the step is declared: an entry function
+   that no source defines is reported by the linker as an undefined
+   reference "in function `pipe_step_NAME_at_FILE_line_N'", which names the
+   step and its place in the .pipe file in every build type. */
+static const char *wrapper_name(bundle *b, const bundle_step *bs)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_printf(&sb, "pipe_step_%s_at_", bs->m->name);
+    const char *file = strrchr(bs->ms->decl_file, '/');
+    file = file ? file + 1 : bs->ms->decl_file;
+    for (const char *p = file; *p && sb.len < 160; p++)
+        sb_putc(&sb, isalnum((unsigned char)*p) ? *p : '_');
+    sb_printf(&sb, "_line_%u", bs->ms->decl_line);
+    const char *out = arena_strdup(b->arena, sb_cstr(&sb));
+    sb_free(&sb);
+    return out;
+}
+
+static void step_wrapper(bundle *b, const bundle_step *bs, const char *wrapper, strbuf *sb)
 {
     const pipe_mstep *st = bs->m;
-    strbuf member = STRBUF_INIT;
+    strbuf member = STRBUF_INIT, where = STRBUF_INIT;
     sb_putc(sb, '\n');
+    esc_c_comment(&where, arena_printf(b->arena, "%s:%u:%u", bs->ms->decl_file, bs->ms->decl_line,
+                                       bs->ms->decl_col));
+    sb_printf(sb, "/* Step `%s`, declared at %s: calls `%s`, which its sources define. */\n", st->name,
+              sb_cstr(&where), st->entry);
     if (st->needs_cuda) {
         /* Without CUDA the .cu files are not compiled: a weak reference lets
            the bundle link, and the step fails with a message if it runs. */
         sb_printf(sb, "#if !PIPE_BUILT_WITH_CUDA\n#pragma weak %s\n#endif\n", st->entry);
     }
-    sb_printf(sb, "static int call_%s(pipe_ctx *ctx, const void *args)\n{\n", st->name);
+    sb_printf(sb, "static int %s(pipe_ctx *ctx, const void *args)\n{\n", wrapper);
     if (st->needs_cuda) {
         sb_printf(sb, "#if !PIPE_BUILT_WITH_CUDA\n    if (!%s)\n        return pipe_fail(ctx, \"step `%s` "
                       "needs its CUDA sources, and this bundle was built without a CUDA compiler\");\n#endif\n",
                   st->entry, st->name);
     }
     sb_printf(sb, "    return %s(ctx, (const %s *)args);\n}\n", st->entry, args_type(b, st));
+    sb_free(&where);
     if (st->nparams > 0) {
         sb_printf(sb, "static const pipe_field %s_fields[] = {\n", st->name);
         for (size_t i = 0; i < st->nparams; i++) {
@@ -149,16 +176,26 @@ static void manifest_literal(const bundle *b, strbuf *sb)
 static int gen_main(bundle *b, char *err, size_t errsize)
 {
     strbuf wrappers = STRBUF_INIT, table = STRBUF_INIT, manifest = STRBUF_INIT, hooks = STRBUF_INIT;
+    size_t nnative = 0;
     for (size_t i = 0; i < b->mf->nsteps; i++) {
         const bundle_step *bs = &b->steps[i];
         const pipe_mstep *st = bs->m;
-        step_wrapper(b, bs, &wrappers);
+        if (pipe_step_is_command(st))
+            continue;
+        const char *wrapper = wrapper_name(b, bs);
+        step_wrapper(b, bs, wrapper, &wrappers);
+        if (nnative++ == 0)
+            sb_puts(&table, "\nstatic const pipe_step_impl steps[] = {\n");
         if (st->nparams > 0)
-            sb_printf(&table, "    {\"%s\", call_%s, sizeof(%s), %s_fields, %zu},\n", st->name, st->name,
+            sb_printf(&table, "    {\"%s\", %s, sizeof(%s), %s_fields, %zu},\n", st->name, wrapper,
                       args_type(b, st), st->name, st->nparams);
         else
-            sb_printf(&table, "    {\"%s\", call_%s, sizeof(%s), NULL, 0},\n", st->name, st->name, args_type(b, st));
+            sb_printf(&table, "    {\"%s\", %s, sizeof(%s), NULL, 0},\n", st->name, wrapper, args_type(b, st));
     }
+    if (nnative)
+        sb_puts(&table, "};\n");
+    else
+        sb_puts(&table, "\n/* Every step of this pipeline runs a program: no step table. */\n");
     manifest_literal(b, &manifest);
     if (b->needs_cuda)
         sb_printf(&hooks, "\n#if PIPE_BUILT_WITH_CUDA\nextern const pipe_cuda_hooks %s_cuda_hooks;\n"
@@ -170,7 +207,8 @@ static int gen_main(bundle *b, char *err, size_t errsize)
     tmpl_var vars[] = {{"source", b->source_name},         {"pipeline", b->mf->pipeline},
                        {"header", header},                 {"wrappers", sb_cstr(&wrappers)},
                        {"step_table", sb_cstr(&table)},    {"manifest", sb_cstr(&manifest)},
-                       {"cuda_hooks", sb_cstr(&hooks)}};
+                       {"cuda_hooks", sb_cstr(&hooks)},
+                       {"steps_ref", nnative ? "steps, sizeof steps / sizeof steps[0]" : "NULL, 0"}};
     strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s_main.c", b->mf->pipeline), false);
     int rc = render("main.c.tmpl", vars, sizeof vars / sizeof vars[0], out, err, errsize);
     sb_free(&wrappers);

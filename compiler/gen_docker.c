@@ -218,7 +218,7 @@ static bool bundle_has_cuda_code(const bundle *b)
         return true;
     for (size_t i = 0; i < b->sources.len; i++) {
         const bundle_source *s = b->sources.items[i];
-        if (s->is_cuda && !s->is_header)
+        if (s->kind == MODEL_SRC_CUDA)
             return true;
     }
     return false;
@@ -242,14 +242,73 @@ static void invocation_list(strbuf *sb, const image_use *u)
     }
 }
 
-/* The packages of apt_packages, as shell words after `for p in`. */
-static void package_words(strbuf *sb, const char *fixed, char *const *packages, size_t n)
+/* The packages of apt_packages, as shell words after `for p in`, each once. */
+static void package_words(strbuf *sb, const char *fixed, const ptr_vec *packages)
 {
     sb_puts(sb, fixed);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < packages->len; i++) {
         sb_putc(sb, ' ');
-        shell_word(sb, packages[i]);
+        shell_word(sb, packages->items[i]);
     }
+}
+
+static void add_packages(bundle *b, ptr_vec *out, char *const *packages, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < out->len && !seen; k++)
+            seen = strcmp(out->items[k], packages[i]) == 0;
+        if (!seen)
+            vec_push(b->arena, out, packages[i]);
+    }
+}
+
+/* The build stage compiles the whole bundle's executable, every step of
+   it: it gets the apt_packages of every invocation (the -dev packages
+   `libraries` need). The run stage gets this image's own, and those of
+   steps that link libraries, which the executable loads whichever step it
+   runs. */
+static void stage_packages(bundle *b, const image_use *u, ptr_vec *build, ptr_vec *run)
+{
+    add_packages(b, run, u->img->given->apt_packages, u->img->given->napt_packages);
+    for (size_t i = 0; i < b->mf->ninvocations; i++) {
+        const pipe_minvocation *inv = &b->mf->invocations[i];
+        add_packages(b, build, inv->image.apt_packages, inv->image.napt_packages);
+        if (bundle_step_of(b, inv)->nlibraries)
+            add_packages(b, run, inv->image.apt_packages, inv->image.napt_packages);
+    }
+}
+
+/* A program the image must have an interpreter for: `python`, `python3`,
+   `python3.11` as a command step's first word. */
+static bool runs_python(bundle *b, const image_use *u)
+{
+    for (size_t i = 0; i < u->invs.len; i++) {
+        const pipe_mstep *st = bundle_step_of(b, u->invs.items[i]);
+        if (!st->ncommand)
+            continue;
+        const char *prog = strrchr(st->command[0], '/');
+        prog = prog ? prog + 1 : st->command[0];
+        if (strncmp(prog, "python", 6) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* What the bundle compiles besides C: g++ for C++ sources, pkg-config for
+   `pkg:` libraries. */
+static void build_tools(const bundle *b, strbuf *sb)
+{
+    bool cxx = false, pkg = false;
+    for (size_t i = 0; i < b->sources.len; i++)
+        cxx = cxx || ((const bundle_source *)b->sources.items[i])->kind == MODEL_SRC_CXX;
+    for (size_t i = 0; i < b->mf->nsteps; i++)
+        for (size_t k = 0; k < b->mf->steps[i].nlibraries; k++)
+            pkg = pkg || strncmp(b->mf->steps[i].libraries[k], "pkg:", 4) == 0;
+    if (cxx)
+        sb_puts(sb, " g++");
+    if (pkg)
+        sb_puts(sb, " pkg-config");
 }
 
 static int render(bundle *b, const image_use *u, char *err, size_t errsize)
@@ -283,10 +342,15 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
     } else {
         sb_puts(&cmake, "-DPIPE_WITH_CUDA=OFF");
     }
-    sb_puts(&build_pkgs, BUILD_PACKAGES);
-    if (cuda)
-        sb_puts(&build_pkgs, " g++");
-    package_words(&run_pkgs, RUNTIME_PACKAGES, given->apt_packages, given->napt_packages);
+    ptr_vec build_apt = {0}, run_apt = {0};
+    stage_packages(b, u, &build_apt, &run_apt);
+    strbuf tools = STRBUF_INIT;
+    build_tools(b, &tools);
+    if (cuda && !strstr(sb_cstr(&tools), "g++"))
+        sb_puts(&tools, " g++");
+    package_words(&build_pkgs, arena_printf(b->arena, "%s%s", BUILD_PACKAGES, sb_cstr(&tools)), &build_apt);
+    sb_free(&tools);
+    package_words(&run_pkgs, RUNTIME_PACKAGES, &run_apt);
 
     if (given->nenvironment) {
         for (size_t i = 0; i < given->nenvironment; i++) {
@@ -310,10 +374,14 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
             sb_putc(&env, '\n');
     }
 
-    bool have_reqs = given->nrequirements > 0;
+    bool have_reqs = given->nrequirements > 0, python = have_reqs || runs_python(b, u);
     if (have_reqs) {
-        /* `--`: an entry is a requirement, never a pip option. */
-        sb_puts(&pip, "    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --no-cache-dir --");
+        /* A virtual environment of the image's own (PEP 668: no pip into the
+           system's Python), seeing the base image's packages (a PyTorch
+           image's torch); `--`: an entry is a requirement, never a pip
+           option. */
+        sb_puts(&pip, "    python3 -m venv --system-site-packages /opt/pipe/venv; \\\n"
+                      "    /opt/pipe/venv/bin/python3 -m pip install --no-cache-dir --");
         for (size_t i = 0; i < given->nrequirements; i++) {
             const char *r = given->requirements[i];
             /* BuildKit reads a word `<<NAME` in RUN as a here-document, even quoted. */
@@ -356,9 +424,19 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
         {"parent_image", img->parent},
         {"runtime_ignores", have_reqs ? "DL3008,DL3013" : "DL3008"},
         {"runtime_packages", sb_cstr(&run_pkgs)},
-        {"pip_check", have_reqs ? "    python3 -m pip --version >/dev/null 2>&1 || set -- \"$@\" python3-pip; \\\n"
-                                : ""},
+        {"pip_check", have_reqs ? "    python3 -m ensurepip --version >/dev/null 2>&1 || set -- \"$@\" python3-venv; \\\n"
+                      : python ? "    command -v python3 >/dev/null 2>&1 || set -- \"$@\" python3; \\\n"
+                               : ""},
         {"pip_install", sb_cstr(&pip)},
+        {"python_path", have_reqs ? "# Command steps' programs find the requirements first.\n"
+                                    "ENV PATH=\"/opt/pipe/venv/bin:$PATH\"\n"
+                                  : ""},
+        {"bundle_files", b->has_commands
+                             ? arena_printf(b->arena,
+                                            "# The files command steps run with (the executable finds them here).\n"
+                                            "COPY --from=build /opt/pipe/share/pipe/%s /opt/pipe/share/pipe/%s\n",
+                                            b->mf->pipeline, b->mf->pipeline)
+                             : ""},
         {"environment", sb_cstr(&env)},
         {"entrypoint", sb_cstr(&entry)},
     };

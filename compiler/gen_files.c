@@ -1,8 +1,10 @@
 /* Files copied into the bundle: the steps' sources with the local headers
-   they include (so the bundle builds where the project is not), and the
-   runtime's sources. Also fills in each step's code digest (for caching)
-   and the bundle paths of its sources. */
+   they include (so the bundle builds where the project is not), the files
+   and folders command steps ship, and the runtime's sources. Also fills in
+   each step's code digest (for caching), the bundle paths of its sources
+   and a command step's folder in the bundle. */
 #include <ctype.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +15,27 @@
 #include "embedded.h"
 #include "pipe/base.h"
 
+/* Folders deeper than this below a shipped folder are not followed (a
+   symbolic link may loop). */
+#define MAX_FOLDER_DEPTH 32
+
 typedef struct user_file {
     char *real;       /* absolute, resolved */
     const char *disk; /* as the checker resolved it (relative to the cwd) */
-    bool is_cuda, is_header;
+    model_source_kind kind;
+    bool executable;
     char *text;
     size_t len;
     bundle_source *src;
 } user_file;
+
+/* What one step brings: its files in order, and the folders it lists (their
+   bundle paths are those of the folders themselves). */
+typedef struct step_files {
+    ptr_vec files;   /* user_file* */
+    ptr_vec folders; /* char*: absolute, resolved */
+    ptr_vec listed;  /* what `source` lists, in order: user_file* or a folder's index + 1 as a tagged pointer */
+} step_files;
 
 static user_file *find_file(ptr_vec *files, const char *real)
 {
@@ -32,7 +47,7 @@ static user_file *find_file(ptr_vec *files, const char *real)
     return NULL;
 }
 
-static user_file *add_file(bundle *b, ptr_vec *files, const char *disk, bool is_cuda, bool is_header, char *err,
+static user_file *add_file(bundle *b, ptr_vec *files, const char *disk, model_source_kind kind, char *err,
                            size_t errsize)
 {
     char real[PATH_MAX];
@@ -41,18 +56,31 @@ static user_file *add_file(bundle *b, ptr_vec *files, const char *disk, bool is_
         return NULL;
     }
     user_file *u = find_file(files, real);
-    if (u)
+    if (u) {
+        /* Compiled wins over header or shipped, when one file is both. */
+        if (model_source_compiled(kind))
+            u->kind = kind;
         return u;
+    }
+    struct stat st;
     u = arena_alloc(b->arena, sizeof *u);
     u->real = arena_strdup(b->arena, real);
     u->disk = arena_strdup(b->arena, disk);
-    u->is_cuda = is_cuda;
-    u->is_header = is_header;
+    u->kind = kind;
+    u->executable = stat(real, &st) == 0 && (st.st_mode & 0111);
     if (pipe_read_file(disk, &u->text, &u->len, err, errsize) != 0)
         return NULL;
     vec_push(b->arena, files, u);
     vec_push(b->arena, &b->inputs, (void *)u->disk);
     return u;
+}
+
+static bool in_list(const ptr_vec *v, const void *item)
+{
+    for (size_t k = 0; k < v->len; k++)
+        if (v->items[k] == item)
+            return true;
+    return false;
 }
 
 /* The `#include "..."` names of a file, in order. */
@@ -99,7 +127,7 @@ static bool regular_file(const char *path)
 
 /* Follows quoted includes that resolve next to the including file;
    anything else (system headers, the generated header, the runtime headers) is not ours to copy. */
-static int add_headers(bundle *b, ptr_vec *files, ptr_vec *step_files, user_file *u, char *err, size_t errsize)
+static int add_headers(bundle *b, ptr_vec *files, ptr_vec *step_list, user_file *u, char *err, size_t errsize)
 {
     ptr_vec names = {0};
     scan_includes(b, u, &names);
@@ -114,101 +142,254 @@ static int add_headers(bundle *b, ptr_vec *files, ptr_vec *step_files, user_file
         if (!realpath(path, real))
             continue;
         bool known = find_file(files, real) != NULL;
-        user_file *h = add_file(b, files, path, false, true, err, errsize);
+        user_file *h = add_file(b, files, path, MODEL_SRC_HEADER, err, errsize);
         if (!h)
             return -1;
-        bool in_step = false;
-        for (size_t k = 0; k < step_files->len; k++)
-            in_step = in_step || step_files->items[k] == h;
-        if (!in_step)
-            vec_push(b->arena, step_files, h);
-        if (!known && add_headers(b, files, step_files, h, err, errsize) != 0)
+        if (!in_list(step_list, h))
+            vec_push(b->arena, step_list, h);
+        if (!known && add_headers(b, files, step_list, h, err, errsize) != 0)
             return -1;
     }
     return 0;
 }
 
-/* The deepest directory containing every file: bundle paths keep the
-   layout below it, so relative includes still resolve. */
-static char *common_root(bundle *b, ptr_vec *files)
+/* Byte order, not the locale's: the bundle is the same wherever it is built. */
+static int compare_names(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
+
+/* Python's byte-code caches and version-control folders are not the step's
+   code: shipping them would make the code digest change with every run. */
+static bool skipped_entry(const char *name)
 {
-    char *root = NULL;
-    for (size_t i = 0; i < files->len; i++) {
-        user_file *u = files->items[i];
-        const char *dir = dir_of(b, u->real);
-        if (!root) {
-            root = arena_strdup(b->arena, dir);
-            continue;
-        }
-        size_t n = 0;
-        while (root[n] && root[n] == dir[n])
-            n++;
-        /* Back up to a whole path component. */
-        if (!(root[n] == '\0' && (dir[n] == '/' || dir[n] == '\0')))
-            while (n > 0 && root[n] != '/')
-                n--;
-        root[n] = '\0';
+    return strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, "__pycache__") == 0 ||
+           strcmp(name, ".git") == 0 || strcmp(name, ".hg") == 0 || strcmp(name, ".svn") == 0;
+}
+
+/* Every regular file below a shipped folder, in name order (symbolic links
+   followed, other kinds of files left out). */
+static int add_folder(bundle *b, ptr_vec *files, step_files *sf, const char *disk, int depth, char *err,
+                      size_t errsize)
+{
+    if (depth > MAX_FOLDER_DEPTH)
+        return 0;
+    struct dirent **names = NULL;
+    int n = scandir(disk, &names, NULL, compare_names);
+    if (n < 0) {
+        snprintf(err, errsize, "cannot read folder %s", disk);
+        return -1;
     }
-    return root;
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        const char *name = names[i]->d_name;
+        if (skipped_entry(name))
+            continue;
+        const char *path = arena_printf(b->arena, "%s/%s", disk, name);
+        struct stat st;
+        if (stat(path, &st) != 0)
+            continue; /* a dangling link */
+        if (S_ISDIR(st.st_mode)) {
+            rc = add_folder(b, files, sf, path, depth + 1, err, errsize);
+        } else if (S_ISREG(st.st_mode)) {
+            user_file *u = add_file(b, files, path, MODEL_SRC_FILE, err, errsize);
+            if (!u)
+                rc = -1;
+            else if (!in_list(&sf->files, u))
+                vec_push(b->arena, &sf->files, u);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+/* The deepest common folder of a and b (absolute paths of folders). */
+static void narrow_root(bundle *b, char **root, const char *dir)
+{
+    if (!*root) {
+        *root = arena_strdup(b->arena, dir);
+        return;
+    }
+    char *r = *root;
+    size_t n = 0;
+    while (r[n] && r[n] == dir[n])
+        n++;
+    /* Back up to a whole path component. */
+    if (!(r[n] == '\0' && (dir[n] == '/' || dir[n] == '\0')))
+        while (n > 0 && r[n] != '/')
+            n--;
+    r[n] = '\0';
+}
+
+/* Below root, without the leading '/': "" for root itself. */
+static const char *below(const char *root, const char *real)
+{
+    const char *rel = real + strlen(root);
+    while (*rel == '/')
+        rel++;
+    return rel;
+}
+
+static const char *bundle_path_of(bundle *b, const char *root, const char *real)
+{
+    const char *rel = below(root, real);
+    return *rel ? arena_printf(b->arena, "src/user/%s", rel) : "src/user";
+}
+
+static int collect(bundle *b, ptr_vec *files, step_files *per_step, char **command_dirs, char *err, size_t errsize)
+{
+    for (size_t i = 0; i < b->mf->nsteps; i++) {
+        const model_step *ms = b->steps[i].ms;
+        step_files *sf = &per_step[i];
+        for (size_t k = 0; k < ms->nsources; k++) {
+            const model_source *ref = &ms->sources[k];
+            if (ref->kind == MODEL_SRC_FOLDER) {
+                char real[PATH_MAX];
+                if (!realpath(ref->resolved, real)) {
+                    snprintf(err, errsize, "cannot read folder %s", ref->resolved);
+                    return -1;
+                }
+                char *folder = arena_strdup(b->arena, real);
+                vec_push(b->arena, &sf->folders, folder);
+                vec_push(b->arena, &sf->listed, folder);
+                vec_push(b->arena, &b->inputs, (void *)ref->resolved);
+                if (add_folder(b, files, sf, ref->resolved, 0, err, errsize) != 0)
+                    return -1;
+                continue;
+            }
+            user_file *u = add_file(b, files, ref->resolved, ref->kind, err, errsize);
+            if (!u)
+                return -1;
+            if (!in_list(&sf->files, u))
+                vec_push(b->arena, &sf->files, u);
+            vec_push(b->arena, &sf->listed, u);
+        }
+        size_t listed = sf->files.len;
+        for (size_t k = 0; k < listed; k++) {
+            user_file *u = sf->files.items[k];
+            if (model_source_compiled(u->kind) && add_headers(b, files, &sf->files, u, err, errsize) != 0)
+                return -1;
+        }
+        if (pipe_step_is_command(b->steps[i].m)) {
+            char real[PATH_MAX];
+            if (!realpath(ms->pipe_dir, real)) {
+                snprintf(err, errsize, "cannot resolve the folder %s of step `%s`", ms->pipe_dir, b->steps[i].m->name);
+                return -1;
+            }
+            command_dirs[i] = arena_strdup(b->arena, real);
+        }
+    }
+    return 0;
+}
+
+/* Code digest: a native step's entry, or a command step's arguments and
+   folder; then each file's bundle path and bytes, in the step's order. */
+static void digest_step(bundle *b, size_t i, const step_files *sf)
+{
+    pipe_mstep *st = &b->model->manifest.steps[i];
+    pipe_sha256 h;
+    pipe_sha256_init(&h);
+    if (pipe_step_is_command(st)) {
+        pipe_sha256_update(&h, "command", 8);
+        for (size_t k = 0; k < st->ncommand; k++)
+            pipe_sha256_update(&h, st->command[k], strlen(st->command[k]) + 1);
+        pipe_sha256_update(&h, st->workdir, strlen(st->workdir) + 1);
+    } else {
+        pipe_sha256_update(&h, st->entry, strlen(st->entry) + 1);
+        for (size_t k = 0; k < st->nlibraries; k++) {
+            pipe_sha256_update(&h, "library", 8);
+            pipe_sha256_update(&h, st->libraries[k], strlen(st->libraries[k]) + 1);
+        }
+    }
+    for (size_t k = 0; k < sf->files.len; k++) {
+        const user_file *u = sf->files.items[k];
+        pipe_sha256_update(&h, u->src->bundle_path, strlen(u->src->bundle_path) + 1);
+        pipe_sha256_update(&h, u->text, u->len);
+    }
+    unsigned char digest[PIPE_SHA256_SIZE];
+    pipe_sha256_final(&h, digest);
+    st->code_digest = arena_alloc(b->arena, PIPE_SHA256_HEX_SIZE);
+    pipe_sha256_to_hex(digest, st->code_digest);
 }
 
 int gen_user_sources(bundle *b, char *err, size_t errsize)
 {
     ptr_vec files = {0};
     size_t nsteps = b->mf->nsteps;
-    ptr_vec *per_step = arena_alloc(b->arena, (nsteps + 1) * sizeof *per_step);
+    step_files *per_step = arena_alloc(b->arena, (nsteps + 1) * sizeof *per_step);
+    char **command_dirs = arena_alloc(b->arena, (nsteps + 1) * sizeof *command_dirs);
+    memset(per_step, 0, (nsteps + 1) * sizeof *per_step);
+    memset(command_dirs, 0, (nsteps + 1) * sizeof *command_dirs);
     int rc = -1;
+    if (collect(b, &files, per_step, command_dirs, err, errsize) != 0)
+        goto done;
+
+    /* Bundle paths keep the layout below the deepest folder holding every
+       file and every command step's .pipe folder, so relative includes and
+       a script's relative paths still resolve. */
+    char *root = NULL;
+    for (size_t i = 0; i < files.len; i++)
+        narrow_root(b, &root, dir_of(b, ((user_file *)files.items[i])->real));
     for (size_t i = 0; i < nsteps; i++) {
-        const model_step *ms = b->steps[i].ms;
-        for (size_t k = 0; k < ms->nsources; k++) {
-            const model_source *ref = &ms->sources[k];
-            user_file *u = add_file(b, &files, ref->resolved, ref->is_cuda, false, err, errsize);
-            if (!u)
-                goto done;
-            vec_push(b->arena, &per_step[i], u);
-        }
-        for (size_t k = 0; k < ms->nsources; k++)
-            if (add_headers(b, &files, &per_step[i], per_step[i].items[k], err, errsize) != 0)
-                goto done;
+        if (command_dirs[i])
+            narrow_root(b, &root, command_dirs[i]);
+        for (size_t k = 0; k < per_step[i].folders.len; k++)
+            narrow_root(b, &root, per_step[i].folders.items[k]);
     }
-    char *root = common_root(b, &files);
-    size_t root_len = root ? strlen(root) : 0;
     for (size_t i = 0; i < files.len; i++) {
         user_file *u = files.items[i];
         bundle_source *s = arena_alloc(b->arena, sizeof *s);
         s->disk_path = u->disk;
-        const char *rel = u->real + root_len;
-        while (*rel == '/')
-            rel++;
-        s->bundle_path = arena_printf(b->arena, "src/user/%s", rel);
-        s->is_cuda = u->is_cuda;
-        s->is_header = u->is_header;
+        s->bundle_path = bundle_path_of(b, root, u->real);
+        s->kind = u->kind;
         u->src = s;
         vec_push(b->arena, &b->sources, s);
-        strbuf *out = bundle_add_file(b, s->bundle_path, false);
+        strbuf *out = bundle_add_file(b, s->bundle_path, u->executable);
         sb_putn(out, u->text, u->len);
     }
-    /* Code digest: each file's bundle path and bytes, in the step's order. */
+
     for (size_t i = 0; i < nsteps; i++) {
         bundle_step *bs = &b->steps[i];
         pipe_mstep *st = &b->model->manifest.steps[i];
-        pipe_sha256 h;
-        pipe_sha256_init(&h);
-        pipe_sha256_update(&h, st->entry, strlen(st->entry) + 1);
-        st->sources = arena_alloc(b->arena, (per_step[i].len + 1) * sizeof *st->sources);
+        step_files *sf = &per_step[i];
+        for (size_t k = 0; k < sf->files.len; k++)
+            vec_push(b->arena, &bs->files, ((user_file *)sf->files.items[k])->src);
+        st->sources = arena_alloc(b->arena, (sf->listed.len + 1) * sizeof *st->sources);
         st->nsources = 0;
-        for (size_t k = 0; k < per_step[i].len; k++) {
-            user_file *u = per_step[i].items[k];
-            vec_push(b->arena, &bs->files, u->src);
-            if (!u->src->is_header)
-                st->sources[st->nsources++] = (char *)u->src->bundle_path;
-            pipe_sha256_update(&h, u->src->bundle_path, strlen(u->src->bundle_path) + 1);
-            pipe_sha256_update(&h, u->text, u->len);
+        if (pipe_step_is_command(st)) {
+            /* What `source` lists, files and folders, as the bundle holds them. */
+            for (size_t k = 0; k < sf->listed.len; k++) {
+                void *item = sf->listed.items[k];
+                bool folder = in_list(&sf->folders, item);
+                st->sources[st->nsources++] =
+                    (char *)(folder ? bundle_path_of(b, root, item) : ((user_file *)item)->src->bundle_path);
+            }
+            st->workdir = (char *)bundle_path_of(b, root, command_dirs[i]);
+            bs->workdir = st->workdir;
+            /* The folder must exist in the bundle even when nothing is shipped there. */
+            bool occupied = false;
+            size_t wl = strlen(st->workdir);
+            for (size_t k = 0; k < b->sources.len && !occupied; k++) {
+                const char *p = ((bundle_source *)b->sources.items[k])->bundle_path;
+                occupied = strncmp(p, st->workdir, wl) == 0 && p[wl] == '/';
+            }
+            if (!occupied) {
+                strbuf *marker = bundle_add_file(b, arena_printf(b->arena, "%s/.pipe-folder", st->workdir), false);
+                sb_printf(marker, "Generated by pipec from %s: the folder its command steps run in.\n",
+                          b->source_name);
+                bundle_source *s = arena_alloc(b->arena, sizeof *s);
+                s->disk_path = NULL;
+                s->bundle_path = arena_printf(b->arena, "%s/.pipe-folder", st->workdir);
+                s->kind = MODEL_SRC_FILE;
+                vec_push(b->arena, &b->sources, s);
+            }
+        } else {
+            for (size_t k = 0; k < sf->files.len; k++) {
+                const user_file *u = sf->files.items[k];
+                if (model_source_compiled(u->kind))
+                    st->sources[st->nsources++] = (char *)u->src->bundle_path;
+            }
         }
-        unsigned char digest[PIPE_SHA256_SIZE];
-        pipe_sha256_final(&h, digest);
-        st->code_digest = arena_alloc(b->arena, PIPE_SHA256_HEX_SIZE);
-        pipe_sha256_to_hex(digest, st->code_digest);
+        digest_step(b, i, sf);
     }
     rc = 0;
 done:

@@ -184,15 +184,20 @@ static void emit_service(k8s_gen *g, const k8s_inv *ki)
     ye_kv(em, "clusterIP", "None");
     ye_kv_bool(em, "publishNotReadyAddresses", true);
     labels(g, ki, SELECTOR);
+    /* MASTER_PORT for the step's framework (torch.distributed), and the
+       port above it for pipe's own rendezvous. */
     int64_t port = ki->inv->accelerate.main_process_port;
     if (port > 0) {
+        static const char *const names[] = {"main-process", "rendezvous"};
         ye_scalar(em, "ports");
         ye_seq_start(em, false);
-        ye_map_start(em, false);
-        ye_kv(em, "name", "rendezvous");
-        ye_kv_int(em, "port", (long long)port);
-        ye_kv(em, "protocol", "TCP");
-        ye_map_end(em);
+        for (int k = 0; k < 2; k++) {
+            ye_map_start(em, false);
+            ye_kv(em, "name", names[k]);
+            ye_kv_int(em, "port", (long long)(port + k));
+            ye_kv(em, "protocol", "TCP");
+            ye_map_end(em);
+        }
         ye_seq_end(em);
     }
     ye_map_end(em);

@@ -26,7 +26,13 @@ static void emit_step(yaml_out *em, const pipe_mstep *st)
 {
     ye_map_start(em, false);
     ye_kv_string(em, "name", st->name);
-    ye_kv_string(em, "entry", st->entry);
+    if (pipe_step_is_command(st)) {
+        ye_scalar(em, "command");
+        ye_string_list(em, st->command, st->ncommand);
+        ye_kv_string(em, "workdir", st->workdir);
+    } else {
+        ye_kv_string(em, "entry", st->entry);
+    }
     ye_kv(em, "code_digest", st->code_digest);
     ye_kv_bool(em, "cache", st->cache);
     ye_kv_bool(em, "needs_cuda", st->needs_cuda);
@@ -34,6 +40,10 @@ static void emit_step(yaml_out *em, const pipe_mstep *st)
         ye_kv_string(em, "description", st->description);
     ye_scalar(em, "sources");
     ye_string_list(em, st->sources, st->nsources);
+    if (st->nlibraries) {
+        ye_scalar(em, "libraries");
+        ye_string_list(em, st->libraries, st->nlibraries);
+    }
     ye_scalar(em, "params");
     ye_seq_start(em, false);
     for (size_t i = 0; i < st->nparams; i++)

@@ -15,6 +15,8 @@
 
 #define STORE_DEFAULT "/pipe-store"
 #define BUILD_DIR "build-skypilot"
+/* The virtual environment of `requirements`, under $HOME on the node. */
+#define VENV_DIR ".pipe-venv"
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* Tried in this order when a GPU step names no model. */
@@ -148,7 +150,35 @@ static void shell_words(strbuf *sb, char *const *words, size_t n)
     }
 }
 
-static void setup_script(strbuf *sb, const pipe_minvocation *inv)
+/* The node builds the whole bundle's executable: the apt packages of every
+   invocation (what the steps' `libraries` need), each once. */
+static void all_packages(const bundle *b, strbuf *sb)
+{
+    for (size_t i = 0; i < b->mf->ninvocations; i++) {
+        const pipe_mimage *img = &b->mf->invocations[i].image;
+        for (size_t k = 0; k < img->napt_packages; k++) {
+            bool seen = false;
+            for (size_t j = 0; j <= i && !seen; j++) {
+                const pipe_mimage *prev = &b->mf->invocations[j].image;
+                for (size_t q = 0; q < prev->napt_packages && !seen && (j < i || q < k); q++)
+                    seen = strcmp(prev->apt_packages[q], img->apt_packages[k]) == 0;
+            }
+            if (!seen)
+                shell_words(sb, &img->apt_packages[k], 1);
+        }
+    }
+}
+
+/* A command step whose program is python, python3, ... */
+static bool runs_python(const pipe_mstep *st)
+{
+    if (!st->ncommand)
+        return false;
+    const char *prog = strrchr(st->command[0], '/');
+    return strncmp(prog ? prog + 1 : st->command[0], "python", 6) == 0;
+}
+
+static void setup_script(strbuf *sb, const bundle *b, const pipe_minvocation *inv)
 {
     const pipe_mimage *img = &inv->image;
     sb_puts(sb, "set -eu\n");
@@ -158,11 +188,17 @@ static void setup_script(strbuf *sb, const pipe_minvocation *inv)
                 "as_root env DEBIAN_FRONTEND=noninteractive apt-get update\n"
                 "as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends"
                 " cmake build-essential pkg-config libyaml-dev");
-    shell_words(sb, img->apt_packages, img->napt_packages);
+    all_packages(b, sb);
+    if (img->nrequirements)
+        sb_puts(sb, " python3-venv");
+    else if (runs_python(bundle_step_of(b, inv)))
+        sb_puts(sb, " python3");
     sb_putc(sb, '\n');
     if (img->nrequirements) {
-        /* `--`: each entry is a requirement, never a pip option. */
-        sb_puts(sb, "PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --");
+        /* A virtual environment of the task's own, seeing the machine's
+           packages; `--`: each entry is a requirement, never a pip option. */
+        sb_puts(sb, "python3 -m venv --system-site-packages \"$HOME/" VENV_DIR "\"\n"
+                    "\"$HOME/" VENV_DIR "/bin/python3\" -m pip install --");
         shell_words(sb, img->requirements, img->nrequirements);
         sb_putc(sb, '\n');
     }
@@ -197,6 +233,10 @@ static void run_script(strbuf *sb, const bundle *b, const pipe_minvocation *inv,
                     "  PIPE_RDZV_TOKEN=\"$(printf '%s %s' \"${SKYPILOT_TASK_ID:-}\" \"$PIPE_RUN_ID\" | sha256sum | cut -c1-32)\"\n"
                     "fi\n"
                     "export PIPE_MACHINE_RANK MASTER_ADDR PIPE_RDZV_TOKEN\n");
+    if (inv->image.nrequirements)
+        sb_puts(sb, "# The requirements come first for the step's program.\n"
+                    "PATH=\"$HOME/" VENV_DIR "/bin:$PATH\"\n"
+                    "export PATH\n");
     sb_puts(sb, "exec ./" BUILD_DIR "/");
     esc_shell_word(sb, b->mf->pipeline);
     sb_puts(sb, " step ");
@@ -223,7 +263,7 @@ static int emit_task(bundle *b, k8s_names *names, const pipe_minvocation *inv, c
     emit_resources(&em, inv);
     emit_envs(&em, inv);
     strbuf script = STRBUF_INIT;
-    setup_script(&script, inv);
+    setup_script(&script, b, inv);
     ye_scalar(&em, "setup");
     scalar(&em, sb_cstr(&script), YAML_LITERAL_SCALAR_STYLE);
     sb_reset(&script);

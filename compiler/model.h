@@ -14,17 +14,36 @@
 
 #include "pipe/manifest.h"
 
+/* What a `source` entry is: compiled C, C++ or CUDA, a header (native
+   steps), or a file or folder shipped with a command step. */
+typedef enum {
+    MODEL_SRC_C,
+    MODEL_SRC_CXX,
+    MODEL_SRC_CUDA,
+    MODEL_SRC_HEADER,
+    MODEL_SRC_FILE,
+    MODEL_SRC_FOLDER
+} model_source_kind;
+
 /* A user source file of a step, as the checker resolved it. */
 typedef struct model_source {
     const char *path;     /* as written, relative to the .pipe file */
     const char *resolved; /* where pipec reads it (relative to the working directory, or absolute) */
-    bool is_cuda;         /* ends in .cu */
+    model_source_kind kind;
 } model_source;
+
+static inline bool model_source_compiled(model_source_kind k)
+{
+    return k == MODEL_SRC_C || k == MODEL_SRC_CXX || k == MODEL_SRC_CUDA;
+}
 
 /* What only pipec needs about a step; parallel to manifest.steps. */
 typedef struct model_step {
     model_source *sources;
     size_t nsources;
+    const char *pipe_dir;  /* the folder of the .pipe file that declares it, as resolved (a command's folder) */
+    const char *decl_file; /* that file's name, and the step's position in it (for generated comments) */
+    unsigned decl_line, decl_col;
 } model_step;
 
 typedef struct model {

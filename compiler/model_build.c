@@ -15,6 +15,7 @@
 typedef struct builder {
     arena *a;
     model *m;
+    const program *pg;
     const pipeline_info *pl;
 } builder;
 
@@ -113,12 +114,36 @@ static void any_value(arena *a, const ast_expr *v, pipe_mvalue *out)
     out->text = canonical_text(a, v);
 }
 
+static model_source_kind source_kind_of(source_kind k)
+{
+    switch (k) {
+    case SOURCE_C: return MODEL_SRC_C;
+    case SOURCE_CXX: return MODEL_SRC_CXX;
+    case SOURCE_CUDA: return MODEL_SRC_CUDA;
+    case SOURCE_HEADER: return MODEL_SRC_HEADER;
+    case SOURCE_FILE: return MODEL_SRC_FILE;
+    case SOURCE_FOLDER: return MODEL_SRC_FOLDER;
+    }
+    return MODEL_SRC_FILE;
+}
+
 static pipe_mstep build_step(builder *b, const step_info *st, model_step *ms)
 {
     arena *a = b->a;
     pipe_mstep s = {0};
     s.name = arena_strdup(a, st->name);
-    s.entry = arena_strdup(a, st->entry);
+    s.entry = dup_or_null(a, st->is_command ? NULL : st->entry);
+    if (st->is_command) {
+        s.ncommand = st->ncommand;
+        s.command = arena_alloc(a, (st->ncommand + 1) * sizeof *s.command);
+        for (size_t i = 0; i < st->ncommand; i++)
+            s.command[i] = arena_strdup(a, st->command[i]);
+    } else if (st->nlibraries) {
+        s.nlibraries = st->nlibraries;
+        s.libraries = arena_alloc(a, st->nlibraries * sizeof *s.libraries);
+        for (size_t i = 0; i < st->nlibraries; i++)
+            s.libraries[i] = arena_strdup(a, st->libraries[i].name);
+    }
     s.description = dup_or_null(a, st->description);
     s.cache = st->cache;
     s.params = params_of(a, st->params, st->nparams);
@@ -135,9 +160,13 @@ static pipe_mstep build_step(builder *b, const step_info *st, model_step *ms)
     for (size_t i = 0; i < st->nsources; i++) {
         ms->sources[i].path = arena_strdup(a, st->sources[i].path);
         ms->sources[i].resolved = arena_strdup(a, st->sources[i].resolved);
-        ms->sources[i].is_cuda = st->sources[i].is_cuda;
-        s.needs_cuda = s.needs_cuda || st->sources[i].is_cuda;
+        ms->sources[i].kind = source_kind_of(st->sources[i].kind);
+        s.needs_cuda = s.needs_cuda || st->sources[i].kind == SOURCE_CUDA;
     }
+    ms->pipe_dir = arena_strdup(a, st->dir);
+    const source_file *f = b->pg->sources->files[st->decl->file];
+    ms->decl_file = f->path;
+    source_position(f, st->decl->name.sp.start, &ms->decl_line, &ms->decl_col);
     return s;
 }
 
@@ -227,7 +256,9 @@ static void build_accelerate(builder *b, const invocation *inv, pipe_accelerate 
     acc->multi_gpu = effective_opt(o, DEC_ACCELERATE, ACC_MULTI_GPU).b;
     acc->cpu = effective_opt(o, DEC_ACCELERATE, ACC_CPU).b;
     acc->mixed_precision = arena_strdup(b->a, effective_opt(o, DEC_ACCELERATE, ACC_MIXED_PRECISION).s);
-    acc->main_process_port = effective_opt(o, DEC_ACCELERATE, ACC_MAIN_PROCESS_PORT).i;
+    /* Not given: a free port on one machine (0), 29500 across machines. */
+    opt_value port = effective_opt(o, DEC_ACCELERATE, ACC_MAIN_PROCESS_PORT);
+    acc->main_process_port = port.set ? port.i : acc->num_machines > 1 ? 29500 : 0;
     acc->gpu_ids = arena_strdup(b->a, effective_opt(o, DEC_ACCELERATE, ACC_GPU_IDS).s);
     acc->max_restarts = effective_opt(o, DEC_ACCELERATE, ACC_MAX_RESTARTS).i;
     acc->rdzv_timeout_ms = effective_opt(o, DEC_ACCELERATE, ACC_RDZV_TIMEOUT).u;
@@ -340,7 +371,7 @@ static char *source_name(arena *a, const char *path)
 void model_build(model *out, arena *a, const program *pg, const pipeline_info *pl)
 {
     memset(out, 0, sizeof *out);
-    builder b = {a, out, pl};
+    builder b = {a, out, pg, pl};
     pipe_manifest *m = &out->manifest;
     m->version = PIPE_MANIFEST_VERSION;
     m->pipeline = arena_strdup(a, pl->name);

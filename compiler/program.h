@@ -28,12 +28,27 @@ typedef struct output_info {
     ast_output *decl;
 } output_info;
 
+/* What a `source` entry is: by its extension in a native step (compiled
+   C, C++ or CUDA, or a header), a file or folder shipped with a command step. */
+typedef enum { SOURCE_C, SOURCE_CXX, SOURCE_CUDA, SOURCE_HEADER, SOURCE_FILE, SOURCE_FOLDER } source_kind;
+
+static inline bool source_kind_compiled(source_kind k)
+{
+    return k == SOURCE_C || k == SOURCE_CXX || k == SOURCE_CUDA;
+}
+
 typedef struct source_ref {
     const char *path;     /* as written, relative to the .pipe file */
     const char *resolved; /* relative to the working directory (or absolute) */
-    bool is_cuda;         /* ends in .cu */
+    source_kind kind;
     span sp;
 } source_ref;
+
+/* A `libraries` entry of a native step. */
+typedef struct library_ref {
+    const char *name; /* "CUDA::cublas", "pkg:openblas" or "m" */
+    span sp;
+} library_ref;
 
 typedef struct step_info {
     const char *name;
@@ -46,7 +61,12 @@ typedef struct step_info {
     size_t noutputs;
     source_ref *sources;
     size_t nsources;
-    const char *entry;       /* C function name */
+    bool is_command;         /* `command` given: a program, not a C function */
+    const char **command;    /* the program and its arguments, placeholders as written */
+    size_t ncommand;
+    library_ref *libraries;
+    size_t nlibraries;
+    const char *entry;       /* C function name; NULL for a command step */
     const char *description; /* NULL when absent */
     bool cache;
     ast_expr *environment;   /* EXPR_MAP or NULL */

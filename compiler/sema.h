@@ -30,6 +30,14 @@ typedef struct import_link {
 void sema_load_imports(sema *s, uint32_t root);
 /* sema_steps.c: step declarations (E0101, E0105, E0110, E0113, E0116, E0201, E0208...). */
 void sema_declare_steps(sema *s);
+/* sema_command.c: a command step's `command` (E0201 for its value, E0119 for
+   its placeholders) and what it cannot have (E0120). Called from
+   sema_steps.c once the step's parameters, outputs and sources are known. */
+void sema_check_command_value(sema *s, step_info *st, ast_field *command);
+void sema_check_command_step(sema *s, step_info *st, ast_field *command, ast_field *entry, ast_field *libraries);
+/* sema_entry.c: W0407 when no source of a native step appears to define its
+   entry function (entry_field: the `entry` field, NULL when defaulted). */
+void sema_check_entry_defined(sema *s, step_info *st, ast_field *entry_field);
 /* sema_pipelines.c: pipelines and their invocations, W0404/W0405. */
 void sema_check_pipelines(sema *s);
 /* sema_rules.c: rules over the options in force for a step in a pipeline

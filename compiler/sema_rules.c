@@ -66,7 +66,8 @@ void sema_check_accelerate(sema *s, step_info *st)
         diag_label(d, dg, "needs at least 2 processes");
         diag_help(d, dg, "set `num_processes = 2` or more, or remove `multi_gpu = true` for a single-GPU run");
     }
-    if (port == 0 && nm > 1 && !u_port && !u_nm) {
+    /* Not given, the port is 29500 across machines: only a written 0 is wrong. */
+    if (port == 0 && inst->opts[ACC_MAIN_PROCESS_PORT].set && nm > 1 && !u_port && !u_nm) {
         diagnostic *dg = diag_report(d, option_span(inst, ACC_MAIN_PROCESS_PORT), DIAG_E0310,
                                      "`main_process_port = 0` with %lld machines", (long long)nm);
         diag_label(d, dg, "other machines cannot find a port picked at random");
@@ -194,17 +195,43 @@ static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu)
     }
 }
 
+/* W0406: `cpu = true` wins over the step's GPUs, which then sit idle. */
+static void check_cpu_with_gpus(sema *s, step_info *st, const effective_options *eff, int64_t gpu)
+{
+    diag_engine *d = s->pg->diag;
+    const decorator_inst *inst = st->decorators.by_id[DEC_ACCELERATE];
+    if (!inst || gpu <= 0 || !acc(inst, ACC_CPU).b || option_uncertain(inst, ACC_CPU))
+        return;
+    if (acc(inst, ACC_MULTI_GPU).b)
+        return; /* E0304 says what is wrong */
+    opt_value g = effective_opt(eff, DEC_RESOURCES, RES_GPU);
+    diagnostic *dg = diag_report(d, option_span(inst, ACC_CPU), DIAG_W0406,
+                                 "`cpu = true` on step `%s`, which asks for %lld GPU%s", st->name, (long long)gpu,
+                                 gpu == 1 ? "" : "s");
+    diag_label(d, dg, "its ranks run on the CPU and see no GPU");
+    if (g.set)
+        diag_note(d, dg, g.arg_sp, "the GPU count comes from here");
+    diag_help(d, dg, "the GPUs are still reserved and sit idle: remove `gpu = %lld`, or remove `cpu = true` to run on "
+                     "them",
+              (long long)gpu);
+}
+
 void sema_check_effective(sema *s, step_info *st, const effective_options *eff, bool damaged)
 {
     if (damaged)
         return; /* a decorator may have been lost: the options in force are not known */
     int64_t gpu = effective_opt(eff, DEC_RESOURCES, RES_GPU).i;
     const decorator_inst *accel = st->decorators.by_id[DEC_ACCELERATE];
-    bool needs_gpu = gpu > 0 || (accel && acc(accel, ACC_MULTI_GPU).b);
+    /* `cpu = true` wins over a GPU count: such a step needs no GPU. */
+    bool cpu_only = accel && acc(accel, ACC_CPU).b;
+    bool needs_gpu = (gpu > 0 && !cpu_only) || (accel && acc(accel, ACC_MULTI_GPU).b);
     /* Whether it uses a GPU is not known when the values that say so were
        given wrong (reported): the warnings about GPUs wait for a fix. */
-    bool gpu_unsure = effective_uncertain(eff, DEC_RESOURCES, RES_GPU) || option_uncertain(accel, ACC_MULTI_GPU);
+    bool gpu_unsure = effective_uncertain(eff, DEC_RESOURCES, RES_GPU) || option_uncertain(accel, ACC_MULTI_GPU) ||
+                      option_uncertain(accel, ACC_CPU);
     check_gpu_count(s, st, eff, gpu);
+    if (!effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
+        check_cpu_with_gpus(s, st, eff, gpu);
     check_skypilot(s, eff, gpu);
     check_images(s, st, eff, needs_gpu, gpu_unsure);
     if (!gpu_unsure)

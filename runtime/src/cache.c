@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "artifact.h"
 #include "pipe/error.h"
 #include "store.h"
 #include "util.h"
@@ -143,7 +144,7 @@ int pipe_cache_lookup(const char *store, const char *key, const char *const *out
             goto fail;
         }
         char hex[PIPE_SHA256_HEX_SIZE];
-        r = pipe_sha256_file(path, hex, rerr, sizeof rerr);
+        r = pipe_artifact_digest(path, hex, rerr, sizeof rerr);
         if (r == 0 && strcmp(hex, a->sha256) != 0) {
             pipe_errf(why, whysize, "output `%s` of %s changed since it was recorded", outputs[i], h->from);
             r = 1;
@@ -171,59 +172,16 @@ fail:
     return rc;
 }
 
-static int copy_file(const char *src, const char *dst, char *err, size_t errsize)
-{
-    int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, rc = 0;
-    if (in < 0) {
-        pipe_errf(err, errsize, "cannot read %s: %s", src, strerror(errno));
-        return PIPE_EIO;
-    }
-    out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (out < 0) {
-        pipe_errf(err, errsize, "cannot write %s: %s", dst, strerror(errno));
-        rc = PIPE_EIO;
-        goto fail;
-    }
-    char buf[1 << 16];
-    for (;;) {
-        ssize_t n = read(in, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            pipe_errf(err, errsize, "cannot read %s: %s", src, strerror(errno));
-            rc = PIPE_EIO;
-            goto fail;
-        }
-        if (n == 0)
-            break;
-        for (ssize_t off = 0; off < n;) {
-            ssize_t w = write(out, buf + off, (size_t)(n - off));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                pipe_errf(err, errsize, "cannot write %s: %s", dst, strerror(errno));
-                rc = PIPE_EIO;
-                goto fail;
-            }
-            off += w;
-        }
-    }
-    if (fsync(out) != 0) {
-        pipe_errf(err, errsize, "cannot write %s: %s", dst, strerror(errno));
-        rc = PIPE_EIO;
-    }
-fail:
-    if (out >= 0 && close(out) != 0 && rc == 0) {
-        pipe_errf(err, errsize, "cannot write %s: %s", dst, strerror(errno));
-        rc = PIPE_EIO;
-    }
-    close(in);
-    return rc;
-}
-
 int pipe_link_or_copy(const char *src, const char *dst, char *err, size_t errsize)
 {
     int rc = 0;
+    struct stat st;
+    if (stat(src, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* A folder artifact (a command step's output): a copy of the tree. */
+        char rerr[256];
+        pipe_remove_tree(dst, rerr, sizeof rerr);
+        return pipe_artifact_copy_folder(src, dst, err, errsize);
+    }
     char *tmp = NULL;
     const char *slash = strrchr(dst, '/');
     if (slash)
@@ -233,7 +191,7 @@ int pipe_link_or_copy(const char *src, const char *dst, char *err, size_t errsiz
     if (!tmp)
         return PIPE_ENOMEM;
     unlink(tmp);
-    if (link(src, tmp) != 0 && (rc = copy_file(src, tmp, err, errsize)) != 0)
+    if (link(src, tmp) != 0 && (rc = pipe_artifact_copy_file(src, tmp, 0666, err, errsize)) != 0)
         goto fail;
     if (rename(tmp, dst) != 0) {
         pipe_errf(err, errsize, "cannot create %s: %s", dst, strerror(errno));

@@ -175,11 +175,29 @@ static _Noreturn void child_main(const pipe_child_group *g, const pipe_child_spe
         fflush(NULL);
         _exit(status);
     }
+    if (spec->setup) {
+        int status = spec->setup(spec->arg);
+        if (status != 0) {
+            fflush(NULL);
+            _exit(status);
+        }
+    }
+    if (spec->cwd && chdir(spec->cwd) != 0) {
+        write_str(STDERR_FILENO, "error: cannot enter the folder ");
+        write_str(STDERR_FILENO, spec->cwd);
+        write_str(STDERR_FILENO, ": ");
+        write_str(STDERR_FILENO, strerror(errno));
+        write_str(STDERR_FILENO, "\n");
+        _exit(126);
+    }
     execve(spec->path, spec->argv, spec->envp ? spec->envp : environ);
+    int saved = errno;
     write_str(STDERR_FILENO, "error: cannot execute ");
     write_str(STDERR_FILENO, spec->what ? spec->what : spec->path);
+    write_str(STDERR_FILENO, ": ");
+    write_str(STDERR_FILENO, strerror(saved));
     write_str(STDERR_FILENO, "\n");
-    _exit(127);
+    _exit(saved == ENOENT ? 127 : 126);
 }
 
 /* Out of descriptors or processes: worth trying again once others end. */

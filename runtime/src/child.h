@@ -40,14 +40,18 @@
 typedef void pipe_child_line_fn(void *arg, int child, const char *line, size_t len);
 
 /* What a child runs: fn(arg) in the forked process (its return value is the
-   exit status), or, when fn is NULL, execve(path, argv, envp). Room for
-   more (a working directory, an environment for fn) when a user needs it. */
+   exit status), or, when fn is NULL, execve(path, argv, envp) after
+   setup(arg) (which may set the child's environment; a non-zero return is
+   its exit status) in the folder cwd. No shell is involved: argv reaches
+   the program as it is. */
 typedef struct pipe_child_spec {
     int (*fn)(void *arg);
     void *arg;
+    int (*setup)(void *arg); /* with path: runs in the child before it executes path; NULL: none */
     const char *path;
     char *const *argv;
-    char *const *envp; /* NULL: this process's environment */
+    char *const *envp; /* NULL: this process's environment (after setup) */
+    const char *cwd;   /* with path: the folder it runs in; NULL: the parent's */
     const char *what;  /* names path when it cannot be executed: "error: cannot execute WHAT" */
 } pipe_child_spec;
 

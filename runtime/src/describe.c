@@ -55,7 +55,20 @@ static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv
     const pipe_mstep *s = &m->steps[inv->step];
     char buf[64];
     printf("  %s\n", inv->id);
-    printf("    step         %s (entry %s)%s\n", s->name, s->entry, s->needs_cuda ? ", CUDA" : "");
+    if (pipe_step_is_command(s)) {
+        printf("    step         %s (runs", s->name);
+        for (size_t k = 0; k < s->ncommand; k++)
+            printf(" %s", s->command[k]);
+        printf(" in %s)\n", s->workdir);
+    } else {
+        printf("    step         %s (entry %s)%s\n", s->name, s->entry, s->needs_cuda ? ", CUDA" : "");
+    }
+    if (s->nlibraries) {
+        printf("    libraries    ");
+        for (size_t k = 0; k < s->nlibraries; k++)
+            printf("%s%s", k ? ", " : "", s->libraries[k]);
+        putchar('\n');
+    }
     if (s->description)
         printf("    description  %s\n", s->description);
     printf("    needs        ");
@@ -98,11 +111,12 @@ static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv
         pipe_format_duration(a->rdzv_timeout_ms, buf, sizeof buf);
         pipe_format_duration(a->collective_timeout_ms, coll, sizeof coll);
         printf("    accelerate   %" PRId64 " process%s on %" PRId64 " machine%s, %s, mixed_precision %s, "
-               "main_process_port %" PRId64 ", gpu_ids %s, max_restarts %" PRId64 ", rdzv_timeout %s, "
+               "main_process_port %" PRId64 "%s, gpu_ids %s, max_restarts %" PRId64 ", rdzv_timeout %s, "
                "collective_timeout %s\n",
                a->num_processes, a->num_processes == 1 ? "" : "es", a->num_machines, a->num_machines == 1 ? "" : "s",
                a->cpu ? "cpu" : a->multi_gpu ? "multi_gpu" : "single device",
-               a->mixed_precision ? a->mixed_precision : "no", a->main_process_port, a->gpu_ids ? a->gpu_ids : "all",
+               a->mixed_precision ? a->mixed_precision : "no", a->main_process_port,
+               a->main_process_port ? "" : " (free ports)", a->gpu_ids ? a->gpu_ids : "all",
                a->max_restarts, buf, coll);
     }
     printf("    image        %s\n", inv->image.parent ? inv->image.parent : "none");

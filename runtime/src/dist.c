@@ -14,7 +14,7 @@ int pipe_dist_join(const pipe_dist_env *env, pipe_rdzv_client **out, char *err, 
     double started = pipe_now();
     /* Every step retries until rdzv_timeout: the server may not be up yet,
        may have no room while strangers crowd it, or may drop a connection. */
-    int rc = pipe_rdzv_connect(env->master_addr, env->master_port, env->token, env->rdzv_timeout_ms, &c, err,
+    int rc = pipe_rdzv_connect(env->master_addr, env->rdzv_port, env->token, env->rdzv_timeout_ms, &c, err,
                                errsize);
     if (rc != 0)
         return rc;
@@ -28,7 +28,7 @@ int pipe_dist_join(const pipe_dist_env *env, pipe_rdzv_client **out, char *err, 
     rc = pipe_rdzv_wait_ge(c, "joined", env->world_size, left, err, errsize);
     if (rc == PIPE_ETIMEOUT) {
         pipe_errf(err, errsize, "rank %d: not every rank joined the rendezvous at %s:%d within %.0f s", env->rank,
-                  env->master_addr, env->master_port, (double)env->rdzv_timeout_ms / 1000.0);
+                  env->master_addr, env->rdzv_port, (double)env->rdzv_timeout_ms / 1000.0);
         goto fail;
     }
     if (rc != 0)

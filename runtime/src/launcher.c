@@ -11,6 +11,7 @@
 
 #include "coll_cpu.h"
 #include "coll_watch.h"
+#include "net.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
 #include "util.h"
@@ -75,7 +76,45 @@ static void random_token(char *out, size_t size)
     snprintf(out, size, "%.32s", hex);
 }
 
-int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *run_id, bool gpu_step,
+/* MASTER_PORT and PIPE_RDZV_PORT: the given port and the one above it, or
+   on one machine a free port for the framework and, when machine 0 starts
+   the rendezvous, another for it. */
+static int choose_ports(pipe_launch *l, const pipe_minvocation *inv, char *err, size_t errsize)
+{
+    int port = (int)inv->accelerate.main_process_port;
+    /* As with torchrun, MASTER_PORT in the environment wins. */
+    const char *port_env = getenv("MASTER_PORT");
+    if (port_env && *port_env) {
+        char *end;
+        long p = strtol(port_env, &end, 10);
+        if (*end || p < 0 || p > 65534) {
+            pipe_errf(err, errsize, "MASTER_PORT=%s is not a port number from 0 to 65534 (the port above it is "
+                                    "pipe's rendezvous)",
+                      port_env);
+            return PIPE_EUSAGE;
+        }
+        port = (int)p;
+    }
+    if (port > 0) {
+        l->master_port = port;
+        l->rdzv_port = port + 1;
+        return 0;
+    }
+    if (l->num_machines > 1) {
+        pipe_errf(err, errsize, "invocation `%s`: main_process_port = 0 cannot be used across %d machines", inv->id,
+                  l->num_machines);
+        return PIPE_EUSAGE;
+    }
+    char why[256];
+    if (pipe_tcp_free_port(&l->master_port, why, sizeof why) != 0) {
+        pipe_errf(err, errsize, "invocation `%s`: cannot find a free port for MASTER_PORT: %s", inv->id, why);
+        return PIPE_EIO;
+    }
+    l->rdzv_port = 0;
+    return 0;
+}
+
+int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *run_id, bool gpu_step, bool command,
                       const pipe_launch_options *o, char *err, size_t errsize)
 {
     memset(l, 0, sizeof *l);
@@ -87,22 +126,17 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
     l->world = acc->enabled ? (int)acc->num_processes : 1;
     l->nlocal = l->world / l->num_machines;
     l->distributed = l->world > 1;
+    l->pipe_rendezvous = l->distributed && !command;
+    l->cpu_only = pipe_invocation_cpu_only(inv);
+    l->gpu_per_rank = !command;
+    l->max_restarts = acc->enabled ? (int)acc->max_restarts : 0;
+    snprintf(l->run_id, sizeof l->run_id, "%s/%s", run_id, inv->id);
+    snprintf(l->mixed_precision, sizeof l->mixed_precision, "%s",
+             acc->enabled && acc->mixed_precision ? acc->mixed_precision : "no");
     l->rdzv_timeout_ms = acc->rdzv_timeout_ms ? acc->rdzv_timeout_ms : 300000;
     l->collective_timeout_ms = acc->collective_timeout_ms >= PIPE_COLLECTIVE_TIMEOUT_MIN_MS
                                    ? acc->collective_timeout_ms
                                    : PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS;
-    l->master_port = (int)acc->main_process_port;
-    /* As with torchrun, MASTER_PORT in the environment wins. */
-    const char *port_env = getenv("MASTER_PORT");
-    if (port_env && *port_env) {
-        char *end;
-        long p = strtol(port_env, &end, 10);
-        if (*end || p < 0 || p > 65535) {
-            pipe_errf(err, errsize, "MASTER_PORT=%s is not a port number", port_env);
-            return PIPE_EUSAGE;
-        }
-        l->master_port = (int)p;
-    }
     snprintf(l->gpu_ids, sizeof l->gpu_ids, "%s", acc->gpu_ids && strcmp(acc->gpu_ids, "all") != 0 ? acc->gpu_ids : "");
     l->backend = gpu_step && acc->multi_gpu && !acc->cpu ? "nccl" : "cpu";
 
@@ -139,11 +173,9 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
     } else {
         snprintf(l->master_addr, sizeof l->master_addr, "127.0.0.1");
     }
-    if (l->master_port == 0 && l->num_machines > 1) {
-        pipe_errf(err, errsize, "invocation `%s`: main_process_port = 0 cannot be used across %d machines", inv->id,
-                  l->num_machines);
-        return PIPE_EUSAGE;
-    }
+    int rc;
+    if (acc->enabled && (rc = choose_ports(l, inv, err, errsize)) != 0)
+        return rc;
 
     const char *token = getenv("PIPE_RDZV_TOKEN");
     if (token && *token) {
@@ -166,7 +198,7 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
 
 int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize)
 {
-    if (!l->distributed)
+    if (!l->pipe_rendezvous)
         return 0;
     int rc;
     if (l->machine_rank == 0) {
@@ -174,14 +206,14 @@ int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize)
         /* One machine: nobody else has any business with it. */
         pipe_rdzv_server_config cfg = {
             .bind_addr = l->num_machines == 1 ? "127.0.0.1" : NULL,
-            .port = l->master_port,
+            .port = l->rdzv_port,
             .token = l->token,
             .peers = l->world,
         };
         rc = pipe_rdzv_server_start(&cfg, &l->server, &bound, err, errsize);
         if (rc != 0)
             return rc;
-        l->master_port = bound;
+        l->rdzv_port = bound;
     }
     if ((rc = pipe_coll_shm_create(l->nlocal, &l->shm_fd, err, errsize)) != 0) {
         pipe_launch_end(l);
@@ -239,11 +271,11 @@ char *pipe_launch_check(pipe_launch *l, double now)
     if (l->num_machines == 1)
         return pipe_asprintf("rendezvous timed out after %.0f s: rank%s %s of %d never joined at %s:%d",
                              (double)l->rdzv_timeout_ms / 1000.0, nmissing == 1 ? "" : "s", ranks, l->world,
-                             pipe_launch_rdzv_addr(l), l->master_port);
+                             pipe_launch_rdzv_addr(l), l->rdzv_port);
     return pipe_asprintf("rendezvous timed out after %.0f s: rank%s %s of %d never joined at %s:%d (they run on "
                          "machine %s: is its launcher started, and can it reach %s:%d?)",
                          (double)l->rdzv_timeout_ms / 1000.0, nmissing == 1 ? "" : "s", ranks, l->world,
-                         l->master_addr, l->master_port, machines, l->master_addr, l->master_port);
+                         l->master_addr, l->rdzv_port, machines, l->master_addr, l->rdzv_port);
 }
 
 const char *pipe_launch_rdzv_addr(const pipe_launch *l)

@@ -1,6 +1,8 @@
 /* The accelerate-style launcher's distributed part (private): where the
-   ranks meet (MASTER_ADDR/MASTER_PORT, the token), the rendezvous store
-   machine 0 runs for each attempt and the shared memory of the local ranks.
+   ranks meet (MASTER_ADDR, MASTER_PORT left free for the step's framework,
+   PIPE_RDZV_PORT and the token for pipe's own rendezvous), the rendezvous
+   store machine 0 runs for each attempt and the shared memory of the local
+   ranks.
    The supervisor forks the ranks and watches them, rank_env.c passes this
    on to each rank; this file knows what they need to find each other. */
 #ifndef PIPE_LAUNCHER_H
@@ -12,12 +14,24 @@
 #include "pipe/manifest.h"
 #include "rendezvous.h"
 
+#define PIPE_LAUNCH_RUN_ID_MAX 512
+
 typedef struct pipe_launch {
-    bool distributed; /* more than one rank */
+    bool distributed;     /* more than one rank */
+    bool pipe_rendezvous; /* the ranks meet through pipe's rendezvous and shared memory (a
+                             native step's collectives); a command step's program meets
+                             through its own framework at MASTER_ADDR:MASTER_PORT */
+    bool cpu_only;        /* cpu = true: the ranks see no GPU */
+    bool gpu_per_rank;    /* CUDA_VISIBLE_DEVICES narrowed to each rank's GPU (native steps);
+                             a command step's ranks see them all and take cuda:LOCAL_RANK */
     int world, nlocal, machine_rank, num_machines;
     char master_addr[256];
-    int master_port; /* the port in use (after binding when 0 was asked) */
+    int master_port; /* MASTER_PORT, for the step's framework: the given port or a free one */
+    int rdzv_port;   /* PIPE_RDZV_PORT: master_port + 1, or 0 until machine 0 binds a free one */
     char token[PIPE_RDZV_TOKEN_MAX + 1];
+    char run_id[PIPE_LAUNCH_RUN_ID_MAX]; /* TORCHELASTIC_RUN_ID: RUN/INVOCATION */
+    char mixed_precision[8];             /* ACCELERATE_MIXED_PRECISION: "no", "fp16", "bf16", "fp8" */
+    int restarts, max_restarts;          /* TORCHELASTIC_RESTART_COUNT, _MAX_RESTARTS */
     const char *backend; /* "cpu" or "nccl" */
     char gpu_ids[256];   /* "" for all */
     uint64_t rdzv_timeout_ms;
@@ -40,10 +54,13 @@ typedef struct pipe_launch_options {
    PIPE_MACHINE_RANK, SLURM_NODEID, JOB_COMPLETION_INDEX,
    SKYPILOT_NODE_RANK), the main address (--main-process-ip, MASTER_ADDR,
    the first host of SLURM_JOB_NODELIST, the first of SKYPILOT_NODE_IPS,
-   else 127.0.0.1), the token (PIPE_RDZV_TOKEN, else random on one machine
-   and derived from the run and invocation across machines) and the
-   collectives backend. PIPE_EUSAGE with a message for bad values. */
-int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *run_id, bool gpu_step,
+   else 127.0.0.1), the ports (MASTER_PORT in the environment, else
+   main_process_port; 0: a free port, and the rendezvous a second one), the
+   token (PIPE_RDZV_TOKEN, else random on one machine and derived from the
+   run and invocation across machines) and the collectives backend. A
+   command step runs no pipe rendezvous. PIPE_EUSAGE with a message for bad
+   values. */
+int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *run_id, bool gpu_step, bool command,
                       const pipe_launch_options *o, char *err, size_t errsize);
 /* Before forking an attempt's ranks: machine 0 starts the rendezvous;
    every machine makes its local ranks' shared memory. */

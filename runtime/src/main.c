@@ -47,12 +47,15 @@ static void usage(FILE *out, const char *exe, const pipe_manifest *m)
             exe);
 }
 
-/* Every step of the manifest has an implementation whose argument struct has
-   one field per parameter, same names, same types, in order. */
+/* Every native step of the manifest has an implementation whose argument
+   struct has one field per parameter, same names, same types, in order (a
+   command step has none: its program is in the manifest). */
 static int check_steps(const pipe_program *prog, const pipe_manifest *m, char *err, size_t errsize)
 {
     for (size_t i = 0; i < m->nsteps; i++) {
         const pipe_mstep *s = &m->steps[i];
+        if (pipe_step_is_command(s))
+            continue;
         const pipe_step_impl *impl = NULL;
         for (size_t j = 0; j < prog->nsteps && !impl; j++)
             if (prog->steps[j].name && strcmp(prog->steps[j].name, s->name) == 0)

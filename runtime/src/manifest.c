@@ -469,13 +469,50 @@ static int parse_mvalue(mp *p, const pipe_ynode *v, const char *path, int depth,
     return 0;
 }
 
+/* A folder inside the bundle: relative, without `..`. */
+static bool is_bundle_path(const char *s)
+{
+    if (!*s || s[0] == '/')
+        return false;
+    for (const char *seg = s; *seg;) {
+        size_t n = strcspn(seg, "/");
+        if (n == 0 || (n == 2 && strncmp(seg, "..", 2) == 0))
+            return false;
+        seg += n + (seg[n] == '/');
+    }
+    return true;
+}
+
+/* A native step has an `entry`; a command step (`command` parsed) has its
+   `workdir` and no entry. */
+static int parse_kind_fields(mp *p, const pipe_ynode *node, const char *path, pipe_mstep *s)
+{
+    char kp[PATH_SIZE];
+    int rc;
+    if (s->ncommand == 0)
+        return get_name(p, node, "entry", path, false, &s->entry);
+    if (pipe_ymap_get(node, "entry")) {
+        join(kp, path, "entry");
+        return fail_at(p, pipe_ymap_get(node, "entry")->line, kp, "a command step has no entry");
+    }
+    if ((rc = get_str(p, node, "workdir", path, true, &s->workdir)) != 0)
+        return rc;
+    if (!is_bundle_path(s->workdir)) {
+        join(kp, path, "workdir");
+        return fail_at(p, pipe_ymap_get(node, "workdir")->line, kp,
+                       "`%s` is not a folder inside the bundle (relative, without `..`)", s->workdir);
+    }
+    return 0;
+}
+
 static int parse_step(mp *p, const pipe_ynode *node, const char *path, pipe_mstep *s)
 {
     int rc;
     const pipe_ynode *outs;
     char kp[PATH_SIZE], ip[PATH_SIZE];
     if ((rc = need_map(p, node, path)) != 0 || (rc = get_name(p, node, "name", path, false, &s->name)) != 0 ||
-        (rc = get_name(p, node, "entry", path, false, &s->entry)) != 0 ||
+        (rc = parse_str_list(p, node, "command", path, &s->command, &s->ncommand)) != 0 ||
+        (rc = parse_kind_fields(p, node, path, s)) != 0 ||
         (rc = get_str(p, node, "code_digest", path, true, &s->code_digest)) != 0 ||
         (rc = get_str(p, node, "description", path, false, &s->description)) != 0 ||
         (rc = get_bool(p, node, "cache", path, true, &s->cache)) != 0 ||
@@ -483,6 +520,7 @@ static int parse_step(mp *p, const pipe_ynode *node, const char *path, pipe_mste
         (rc = parse_params(p, node, path, true, &s->params, &s->nparams)) != 0 ||
         (rc = parse_environment(p, node, path, &s->environment, &s->nenvironment)) != 0 ||
         (rc = parse_str_list(p, node, "sources", path, &s->sources, &s->nsources)) != 0 ||
+        (rc = parse_str_list(p, node, "libraries", path, &s->libraries, &s->nlibraries)) != 0 ||
         (rc = get_container(p, node, "outputs", path, false, PIPE_YSEQ, &outs)) != 0)
         return rc;
     if (!outs || outs->n == 0)
@@ -1064,6 +1102,9 @@ void pipe_manifest_free(pipe_manifest *m)
         free(s->outputs);
         free_kvs(s->environment, s->nenvironment);
         free_strs(s->sources, s->nsources);
+        free_strs(s->libraries, s->nlibraries);
+        free_strs(s->command, s->ncommand);
+        free(s->workdir);
     }
     free(m->steps);
     for (size_t i = 0; i < m->ninvocations; i++)

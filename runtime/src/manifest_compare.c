@@ -142,6 +142,9 @@ static int step(cmp *c, const pipe_mstep *a, const pipe_mstep *b)
         str(c, "description", a->description, b->description) || i64(c, "cache", a->cache, b->cache) ||
         i64(c, "needs_cuda", a->needs_cuda, b->needs_cuda) ||
         strs(c, "sources", a->sources, a->nsources, b->sources, b->nsources) ||
+        strs(c, "libraries", a->libraries, a->nlibraries, b->libraries, b->nlibraries) ||
+        strs(c, "command", a->command, a->ncommand, b->command, b->ncommand) ||
+        str(c, "workdir", a->workdir, b->workdir) ||
         params(c, "params", a->params, a->nparams, b->params, b->nparams) ||
         kvs(c, "environment", a->environment, a->nenvironment, b->environment, b->nenvironment) ||
         count(c, "outputs", a->noutputs, b->noutputs))

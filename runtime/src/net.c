@@ -89,6 +89,27 @@ void pipe_tcp_set_timeouts(int fd, uint64_t timeout_ms)
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
+int pipe_tcp_free_port(int *port, char *why, size_t whysize)
+{
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in addr;
+    socklen_t len = sizeof addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_ANY);
+    addr.sin_port = 0;
+    if (s < 0 || bind(s, (struct sockaddr *)&addr, sizeof addr) != 0 ||
+        getsockname(s, (struct sockaddr *)&addr, &len) != 0) {
+        snprintf(why, whysize, "%s", strerror(errno));
+        if (s >= 0)
+            close(s);
+        return -1;
+    }
+    close(s);
+    *port = ntohs(addr.sin_port);
+    return 0;
+}
+
 int pipe_send_all(int fd, const void *buf, size_t n)
 {
     const char *p = buf;

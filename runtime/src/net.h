@@ -11,6 +11,11 @@
    handshake, and the kernel would retry it for minutes); TCP_NODELAY set,
    the socket blocking again. 0 with *fd, or -1 with the reason in why. */
 int pipe_tcp_connect(const char *host, int port, uint64_t timeout_ms, int *fd, char *why, size_t whysize);
+/* A TCP port that is free on this machine now (the kernel's pick for a
+   socket bound to port 0 on every interface, then closed), as
+   `accelerate launch --main_process_port 0` finds one. 0 with *port, or -1
+   with the reason in why. */
+int pipe_tcp_free_port(int *port, char *why, size_t whysize);
 /* Full sends and receives; 0 or -1 when the peer went away (or a timeout
    set with pipe_tcp_set_timeouts ran out: errno is EAGAIN then). */
 int pipe_send_all(int fd, const void *buf, size_t n);

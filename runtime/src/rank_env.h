@@ -14,12 +14,15 @@
 #include "rendezvous.h"
 
 /* In a forked rank, before it runs the step: RANK, WORLD_SIZE, LOCAL_RANK
-   and LOCAL_WORLD_SIZE from l's world; for an accelerated step also
-   GROUP_RANK, where the ranks meet (PIPE_NUM_MACHINES, PIPE_MACHINE_RANK,
-   NODE_RANK, MASTER_ADDR, MASTER_PORT; with more than one rank
-   PIPE_RDZV_ADDR, PIPE_RDZV_TOKEN, PIPE_RDZV_TIMEOUT_MS, PIPE_COLL_BACKEND, PIPE_SHM_FD)
-   and its GPUs: gpu_ids, then the rank's own entry when
-   CUDA_VISIBLE_DEVICES lists one per local rank. */
+   and LOCAL_WORLD_SIZE from l's world; for an accelerated step also what
+   torchrun and `accelerate launch` set (GROUP_RANK, GROUP_WORLD_SIZE,
+   ROLE_*, TORCHELASTIC_*, ACCELERATE_MIXED_PRECISION, ACCELERATE_USE_CPU,
+   ...), where the ranks meet (PIPE_NUM_MACHINES, PIPE_MACHINE_RANK,
+   NODE_RANK, MASTER_ADDR, MASTER_PORT; with pipe's rendezvous
+   PIPE_RDZV_ADDR, PIPE_RDZV_PORT, PIPE_RDZV_TOKEN, PIPE_RDZV_TIMEOUT_MS,
+   PIPE_COLL_BACKEND, PIPE_COLL_TIMEOUT_MS, PIPE_SHM_FD) and its GPUs: none
+   with cpu = true, else gpu_ids, then for a native step the rank's own entry
+   when CUDA_VISIBLE_DEVICES lists one per local rank. */
 void pipe_rank_env_set(const pipe_launch *l, int local_rank, bool accelerated);
 
 typedef struct pipe_rank_ids {
@@ -39,7 +42,7 @@ typedef struct pipe_dist_env {
     int local_rank, local_world_size;
     int machine_rank, num_machines;
     char master_addr[256];
-    int master_port;
+    int rdzv_port; /* pipe's rendezvous on master_addr */
     char token[PIPE_RDZV_TOKEN_MAX + 1];
     uint64_t rdzv_timeout_ms;
     uint64_t collective_timeout_ms; /* PIPE_COLL_TIMEOUT_MS, else the default */
@@ -47,8 +50,9 @@ typedef struct pipe_dist_env {
 } pipe_dist_env;
 
 /* From RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, PIPE_MACHINE_RANK,
-   PIPE_NUM_MACHINES, PIPE_RDZV_ADDR (else MASTER_ADDR), MASTER_PORT, PIPE_RDZV_TOKEN,
-   PIPE_RDZV_TIMEOUT_MS, PIPE_COLL_TIMEOUT_MS and PIPE_SHM_FD. PIPE_EINVAL names a bad variable. */
+   PIPE_NUM_MACHINES, PIPE_RDZV_ADDR (else MASTER_ADDR), PIPE_RDZV_PORT,
+   PIPE_RDZV_TOKEN, PIPE_RDZV_TIMEOUT_MS, PIPE_COLL_TIMEOUT_MS and
+   PIPE_SHM_FD. PIPE_EINVAL names a bad variable. */
 int pipe_dist_env_read(pipe_dist_env *env, char *err, size_t errsize);
 
 #endif

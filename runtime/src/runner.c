@@ -325,8 +325,42 @@ static bool wait_for_descriptors(runner *r, const char *why)
     return true;
 }
 
+/* The fixed port of an accelerated invocation (MASTER_PORT in our
+   environment, as its launcher reads it, else main_process_port), 0 when
+   its ports are free ones. */
+static long fixed_port(const pipe_minvocation *inv)
+{
+    if (!inv->accelerate.enabled)
+        return 0;
+    const char *env = getenv("MASTER_PORT");
+    if (env && *env) {
+        char *end;
+        long p = strtol(env, &end, 10);
+        return *end ? 0 : p; /* malformed: the launcher says so */
+    }
+    return (long)inv->accelerate.main_process_port;
+}
+
+/* Invocations given the same port (it and the one above it, pipe's
+   rendezvous) do not run at the same time on one machine. */
+static bool port_taken(const runner *r, size_t i)
+{
+    long mine = fixed_port(&r->m->invocations[i]);
+    if (mine <= 0)
+        return false;
+    for (size_t k = 0; k < r->m->ninvocations; k++) {
+        pipe_pstate st = r->progress.items[k].state;
+        if (k == i || (st != PIPE_PS_RUNNING && st != PIPE_PS_STARTING))
+            continue;
+        long theirs = fixed_port(&r->m->invocations[k]);
+        if (theirs > 0 && labs(theirs - mine) <= 1)
+            return true;
+    }
+    return false;
+}
+
 /* Marks pending invocations whose needs failed as skipped, starts those
-   whose needs succeeded while resources and --jobs allow. */
+   whose needs succeeded while resources, --jobs and ports allow. */
 static int schedule(runner *r)
 {
     const pipe_manifest *m = r->m;
@@ -351,7 +385,8 @@ static int schedule(runner *r)
             pipe_progress_set(&r->progress, i, PIPE_PS_SKIPPED, detail);
             continue;
         }
-        if (!ready || (r->jobs > 0 && r->running >= (size_t)r->jobs) || r->running >= r->max_children)
+        if (!ready || (r->jobs > 0 && r->running >= (size_t)r->jobs) || r->running >= r->max_children ||
+            port_taken(r, i))
             continue;
         if (r->spawn_retry_at > 0 && pipe_now() < r->spawn_retry_at)
             continue;

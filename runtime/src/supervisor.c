@@ -16,6 +16,7 @@
 #include "cache.h"
 #include "child.h"
 #include "commands.h"
+#include "gpu_probe.h"
 #include "params.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
@@ -266,7 +267,8 @@ static int setup(pipe_supervisor *s, char *err, size_t errsize)
         return PIPE_EUSAGE;
     }
     s->ms = &m->steps[s->inv->step];
-    if (!(s->impl = find_impl(s->prog, s->ms->name)) || !s->impl->fn) {
+    bool command = pipe_step_is_command(s->ms);
+    if (!command && (!(s->impl = find_impl(s->prog, s->ms->name)) || !s->impl->fn)) {
         pipe_errf(err, errsize, "this executable has no code for step `%s`: the driver and its manifest disagree",
                   s->ms->name);
         return PIPE_EUSAGE;
@@ -294,8 +296,9 @@ static int setup(pipe_supervisor *s, char *err, size_t errsize)
         return rc;
 
     /* Ranks on this machine, and where they meet. */
-    bool gpu_step = s->ms->needs_cuda || s->inv->resources.gpu > 0;
-    if ((rc = pipe_launch_setup(&s->launch, s->inv, s->o.run_id, gpu_step, &s->o.launch, err, errsize)) != 0)
+    bool gpu_step = !pipe_invocation_cpu_only(s->inv) && (s->ms->needs_cuda || s->inv->resources.gpu > 0);
+    if ((rc = pipe_launch_setup(&s->launch, s->inv, s->o.run_id, gpu_step, command, &s->o.launch, err, errsize)) !=
+        0)
         return rc;
     s->world = s->launch.world;
     s->nlocal = s->launch.nlocal;
@@ -323,6 +326,46 @@ static int setup(pipe_supervisor *s, char *err, size_t errsize)
     return 0;
 }
 
+/* ---- GPUs ---- */
+
+/* A step that needs a GPU on a machine without a usable one says so before
+   it starts, in one line: what it asked for and what was found (NVML's own
+   reason). A native step built with CUDA would fail in every rank when it
+   selects its device, so it fails here; others (a program may fall back to
+   the CPU, a bundle without CUDA runs the step on the CPU) are warned about
+   and run. PIPE_LOCAL_GPUS, when set, is trusted as the local scheduler
+   trusts it. */
+static int check_gpus(pipe_supervisor *s, char *err, size_t errsize)
+{
+    const pipe_minvocation *inv = s->inv;
+    const char *declared = getenv("PIPE_LOCAL_GPUS");
+    if (!pipe_invocation_needs_gpu(inv) || (declared && *declared))
+        return 0;
+    char why[512] = "";
+    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    if (cvd && (!*cvd || strcmp(cvd, "-1") == 0))
+        snprintf(why, sizeof why, "CUDA_VISIBLE_DEVICES=\"%s\" hides them all", cvd);
+    else if (pipe_gpu_probe(why, sizeof why) > 0)
+        return 0;
+    long long asked = inv->resources.gpu > 0 ? (long long)inv->resources.gpu : (long long)s->nlocal;
+    char what[64], line[1024];
+    if (inv->resources.gpu > 0)
+        snprintf(what, sizeof what, "@resources(gpu = %lld)", asked);
+    else
+        snprintf(what, sizeof what, "multi_gpu with %d local ranks", s->nlocal);
+    snprintf(line, sizeof line, "step `%s` asks for %lld GPU%s (%s) but this machine has no usable GPU: %s",
+             inv->id, asked, asked == 1 ? "" : "s", what, why);
+    bool selects_device = !pipe_step_is_command(s->ms) && s->prog->cuda && s->prog->cuda->select_device;
+    if (selects_device) {
+        pipe_errf(err, errsize, "%s", line);
+        return PIPE_ERESOURCE;
+    }
+    pipe_supervisor_note(s, "warning: %s; running it anyway", line);
+    if (!s->o.echo) /* with --echo the note reached stderr */
+        fprintf(stderr, "warning: %s; running it anyway\n", line);
+    return 0;
+}
+
 /* ---- the attempts ---- */
 
 
@@ -340,6 +383,7 @@ static int run_attempts(pipe_supervisor *s)
         if (max > 1)
             pipe_supervisor_note(s, "attempt %lld of %lld", (long long)attempt, (long long)max);
         int rc = pipe_scratch_make(s->lock_fd, s->inv->id, &s->scratch_root, err, sizeof err);
+        s->launch.restarts = (int)restarts;
         if (rc == 0)
             rc = pipe_supervisor_run_attempt(s, &res, err, sizeof err);
         if (s->scratch_root) {
@@ -361,7 +405,9 @@ static int run_attempts(pipe_supervisor *s)
             s->rec->signal = pipe_strdup(sig);
         }
         if (res.ok && s->machine_rank == 0) {
-            why = pipe_supervisor_collect_outputs(s);
+            why = pipe_step_is_command(s->ms) ? pipe_supervisor_command_commit(s) : NULL;
+            if (!why)
+                why = pipe_supervisor_collect_outputs(s);
             if (!why) {
                 pipe_supervisor_read_metrics(s);
                 if (pipe_supervisor_finish_record(s, PIPE_STEP_DONE, err, sizeof err) != 0) {
@@ -455,6 +501,7 @@ static int execute(pipe_supervisor *s)
 
 static void supervisor_free(pipe_supervisor *s)
 {
+    pipe_supervisor_command_free(s);
     if (s->log_fd >= 0)
         close(s->log_fd);
     pipe_lock_release(s->lock_fd); /* last: what this execution made is gone or recorded */
@@ -484,6 +531,7 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     s.m = m;
     s.log_fd = -1;
     s.lock_fd = -1;
+    s.metrics_fd = -1;
     s.t0 = pipe_now();
     char err[2048] = "";
     int status = PIPE_EXIT_USAGE;
@@ -534,6 +582,15 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     }
     if (s.ms->cache && !s.o.no_cache && s.machine_rank == 0 && pipe_supervisor_try_cache(&s)) {
         status = PIPE_EXIT_OK;
+        goto done;
+    }
+    /* What it runs on: the program and the GPUs, checked once before it starts. */
+    rc = pipe_step_is_command(s.ms) ? pipe_supervisor_command_setup(&s, err, sizeof err) : 0;
+    if (rc == 0)
+        rc = check_gpus(&s, err, sizeof err);
+    if (rc != 0) {
+        status = rc == PIPE_ENOMEM ? (pipe_supervisor_report(&s, "out of memory"), PIPE_EXIT_FAILED)
+                                   : pipe_supervisor_fail(&s, err);
         goto done;
     }
     pipe_supervisor_tell_runner(&s, "running");

@@ -5,6 +5,8 @@
      supervisor_record.c   the invocation directory and step.yaml
      supervisor_inputs.c   arguments, inputs, the cache key and the cache
      supervisor_ranks.c    one attempt: the local ranks as child processes
+     supervisor_command.c  a command step: its folder, program, arguments,
+                           environment, outputs and metrics file
      supervisor_failure.c  why an attempt failed: the root-cause text
      supervisor_watch.c    ranks that never entered a collective (collective_timeout)
      supervisor.c          options, setup, the attempts, the command */
@@ -15,7 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "child.h"
 #include "launcher.h"
+#include "metrics.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
 #include "profiler.h"
@@ -38,7 +42,7 @@ typedef struct pipe_supervisor {
     pipe_step_options o;
     const pipe_minvocation *inv;
     const pipe_mstep *ms;
-    const pipe_step_impl *impl;
+    const pipe_step_impl *impl; /* NULL for a command step */
     char *store; /* absolute */
     char *dir;   /* STORE/RUN/INV */
     char *outdir;
@@ -57,6 +61,14 @@ typedef struct pipe_supervisor {
     char *scratch_root;
     pipe_profiler *profiler; /* @gpu_profile, over all attempts; NULL without */
     int lock_fd; /* the invocation's lock (run_lock.h), held from setup to the end; -1 before */
+    /* A command step (supervisor_command.c). */
+    char *workdir;               /* BUNDLE/WORKDIR: where its program runs */
+    char *program;               /* the file its first argument names */
+    int metrics_fd;              /* rank 0's PIPE_METRICS file while it runs, -1 when none */
+    char *metrics_line;          /* an unfinished line of it */
+    size_t metrics_len, metrics_lineno;
+    int metrics_complaints;
+    pipe_metrics_writer metrics_out; /* metrics.csv */
 } pipe_supervisor;
 
 typedef struct pipe_attempt_result {
@@ -75,7 +87,8 @@ typedef struct pipe_attempt_result {
    "[ID] line". */
 void pipe_supervisor_emit(pipe_supervisor *s, const char *line, size_t n);
 /* A rank's line: as it is when it already names its rank (pipe_log's
-   "[rank N]") or the world is one rank, else with "[rank N] " in front. */
+   "[rank N]") or a native step's world is one rank, else with "[rank N] "
+   in front. */
 void pipe_supervisor_emit_rank(pipe_supervisor *s, int rank, const char *line, size_t n);
 /* "TIMESTAMP [pipe] ..." of the supervisor's own. */
 void pipe_supervisor_note(pipe_supervisor *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -136,6 +149,34 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
    else NULL. */
 struct pipe_child_group;
 char *pipe_supervisor_check_collectives(pipe_supervisor *s, const struct pipe_child_group *g);
+
+/* The environment a rank gets before it runs the step, in the forked rank:
+   the step's environment, OMP_NUM_THREADS, PIPE_STORE, PIPE_RUN_ID,
+   PIPE_INVOCATION, PIPE_SCRATCH_ROOT, PIPE_MIXED_PRECISION and the rank's
+   world (rank_env.h). */
+void pipe_supervisor_rank_env(pipe_supervisor *s, int local_rank);
+
+/* ---- supervisor_command.c ---- */
+
+/* The folder a command step runs in (the bundle's copy of its .pipe file's
+   folder) and its program, found as execvp would. PIPE_EUSAGE naming the
+   step and the folder or program when one is missing. */
+int pipe_supervisor_command_setup(pipe_supervisor *s, char *err, size_t errsize);
+/* Before an attempt: each rank's folders (scratch, outputs of ranks other
+   than 0) and rank 0's empty PIPE_METRICS file. */
+int pipe_supervisor_command_begin(pipe_supervisor *s, char *err, size_t errsize);
+/* Starts local rank r's program: its arguments expanded, the environment
+   of a command step (PIPE_PARAM_*, PIPE_INPUT_*, PIPE_OUTPUT_*, PIPE_METRICS,
+   PIPE_SCRATCH_DIR) set in the child, in the step's folder. */
+int pipe_supervisor_command_spawn(pipe_supervisor *s, pipe_child_group *g, int local_rank, char *err, size_t errsize);
+/* Rank 0's new PIPE_METRICS lines into metrics.csv; final: the last line
+   too, and the file closed (end of the attempt). */
+void pipe_supervisor_command_metrics(pipe_supervisor *s, bool final);
+/* After the ranks exited 0: every output rank 0 wrote is synced and moved
+   into outputs/. NULL, or why not (malloc'ed): an output missing, naming
+   it. */
+char *pipe_supervisor_command_commit(pipe_supervisor *s);
+void pipe_supervisor_command_free(pipe_supervisor *s);
 
 /* ---- supervisor_failure.c ---- */
 

@@ -41,11 +41,15 @@ void pipe_supervisor_describe_exit(const pipe_supervisor *s, int rank, int statu
         host[sizeof host - 1] = '\0';
         snprintf(who, sizeof who, "rank %d (machine %d, host %s) ", rank, s->machine_rank, host);
     }
+    /* A command step's program is named: "rank 1 ... `python3` exited with status 1". */
+    char prog[160] = "";
+    if (pipe_step_is_command(s->ms))
+        snprintf(prog, sizeof prog, "`%.150s` ", s->ms->command[0]);
     if (WIFSIGNALED(status)) {
         pipe_signal_text(WTERMSIG(status), sig, sizeof sig);
-        snprintf(buf, size, "%swas killed by %s", who, sig);
+        snprintf(buf, size, "%s%swas killed by %s", who, prog, sig);
     } else {
-        snprintf(buf, size, "%sexited with status %d", who, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        snprintf(buf, size, "%s%sexited with status %d", who, prog, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
 }
 

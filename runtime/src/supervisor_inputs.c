@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "artifact.h"
 #include "cache.h"
 #include "pipe/error.h"
 #include "pipe/base.h"
@@ -75,13 +76,13 @@ int pipe_supervisor_resolve_args(pipe_supervisor *s, char *err, size_t errsize)
             } else {
                 const pipe_step_artifact *out = pipe_step_record_output(pr, oname);
                 char hex[PIPE_SHA256_HEX_SIZE] = "";
-                if (!pipe_file_exists(opath)) {
+                if (!pipe_artifact_exists(opath)) {
                     pipe_errf(err, errsize, "input `%s` of `%s` is output `%s` of `%s`, which is missing: %s", pname,
                               s->inv->id, oname, prod->id, opath);
                     rc = PIPE_ESTEP;
                 } else if (out && out->sha256) {
                     snprintf(hex, sizeof hex, "%s", out->sha256);
-                } else if (pipe_sha256_file(opath, hex, rerr, sizeof rerr) != 0) {
+                } else if (pipe_artifact_digest(opath, hex, rerr, sizeof rerr) != 0) {
                     pipe_errf(err, errsize, "input `%s` of `%s`: %s", pname, s->inv->id, rerr);
                     rc = PIPE_ESTEP;
                 }

@@ -54,7 +54,9 @@ static bool contains(const char *p, size_t n, const char *needle)
 void pipe_supervisor_emit_rank(pipe_supervisor *s, int rank, const char *line, size_t n)
 {
     size_t head = n < 48 ? n : 48;
-    if (s->world <= 1 || contains(line, head, "[rank ")) {
+    /* A program's lines carry their rank always, so that a failure can
+       show the last ones; pipe_log's name theirs already. */
+    if ((s->world <= 1 && !pipe_step_is_command(s->ms)) || contains(line, head, "[rank ")) {
         pipe_supervisor_emit(s, line, n);
         return;
     }

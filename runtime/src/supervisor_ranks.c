@@ -25,15 +25,11 @@ typedef struct rank_start {
     int local_rank;
 } rank_start;
 
-/* The forked rank: its environment, then the step. */
-static int rank_main(void *arg)
+void pipe_supervisor_rank_env(pipe_supervisor *s, int local_rank)
 {
-    const rank_start *r = arg;
-    pipe_supervisor *s = r->s;
     if (s->log_fd >= 0)
         close(s->log_fd);
     pipe_launch_close_in_child(&s->launch);
-    setvbuf(stdout, NULL, _IOLBF, 0);
     for (size_t i = 0; i < s->ms->nenvironment; i++)
         setenv(s->ms->environment[i].key, s->ms->environment[i].value, 1);
     if (s->omp_threads)
@@ -45,13 +41,23 @@ static int rank_main(void *arg)
     const pipe_accelerate *acc = &s->inv->accelerate;
     if (acc->enabled && acc->mixed_precision)
         setenv("PIPE_MIXED_PRECISION", acc->mixed_precision, 1);
-    pipe_rank_env_set(&s->launch, r->local_rank, acc->enabled);
+    pipe_rank_env_set(&s->launch, local_rank, acc->enabled);
+}
+
+/* The forked rank of a native step: its environment, then the step. */
+static int rank_main(void *arg)
+{
+    const rank_start *r = arg;
+    pipe_supervisor *s = r->s;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    pipe_supervisor_rank_env(s, r->local_rank);
 
     pipe_worker_spec spec = {
         .impl = s->impl,
         .mstep = s->ms,
         .cuda = s->prog->cuda,
-        .use_gpu = s->ms->needs_cuda || s->inv->resources.gpu > 0,
+        /* cpu = true wins: its ranks select no GPU. */
+        .use_gpu = !pipe_invocation_cpu_only(s->inv) && (s->ms->needs_cuda || s->inv->resources.gpu > 0),
         .cleanup_memory = s->inv->cleanup_memory,
         .invocation = s->inv->id,
         .run_id = s->o.run_id,
@@ -129,21 +135,41 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
     memset(res, 0, sizeof *res);
     off_t end = s->log_fd >= 0 ? lseek(s->log_fd, 0, SEEK_END) : 0;
     s->attempt_log_start = end > 0 ? (long long)end : 0;
+    bool command = pipe_step_is_command(s->ms);
     if ((rc = pipe_launch_begin(&s->launch, err, errsize)) != 0)
         return rc;
+    if (command && (rc = pipe_supervisor_command_begin(s, err, errsize)) != 0) {
+        pipe_launch_end(&s->launch);
+        return rc;
+    }
     pipe_child_group_init(&g, PIPE_LOG_LINE_MAX, on_rank_line, s);
     pipe_profiler_attempt(s->profiler, pipe_now());
-    if (s->launch.distributed && s->machine_rank == 0)
+    if (s->launch.pipe_rendezvous && s->machine_rank == 0)
         pipe_supervisor_note(s, "%d ranks on %d machine%s meet at %s:%d (%s collectives)", s->world,
                              s->launch.num_machines, s->launch.num_machines == 1 ? "" : "s",
-                             pipe_launch_rdzv_addr(&s->launch),
-                             s->launch.master_port, s->launch.backend);
+                             pipe_launch_rdzv_addr(&s->launch), s->launch.rdzv_port, s->launch.backend);
+    else if (command && s->inv->accelerate.enabled && s->machine_rank == 0)
+        pipe_supervisor_note(s, "%d rank%s of `%s` on %d machine%s; MASTER_ADDR=%s MASTER_PORT=%d", s->world,
+                             s->world == 1 ? "" : "s", s->ms->command[0], s->launch.num_machines,
+                             s->launch.num_machines == 1 ? "" : "s", s->launch.master_addr, s->launch.master_port);
+    if (command && s->inv->cleanup_memory && !pipe_invocation_cpu_only(s->inv))
+        pipe_supervisor_note(s, "cleanup_memory: nothing to release before `%s` starts (its CUDA caches are its own: "
+                                "torch.cuda.empty_cache() releases them)",
+                             s->ms->command[0]);
     for (; running < s->nlocal; running++) {
-        rank_start start = {s, running};
-        pipe_child_spec spec = {.fn = rank_main, .arg = &start};
         char why[512];
-        if ((rc = pipe_child_spawn(&g, &spec, why, sizeof why)) != 0) {
-            pipe_errf(err, errsize, "cannot start the worker: %s", why);
+        if (command) {
+            rc = pipe_supervisor_command_spawn(s, &g, running, why, sizeof why);
+        } else {
+            rank_start start = {s, running};
+            pipe_child_spec spec = {.fn = rank_main, .arg = &start};
+            rc = pipe_child_spawn(&g, &spec, why, sizeof why);
+        }
+        if (rc != 0) {
+            if (command)
+                pipe_errf(err, errsize, "%s", why);
+            else
+                pipe_errf(err, errsize, "cannot start the worker: %s", why);
             pipe_child_group_signal(&g, SIGKILL);
             res->status = 1 << 8;
             break;
@@ -156,6 +182,8 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
     bool stopping = false;
     while (rc == 0) {
         take_exits(s, &g, res, &running, &stopping);
+        if (command)
+            pipe_supervisor_command_metrics(s, false);
         now = pipe_now();
         if (running == 0) {
             if (!pipe_child_group_reading(&g))
@@ -220,6 +248,8 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
     pipe_child_group_kill(&g);
     take_exits(s, &g, res, &running, NULL);
     note_rendezvous(s);
+    if (command)
+        pipe_supervisor_command_metrics(s, true);
     pipe_launch_end(&s->launch);
     res->ok = rc == 0 && (int)g.n == s->nlocal && !res->status && !res->timed_out && !res->interrupted &&
               !res->rendezvous && !res->collective;

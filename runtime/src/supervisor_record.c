@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "artifact.h"
 #include "commands.h"
 #include "metrics.h"
 #include "pipe/error.h"
@@ -146,7 +147,7 @@ char *pipe_supervisor_collect_outputs(pipe_supervisor *s)
         char hex[PIPE_SHA256_HEX_SIZE];
         if (!path)
             return pipe_strdup("out of memory");
-        int rc = pipe_sha256_file(path, hex, err, sizeof err);
+        int rc = pipe_artifact_digest(path, hex, err, sizeof err);
         if (rc == PIPE_ENOENT) {
             free(path);
             return pipe_asprintf("step `%s` returned 0 but did not write output `%s` (pipe_output_open or "

@@ -28,7 +28,7 @@ root=$2
 work=$3/docker-build
 base=localhost/pipec-test:bookworm
 image=localhost/pipec-hello-test:latest
-recipe=1 # bump when what goes into the base image changes
+recipe=2 # bump when what goes into the base image changes
 packages=cmake,make,gcc,libc6-dev,libyaml-dev,libyaml-0-2
 mirror=${PIPEC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$work"
@@ -96,13 +96,25 @@ if [ "$(podman image inspect --format '{{index .Labels "io.pipec.test-recipe"}}'
         $sudo rm -rf "$rootfs"
         skip "debootstrap bookworm from $mirror failed (set PIPEC_DEBIAN_MIRROR?)"
     fi
-    # Stands in for pip (nothing can be downloaded in the build): records
-    # the arguments, and fails if a requirement was run as a command.
+    # Stands in for python3 (nothing can be downloaded in the build): `-m
+    # ensurepip --version` and `-m venv DIR` as a venv-capable Python, and
+    # `-m pip` records its arguments, failing if a requirement was run as a
+    # command. A venv's python3 is this same script.
     $sudo tee "$rootfs/usr/local/bin/python3" >/dev/null <<'EOF'
 #!/bin/sh
-# pipec tests: a stand-in for `python3 -m pip`.
-[ "$1" = -m ] && [ "$2" = pip ] || exit 1
+# pipec tests: a stand-in for python3's venv and pip.
+[ "$1" = -m ] || exit 1
+module=$2
 shift 2
+case $module in
+ensurepip) echo "pip 0 (pipec test stand-in)"; exit 0 ;;
+venv)
+    for dir in "$@"; do :; done
+    mkdir -p "$dir/bin" && cp "$0" "$dir/bin/python3" && exit 0
+    exit 1 ;;
+pip) ;;
+*) exit 1 ;;
+esac
 if [ "$1" = --version ]; then echo "pip 0 (pipec test stand-in)"; exit 0; fi
 if [ -e /tmp/pwned ]; then echo "/tmp/pwned exists: a requirement was run as a command" >&2; exit 1; fi
 printf '%s\n' "$@" > /opt/pip-args
@@ -184,6 +196,21 @@ if buildah run --isolation chroot "$ctr" -- /opt/pipe/bin/hello describe >"$work
 else
     cat "$work/describe.log"
     echo "FAIL: hello describe"
+    status=1
+fi
+# The command step ran in the image's copy of its folder.
+if buildah run --isolation chroot "$ctr" -- sh -c 'cat /tmp/store/*/greet/outputs/card' >"$work/card" 2>&1 &&
+    grep -q "greeting n=3 in /opt/pipe/share/pipe/hello/src/user" "$work/card"; then
+    echo "ok   greet (a command step) ran in /opt/pipe/share/pipe/hello/src/user"
+else
+    cat "$work/card"
+    echo "FAIL: the command step's output"
+    status=1
+fi
+if buildah run --isolation chroot "$ctr" -- test -x /opt/pipe/venv/bin/python3; then
+    echo "ok   the requirements' virtual environment"
+else
+    echo "FAIL: no /opt/pipe/venv in the image"
     status=1
 fi
 # The requirements reached pip as written (one argument each).

@@ -242,6 +242,11 @@ for job in jobs:
                 fail(f"{where}: Service {svc_name} is in another namespace")
             if not DNS_LABEL.match(svc_name) or len(svc_name) > 63:
                 fail(f"{where}: Service name {svc_name!r}")
+            # Both ports: MASTER_PORT (the step's framework) and the one above it (pipe's rendezvous).
+            port = int(inv["accelerate"]["main_process_port"])
+            ports = {p["name"]: p["port"] for p in svc["spec"].get("ports", [])}
+            if ports != {"main-process": port, "rendezvous": port + 1}:
+                fail(f"{where}: Service {svc_name} ports {ports!r}, expected {port} and {port + 1}")
         if env.get("MASTER_ADDR", {}).get("value") != f"$(PIPE_JOB_NAME)-0.{svc_name}":
             fail(f"{where}: MASTER_ADDR {env.get('MASTER_ADDR')!r}")
         if env.get("PIPE_JOB_NAME", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") != "metadata.labels['job-name']":

@@ -115,6 +115,9 @@ for a in "$@"; do printf '%s\\0' "$a"; done >"$f"
 for tool in ("apt-get", "cmake", "python3"):
     with open(os.path.join(fakebin, tool), "w") as f:
         f.write(RECORD)
+        if tool == "python3":  # `-m venv DIR` makes DIR/bin/python3, this same stand-in
+            f.write('if [ "$1 $2" = "-m venv" ]; then for d in "$@"; do :; done; '
+                    'mkdir -p "$d/bin" && cp "$0" "$d/bin/python3"; fi\n')
     os.chmod(os.path.join(fakebin, tool), 0o755)
 with open(os.path.join(fakebin, "sudo"), "w") as f:
     f.write('#!/bin/sh\nexec "$@"\n')
@@ -225,14 +228,27 @@ for inv in invs:
         fail(f"{where}: setup failed ({p.returncode}): {p.stderr[-500:]}")
     else:
         got = calls(callsdir)
+        # The whole bundle is built: every invocation's packages, each once.
+        packages = []
+        for other in invs:
+            for pkg in other.get("image", {}).get("apt_packages", []):
+                if pkg not in packages:
+                    packages.append(pkg)
+        reqs = inv.get("image", {}).get("requirements", [])
+        command = next(s for s in bundle["steps"] if s["name"] == inv["step"]).get("command")
+        if reqs:
+            packages.append("python3-venv")
+        elif command and os.path.basename(command[0]).startswith("python"):
+            packages.append("python3")
         want = [["apt-get", "update"],
                 ["apt-get", "install", "-y", "--no-install-recommends", "cmake", "build-essential", "pkg-config",
-                 "libyaml-dev"] + inv.get("image", {}).get("apt_packages", [])]
-        reqs = inv.get("image", {}).get("requirements", [])
+                 "libyaml-dev"] + packages]
         for q in reqs:
             if q not in LITERALS:
                 fail(f"{where}: requirement {q!r} is no string of the .pipe file")
+        venv_dir = os.path.join(env["HOME"], ".pipe-venv")
         if reqs:
+            want.append(["python3", "-m", "venv", "--system-site-packages", venv_dir])
             want.append(["python3", "-m", "pip", "install", "--"] + reqs)
         want.append(["cmake", "-S", ".", "-B", "build-skypilot", "-DCMAKE_BUILD_TYPE=Release"])
         want.append(["cmake", "--build", "build-skypilot", "-j", "N"])

@@ -211,7 +211,7 @@ done
     fail "ok: total's report is '$(cat "$store/ok/total/outputs/report" 2>/dev/null)'"
 [ "$(wc -l <"$store/ok/square/outputs/squares" 2>/dev/null)" = 10 ] || fail "ok: square's output does not hold 10 lines"
 [ -f "$store/ok/run.yaml" ] || fail "ok: no run.yaml"
-for inv in generate square total distributed_sum; do
+for inv in generate square total distributed_sum spread; do
     ls "$store/ok/slurm/pipe-slurmtest-$inv-"*.out >/dev/null 2>&1 || fail "ok: no Slurm output of $inv in the store"
 done
 grep -q "\[generate\]" "$store"/ok/slurm/pipe-slurmtest-generate-*.out || fail "ok: generate's Slurm output lacks its log"
@@ -234,6 +234,17 @@ else
     fail "distributed_sum's job is $state: $(grep -h 'error' "$store/ok/distributed_sum/step.yaml" 2>/dev/null)"
 fi
 
+# The command step: one launcher per node ran the program in the bundle's folder.
+spread=$(job_of ok spread)
+[ "$(job_state "$spread")" = "COMPLETED None" ] || fail "spread's job is $(job_state "$spread")"
+[ "$(cat "$store/ok/spread/outputs/count" 2>/dev/null)" = "lines 10" ] ||
+    fail "spread's output is '$(cat "$store/ok/spread/outputs/count" 2>/dev/null)'"
+spread_out=$(cat "$store"/ok/spread/log* 2>/dev/null || true)
+for r in 0 1; do
+    grep -q "program rank $r of 2 group $r of 2 on SLURM_NODEID $r master [^ ]*:29543 in $st/src/user" <<<"$spread_out" ||
+        fail "spread: no rank $r on node $r in the bundle's folder ($(grep -m2 'program rank' <<<"$spread_out"))"
+done
+
 [ "$pwned_before" = "$(stat -c '%i %Y' /tmp/pwned 2>/dev/null || echo none)" ] || fail "ok: a payload in the label ran"
 
 # ---- 4. a failing step: its dependants never run ----
@@ -243,7 +254,7 @@ submit_run bad --param fail=true
     fail "bad: square's job is $(job_state "$(job_of bad square)"), not FAILED"
 [ "$(record "$store/bad/square/step.yaml" status 2>/dev/null)" = failed ] || fail "bad: square/step.yaml does not say failed"
 grep -q 'failing on purpose' "$store/bad/square/step.yaml" 2>/dev/null || fail "bad: square/step.yaml does not say why"
-for inv in total distributed_sum; do
+for inv in total distributed_sum spread; do
     state=$(job_state "$(job_of bad "$inv")")
     [ "$state" = "CANCELLED DependencyNeverSatisfied" ] || fail "bad: $inv's job is $state"
     [ ! -e "$store/bad/$inv/step.yaml" ] || fail "bad: $inv ran although square failed"

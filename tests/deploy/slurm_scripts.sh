@@ -121,7 +121,7 @@ grep -q 'label: string = sum of squares' "$work/usage.out" || fail "--help does 
 usage_case 0 --store "$work/dry" --run-id dry --param n=3 --dry-run
 [ ! -e "$work/nobin/sbatch-ran" ] || fail "--dry-run ran sbatch"
 [ ! -e "$work/dry" ] || fail "--dry-run created the store"
-[ "$(grep -c ' sbatch --parsable ' "$work/usage.out")" = 4 ] || { fail "--dry-run did not print 4 sbatch commands"; cat "$work/usage.out"; }
+[ "$(grep -c ' sbatch --parsable ' "$work/usage.out")" = 5 ] || { fail "--dry-run did not print 5 sbatch commands (one per invocation)"; cat "$work/usage.out"; }
 grep -q -- '--dependency=afterok:generate .*/square.sbatch --param n=3$' "$work/usage.out" ||
     { fail "--dry-run: square does not depend on generate"; cat "$work/usage.out"; }
 

@@ -8,7 +8,7 @@
 #include "pipe/manifest.h"
 #include "run_config.h"
 
-static const char manifest[] = "manifest_version: 1\n"
+static const char manifest[] = "manifest_version: 2\n"
                                "pipeline: fuzz\n"
                                "params:\n"
                                "  - {name: n, type: int, default: \"10\"}\n"

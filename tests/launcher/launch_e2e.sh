@@ -23,7 +23,7 @@ cmake -S "$work/bundle" -B "$work/bundle/build" "${generator[@]}" -DPIPE_WITH_CU
     cmake --build "$work/bundle/build" >/dev/null || { echo "bundle build failed"; exit 1; }
 exe="$work/bundle/build/launch"
 store="$work/store"
-export MASTER_PORT=0 # single-machine steps pick a free port: tests may run side by side
+unset MASTER_PORT # single-machine steps get free ports by default: tests may run side by side
 export PIPE_KILL_GRACE_MS=1000
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -51,6 +51,9 @@ for n in 1 2 3 4 8; do
     done
 done
 check "grep -q 'OMP_NUM_THREADS=1' '$store/W4/ranks_4/log'" "OMP_NUM_THREADS from cpu / local ranks"
+# One machine, no port given: two free ports, MASTER_PORT for the framework and another for pipe.
+ports=$(sed -n 's/.*\[rank 0\] ports MASTER_PORT=\([0-9]*\) PIPE_RDZV_PORT=\([0-9]*\).*/\1 \2/p' "$store/W2/ranks_2/log")
+check "[ -n '$ports' ] && [ \$(echo $ports | tr ' ' '\n' | sort -u | wc -l) = 2 ]" "free ports: MASTER_PORT and PIPE_RDZV_PORT differ ($ports)"
 
 # 2. A rank exits 3: the step fails quickly, naming the rank; nothing survives.
 mkdir -p "$work/m2"
@@ -113,6 +116,9 @@ check "[ $status0 = 0 ] && [ $status1 = 0 ]" "two machines: both launchers succe
 check "grep -q 'world=4 sum=10' '$store/M1/machines/outputs/out'" "two machines: 4 ranks all-reduced"
 check "grep -q '\[rank 3\] env RANK=3 LOCAL_RANK=1 WORLD_SIZE=4 LOCAL_WORLD_SIZE=2' '$store/M1/machines/log.machine-1'" \
     "two machines: machine 1 runs ranks 2 and 3"
+# MASTER_PORT is left to the step's framework; pipe's rendezvous listens on the port above it.
+check "grep -q '\[rank 3\] ports MASTER_PORT=$port PIPE_RDZV_PORT=$((port + 1))' '$store/M1/machines/log.machine-1'" \
+    "two machines: PIPE_RDZV_PORT is MASTER_PORT + 1"
 
 # 7. The rendezvous times out, naming the missing ranks and the address.
 port=$(free_port)
@@ -121,8 +127,8 @@ MASTER_PORT=$port "$exe" step machines --run-id T1 --store "$store" --machine-ra
 status=$?
 elapsed=$((($(date +%s%N) - start) / 1000000))
 check "[ $status = 1 ]" "rendezvous timeout: status 1"
-check "grep -q 'ranks 2, 3 of 4 never joined at 127.0.0.1:$port' '$store/T1/machines/step.yaml'" \
-    "rendezvous timeout: names ranks 2, 3 and 127.0.0.1:$port"
+check "grep -q 'ranks 2, 3 of 4 never joined at 127.0.0.1:$((port + 1))' '$store/T1/machines/step.yaml'" \
+    "rendezvous timeout: names ranks 2, 3 and 127.0.0.1:$((port + 1)) (pipe's rendezvous, above MASTER_PORT)"
 check "[ $elapsed -lt 10000 ]" "rendezvous timeout: after about rdzv_timeout (took $elapsed ms)"
 
 # 8. Mixed precision reaches every rank.

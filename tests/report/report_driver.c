@@ -190,7 +190,7 @@ static const pipe_step_impl steps[] = {
 };
 
 static const char common[] =
-    "manifest_version: 1\n"
+    "manifest_version: 2\n"
     "pipeline: report_demo\n"
     "source: report_demo.pipe\n"
     "params:\n"
@@ -293,7 +293,7 @@ int main(int argc, char **argv)
     }
     if (!manifest)
         return 2;
-    pipe_program program = {PIPE_ABI_VERSION, manifest, strlen(manifest), steps, 7, NULL};
+    pipe_program program = {PIPE_ABI_VERSION, manifest, strlen(manifest), steps, 7, NULL, NULL};
     int status = pipe_main(&program, argc, argv);
     free(manifest);
     return status;

@@ -244,7 +244,55 @@ static void test_exec(void)
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 127);
     CHECK_EQ_INT(count_line(&l, "from envp\n"), 1);
     CHECK_EQ_INT(count_line(&l, "no input\n"), 1); /* stdin is /dev/null */
-    CHECK_EQ_INT(count_line(&l, "error: cannot execute the test program\n"), 1);
+    CHECK_EQ_INT(count_line(&l, "error: cannot execute the test program: No such file or directory\n"), 1);
+    pipe_child_group_free(&g);
+    lines_free(&l);
+}
+
+/* In the child: what a command step's rank does before exec. */
+static int set_variable(void *arg)
+{
+    setenv("PIPE_CHILD_SETUP", (const char *)arg, 1);
+    return 0;
+}
+
+static int refuse(void *arg)
+{
+    (void)arg;
+    return 9;
+}
+
+/* setup runs in the child before exec, cwd is its folder, argv reaches the
+   program without a shell; a failing setup or a missing folder is reported. */
+static void test_exec_setup_and_folder(void)
+{
+    pipe_child_group g;
+    lines l = {0};
+    char err[256];
+    char dir[] = "/tmp/pipe-child-cwd-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    pipe_child_group_init(&g, 0, collect, &l);
+    char *argv[] = {"sh", "-c", "pwd; echo \"$PIPE_CHILD_SETUP\"; printf '%s\\n' \"$1\"", "sh", "$(touch x) ; *", NULL};
+    pipe_child_spec run = {.path = "/bin/sh", .argv = argv, .setup = set_variable, .arg = "set up", .cwd = dir};
+    pipe_child_spec refused = {.path = "/bin/sh", .argv = argv, .setup = refuse};
+    pipe_child_spec lost = {.path = "/bin/sh", .argv = argv, .cwd = "/nonexistent/folder"};
+    CHECK_EQ_INT(pipe_child_spawn(&g, &run, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_child_spawn(&g, &refused, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_child_spawn(&g, &lost, err, sizeof err), 0);
+    run_out(&g);
+    CHECK(WIFEXITED(g.children[0].status) && WEXITSTATUS(g.children[0].status) == 0);
+    CHECK(WIFEXITED(g.children[1].status) && WEXITSTATUS(g.children[1].status) == 9);
+    CHECK(WIFEXITED(g.children[2].status) && WEXITSTATUS(g.children[2].status) == 126);
+    char *pwd = pipe_asprintf("%s\n", dir);
+    CHECK_EQ_INT(count_line(&l, pwd), 1);
+    CHECK_EQ_INT(count_line(&l, "set up\n"), 1);
+    CHECK_EQ_INT(count_line(&l, "$(touch x) ; *\n"), 1);
+    CHECK_EQ_INT(count_line(&l, "error: cannot enter the folder /nonexistent/folder: No such file or directory\n"), 1);
+    char *touched = pipe_asprintf("%s/x", dir);
+    CHECK(access(touched, F_OK) != 0); /* nothing in the argument ran */
+    free(touched);
+    free(pwd);
+    rmdir(dir);
     pipe_child_group_free(&g);
     lines_free(&l);
 }
@@ -371,6 +419,7 @@ static void test_free_kills(void)
 
 int main(void)
 {
+    test_exec_setup_and_folder();
     test_exit_status();
     test_out_of_descriptors();
     test_exec();

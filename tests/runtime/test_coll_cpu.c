@@ -191,7 +191,7 @@ static void run_world(int machines, int local)
                 SETI("LOCAL_WORLD_SIZE", local);
                 SETI("PIPE_MACHINE_RANK", m);
                 SETI("PIPE_NUM_MACHINES", machines);
-                SETI("MASTER_PORT", port);
+                SETI("PIPE_RDZV_PORT", port);
                 SETI("PIPE_SHM_FD", shm_fd);
                 setenv("MASTER_ADDR", "127.0.0.1", 1);
                 setenv("PIPE_RDZV_TOKEN", token, 1);

@@ -88,7 +88,7 @@ static void test_canonical(void)
 
 static pipe_manifest *make_manifest(void)
 {
-    static const char text[] = "manifest_version: 1\n"
+    static const char text[] = "manifest_version: 2\n"
                                "pipeline: p\n"
                                "params:\n"
                                "  - {name: epochs, type: int, default: \"5\"}\n"

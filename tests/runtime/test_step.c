@@ -21,7 +21,7 @@
 #include "stepfile.h"
 
 static const char manifest_text[] =
-    "manifest_version: 1\n"
+    "manifest_version: 2\n"
     "pipeline: demo\n"
     "params:\n"
     "  - {name: count, type: int, default: \"3\"}\n"
@@ -232,7 +232,7 @@ static int fake_release_caches(size_t *freed, char *err, size_t errsize)
 static const pipe_cuda_hooks cuda_hooks = {fake_select_device, fake_release_caches};
 
 static const pipe_program program = {PIPE_ABI_VERSION, manifest_text, sizeof manifest_text - 1, steps, 4,
-                                     &cuda_hooks};
+                                     &cuda_hooks, NULL};
 
 static pipe_manifest *manifest;
 static char *store;
@@ -682,7 +682,10 @@ static void test_ranks(void)
 static void test_gpu_hooks(void)
 {
     char *out = NULL;
+    /* This machine has no GPU: PIPE_LOCAL_GPUS says it has one. */
+    setenv("PIPE_LOCAL_GPUS", "1", 1);
     CHECK_EQ_INT(STEP(&out, "gpu_produce", "--run-id", "G", "--param", "tag=t"), 0);
+    unsetenv("PIPE_LOCAL_GPUS");
     free(out);
     char *log = file_in("G", "gpu_produce", "log");
     CHECK(fx_contains(log, "select_device(0)\n"));
@@ -691,6 +694,18 @@ static void test_gpu_hooks(void)
     log = file_in("R1", "produce", "log");
     CHECK(log && !fx_contains(log, "select_device"));
     free(log);
+
+    /* Without a usable GPU a step that selects one fails before it starts,
+       in one line: the step, what it asked for, NVML's reason. */
+    setenv("PIPE_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    CHECK_EQ_INT(STEP(&out, "gpu_produce", "--run-id", "G2", "--param", "tag=t", "--no-cache"), 1);
+    CHECK(out && fx_contains(out, "step `gpu_produce` asks for 1 GPU (@resources(gpu = 1)) but this machine has no "
+                                  "usable GPU: NVML cannot be loaded (/nonexistent/libnvidia-ml.so.1"));
+    free(out);
+    log = file_in("G2", "gpu_produce", "log");
+    CHECK(log && !fx_contains(log, "select_device"));
+    free(log);
+    unsetenv("PIPE_NVML_LIBRARY");
 }
 
 /* How many file descriptors this process has open. */

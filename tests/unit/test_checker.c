@@ -124,7 +124,9 @@ static void test_effective_options(void)
     CHECK_STREQ(effective_opt(&b->options, DEC_DOCKER, DOCKER_PARENT_IMAGE).s,
                 "nvidia/cuda:12.4.1-runtime-ubuntu22.04");
     /* Defaults from the table when nobody sets an option. */
-    CHECK_EQ_U64(effective_opt(&a->options, DEC_ACCELERATE, ACC_MAIN_PROCESS_PORT).i, 29500);
+    /* main_process_port not given: 0 here (free ports on one machine; the
+       model gives 29500 across machines). */
+    CHECK_EQ_U64(effective_opt(&a->options, DEC_ACCELERATE, ACC_MAIN_PROCESS_PORT).i, 0);
     CHECK_EQ_U64(effective_opt(&a->options, DEC_ACCELERATE, ACC_RDZV_TIMEOUT).u, 300000);
     CHECK_STREQ(effective_opt(&a->options, DEC_ACCELERATE, ACC_MIXED_PRECISION).s, "no");
     CHECK(!effective_opt(&a->options, DEC_RESOURCES, RES_DISK).set);
@@ -405,7 +407,8 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    write_text("s.c", "int s;\n");
+    /* Defines the steps' entry functions: W0407 stays out of these checks. */
+    write_text("s.c", "int a(void) { return 0; }\nint b(void) { return 0; }\nint c(void) { return 0; }\nint count(void) { return 0; }\nint from_a(void) { return 0; }\nint from_b(void) { return 0; }\nint load(void) { return 0; }\nint merge(void) { return 0; }\nint one(void) { return 0; }\nint s(void) { return 0; }\nint shared(void) { return 0; }\nint t(void) { return 0; }\nint three(void) { return 0; }\nint train(void) { return 0; }\nint train_2(void) { return 0; }\nint two(void) { return 0; }\nint use(void) { return 0; }\n");
     test_invocation_ids_and_edges();
     test_effective_options();
     test_imports();

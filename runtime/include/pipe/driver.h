@@ -24,6 +24,8 @@ typedef struct pipe_field {
 
 typedef int (*pipe_step_fn)(pipe_ctx *ctx, const void *args);
 
+/* A native step's code. Command steps have none: the manifest says what
+   they run. */
 typedef struct pipe_step_impl {
     const char *name;
     pipe_step_fn fn; /* a typed wrapper around the step's entry function */
@@ -47,6 +49,10 @@ typedef struct pipe_program {
     const pipe_step_impl *steps;
     size_t nsteps;
     const pipe_cuda_hooks *cuda; /* NULL without CUDA */
+    /* The bundle's folder where it was built (its CMakeLists.txt defines
+       PIPE_BUNDLE_DIR), NULL when unknown: command steps run in their copy
+       of the .pipe file's folder under it (docs/command-steps.md). */
+    const char *bundle_dir;
 } pipe_program;
 
 /* The bundle executable's main: run, step, describe, runs, show. */

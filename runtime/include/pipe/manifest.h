@@ -50,13 +50,21 @@ typedef struct pipe_moutput {
 
 typedef struct pipe_mstep {
     char *name;
-    char *entry;
-    char *code_digest; /* SHA-256 (hex) of the step's sources, for caching */
+    char *entry;       /* the C function of a native step; NULL for a command step */
+    char *code_digest; /* SHA-256 (hex) of the step's sources (and command), for caching */
     char *description; /* NULL when none */
     bool cache;
     bool needs_cuda;   /* some source is .cu */
-    char **sources;    /* bundle paths of the compiled sources (headers not listed) */
+    char **sources;    /* bundle paths: a native step's compiled sources (headers not
+                          listed), a command step's shipped files and folders */
     size_t nsources;
+    char **libraries;  /* a native step's `libraries`, as written */
+    size_t nlibraries;
+    char **command;    /* a command step's program and arguments, `{NAME}` placeholders
+                          unexpanded (pipe_command_expand); NULL for a native step */
+    size_t ncommand;
+    char *workdir;     /* a command step's folder, relative to the bundle's root: the copy
+                          of the folder of the .pipe file that declares it */
     pipe_mparam *params;
     size_t nparams;
     pipe_moutput *outputs;
@@ -145,7 +153,9 @@ typedef struct pipe_accelerate {
     int64_t num_processes, num_machines;
     bool multi_gpu, cpu;
     char *mixed_precision; /* "no", "fp16", "bf16", "fp8" */
-    int64_t main_process_port;
+    int64_t main_process_port; /* 0: free ports on one machine; else this port for the
+                                  step's framework (MASTER_PORT) and the one above it for
+                                  pipe's rendezvous (PIPE_RDZV_PORT) */
     char *gpu_ids;         /* "all" or "0,1" */
     int64_t max_restarts;
     uint64_t rdzv_timeout_ms;
@@ -198,16 +208,24 @@ static inline pipe_accelerate pipe_accelerate_none(void)
 {
     pipe_accelerate a = {0};
     a.num_processes = a.num_machines = 1;
-    a.main_process_port = 29500;
     a.rdzv_timeout_ms = 300000;
     a.collective_timeout_ms = PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS;
     return a;
 }
-/* An invocation needs a GPU when its gpu count is above 0 or it is
-   accelerated with multi_gpu. */
+static inline bool pipe_step_is_command(const pipe_mstep *s) { return s->ncommand > 0; }
+
+/* Its ranks run on the CPU whatever its gpu count: `cpu = true` wins. */
+static inline bool pipe_invocation_cpu_only(const pipe_minvocation *inv)
+{
+    return inv->accelerate.enabled && inv->accelerate.cpu;
+}
+/* An invocation needs a GPU when its gpu count is above 0 and it is not
+   accelerated with cpu = true, or it is accelerated with multi_gpu. A
+   cpu = true invocation still asks schedulers for its gpu count. */
 static inline bool pipe_invocation_needs_gpu(const pipe_minvocation *inv)
 {
-    return inv->resources.gpu > 0 || (inv->accelerate.enabled && inv->accelerate.multi_gpu);
+    return (inv->resources.gpu > 0 && !pipe_invocation_cpu_only(inv)) ||
+           (inv->accelerate.enabled && inv->accelerate.multi_gpu);
 }
 int pipe_manifest_find_invocation(const pipe_manifest *m, const char *id);
 /* "int", "float", "bool", "string", "artifact". */

@@ -35,6 +35,7 @@ static int body(pipe_ctx *ctx, const char *mode, const char *marker)
                   "PIPE_MIXED_PRECISION=%s OMP_NUM_THREADS=%s",
              env("RANK"), env("LOCAL_RANK"), env("WORLD_SIZE"), env("LOCAL_WORLD_SIZE"), env("MASTER_ADDR"),
              env("MASTER_PORT"), env("PIPE_MIXED_PRECISION"), env("OMP_NUM_THREADS"));
+    pipe_log(ctx, "ports MASTER_PORT=%s PIPE_RDZV_PORT=%s", env("MASTER_PORT"), env("PIPE_RDZV_PORT"));
     note_pid(ctx, marker);
     if (strcmp(mode, "exit3") == 0 || strcmp(mode, "sigkill") == 0 || strcmp(mode, "hang") == 0) {
         if (strcmp(mode, "exit3") == 0 && rank == 1) {

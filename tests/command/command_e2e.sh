@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Command steps end to end through pipec, CMake and the bundle's `step`:
+# arguments with spaces, quotes and $(...) reach the program intact and
+# inert; the environment; a folder output, its digest, caching and use as
+# an input; PIPE_METRICS; a missing output; a program not found;
+# torch.distributed (env://, gloo) over 4 CPU ranks; a Python exception in
+# rank 1; Accelerate's mixed precision.
+set -u
+# shellcheck source=tests/command/lib.sh
+. "$(dirname "$0")/lib.sh"
+build_bundle "$src_dir/commands.pipe" commands -DPIPE_WITH_CUDA=OFF
+store="$work/store"
+run() { "$exe" step "$1" --run-id "${2:-R}" --store "$store" "${@:3}" >"$work/$1-${2:-R}.out" 2>&1; }
+field() { sed -n "s/^$2: //p" "$store/${3:-R}/$1/step.yaml" | head -1; }
+rm -f "$work/pwned"
+
+# 1. Arguments and environment: no shell between the program and its values.
+tricky="a b \"c\" 'd' \$(touch $work/pwned) ; * \`id\`"
+run echo R --param "text=$tricky"
+check "[ $? = 0 ]" "echo: succeeds"
+out="$store/R/echo/outputs/out"
+check "[ \"\$(json '$out' 'd[\"argv\"][0]')\" = \"\$tricky\" ]" "echo: {text} reaches argv intact"
+check "[ \"\$(json '$out' 'd[\"PIPE_PARAM_TEXT\"]')\" = \"\$tricky\" ]" "echo: PIPE_PARAM_TEXT intact"
+check "[ \"\$(json '$out' 'd[\"argv\"][1]')\" = 'literal {braces}' ]" "echo: {{ }} are literal braces"
+check "[ ! -e '$work/pwned' ]" "echo: \$(...) in a value ran nothing"
+check "[ \"\$(json '$out' 'd[\"argv\"][3] == d[\"PIPE_OUTPUT_OUT\"]')\" = True ]" "echo: {out} is PIPE_OUTPUT_OUT"
+check "[ \"\$(json '$out' 'd[\"cwd\"]')\" = '$work/commands/src/user' ]" "echo: runs in the bundle's copy of the .pipe folder"
+check "[ \"\$(json '$out' 'd[\"helper\"]')\" = 'shipped with the folder' ]" "echo: a shipped folder's files are there"
+check "[ \"\$(json '$out' 'd[\"scratch_empty\"]')\" = True ]" "echo: PIPE_SCRATCH_DIR is an empty folder"
+check "[ ! -e \"\$(json '$out' 'd[\"PIPE_SCRATCH_DIR\"]')\" ]" "echo: PIPE_SCRATCH_DIR is removed afterwards"
+
+# 2. A folder output: committed whole, digested, cached, read as an input.
+run save_folder R
+check "[ $? = 0 ]" "save_folder: succeeds"
+check "[ -f '$store/R/save_folder/outputs/model/shards/shard-2.bin' ]" "save_folder: the folder is in the store"
+check "[ -z \"\$(ls -A '$store/R/save_folder/outputs' | grep tmp)\" ]" "save_folder: no temporary name left"
+check "grep -q 'model: {path: .*sha256: [0-9a-f]\\{64\\}}' '$store/R/save_folder/step.yaml'" "save_folder: the folder's digest is recorded"
+check "grep -q ',loss,0.25' '$store/R/save_folder/metrics.csv' && grep -q ',shards,3' '$store/R/save_folder/metrics.csv'" \
+    "save_folder: PIPE_METRICS lines (NAME STEP VALUE, NAME VALUE, a last line without newline) become metrics"
+check "grep -q 'PIPE_METRICS line 3 ignored (expected NAME VALUE or NAME STEP VALUE): this line is not a metric' '$store/R/save_folder/log'" \
+    "save_folder: a bad PIPE_METRICS line is named in the log"
+check "grep -q 'loss: 0.25' '$store/R/save_folder/step.yaml'" "save_folder: the last value of each metric in step.yaml"
+run read_folder R
+check "[ $? = 0 ] && grep -q 'n=3 shards=shard-0.bin,shard-1.bin,shard-2.bin' '$store/R/read_folder/outputs/summary'" \
+    "read_folder: a folder input, by {model} and PIPE_INPUT_MODEL"
+run save_folder R2
+check "[ $? = 0 ] && [ \"\$(field save_folder status R2)\" = cached ] && [ -f '$store/R2/save_folder/outputs/model/config.json' ]" \
+    "save_folder: a second run is cached, the folder reused"
+run save_folder R3 --param n=2
+check "[ $? = 0 ] && [ \"\$(field save_folder status R3)\" = done ]" "save_folder: another parameter runs again"
+
+# 3. A program that exits 0 without writing its output fails, naming it.
+run forget_output R
+check "[ $? = 1 ] && grep -q 'did not write output .out.' '$store/R/forget_output/step.yaml'" \
+    "forget_output: fails naming output out"
+check "[ -z \"\$(ls -A '$store/R/forget_output/outputs' 2>/dev/null)\" ]" "forget_output: no output left"
+
+# 4. A program that is not found fails naming the step and the program.
+run not_found R
+check "[ $? = 1 ] && grep -q 'step .not_found. runs .pythn3., which was not found' '$work/not_found-R.out'" \
+    "not_found: names the step and the program"
+
+# 5. torch.distributed with env:// over 4 CPU ranks: an all-reduce.
+run allreduce R
+check "[ $? = 0 ]" "allreduce: succeeds ($(tail -3 "$work/allreduce-R.out" | tr '\n' ' '))"
+out="$store/R/allreduce/outputs/out"
+check "[ \"\$(json '$out' 'd[\"sum\"]')\" = 10.0 ] && [ \"\$(json '$out' 'd[\"world\"]')\" = 4 ]" "allreduce: 4 ranks sum to 10"
+check "[ \"\$(json '$out' 'd[\"env\"][\"GROUP_WORLD_SIZE\"], d[\"env\"][\"ROLE_NAME\"], d[\"env\"][\"TORCHELASTIC_RUN_ID\"]')\" = '1 default R/allreduce' ]" \
+    "allreduce: torchrun's GROUP_WORLD_SIZE, ROLE_NAME, TORCHELASTIC_RUN_ID"
+check "[ \"\$(json '$out' 'd[\"env\"][\"TORCHELASTIC_USE_AGENT_STORE\"], d[\"env\"][\"PIPE_RDZV_PORT\"]')\" = 'None None' ]" \
+    "allreduce: no TORCHELASTIC_USE_AGENT_STORE, no pipe rendezvous for a program"
+check "[ \"\$(json '$out' 'd[\"env\"][\"ACCELERATE_USE_CPU\"], repr(d[\"env\"][\"CUDA_VISIBLE_DEVICES\"])')\" = \"true ''\" ]" \
+    "allreduce: cpu = true: ACCELERATE_USE_CPU=true, CUDA_VISIBLE_DEVICES empty"
+check "[ \"\$(json '$out' 'd[\"env\"][\"OMP_NUM_THREADS\"]')\" = 1 ]" "allreduce: OMP_NUM_THREADS from cpu / local ranks"
+
+# 6. A Python exception in rank 1: the step fails naming rank 1, with the traceback's last lines.
+run raises R
+status=$?
+check "[ $status = 1 ]" "raises: status 1 (got $status)"
+check "grep -q 'rank 1 (machine 0, host .*) .python3. exited with status 1' '$store/R/raises/step.yaml'" "raises: names rank 1"
+check "grep -q 'ValueError: shard 1 is corrupt' '$store/R/raises/step.yaml'" "raises: the traceback's last line"
+check "grep -q 'in check_shard' '$store/R/raises/step.yaml'" "raises: the traceback's frames"
+check "grep -q 'ValueError: shard 1 is corrupt' '$work/raises-R.out'" "raises: shown on the console"
+
+# 7. The mixed precision reaches Accelerate, which computes in it.
+run precision R
+check "[ $? = 0 ]" "precision: succeeds ($(tail -3 "$work/precision-R.out" | tr '\n' ' '))"
+out="$store/R/precision/outputs/out"
+check "[ \"\$(json '$out' 'd[\"mixed_precision\"], d[\"inner_dtype\"], d[\"num_processes\"]')\" = 'bf16 torch.bfloat16 2' ]" \
+    "precision: Accelerate runs bf16 over 2 processes"
+check "[ \"\$(json '$out' 'd[\"distributed_type\"]')\" = DistributedType.MULTI_CPU ]" "precision: Accelerate sees a multi-CPU launch"
+
+finish

@@ -1,0 +1,2 @@
+/* A header a native step lists in `source`. */
+int ok_main(void *ctx, const void *args);

@@ -1,0 +1,6 @@
+bundle: \
+  classify.pipe \
+  src/make_data.cpp \
+  src/npy.hpp \
+  train.py \
+  evaluate.py

@@ -1,0 +1,6 @@
+bundle: \
+  case.pipe \
+  tools \
+  tools/lib/helpers.py \
+  tools/prepare.py \
+  README.txt
