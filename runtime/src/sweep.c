@@ -228,6 +228,44 @@ static int sweep_run(const char *store, const char *run_id)
     return swept;
 }
 
+/* A runner killed after it locked its new run and before it wrote run.yaml
+   leaves a folder with nothing but run.lock: with the lock free, the folder
+   goes (so the run id can be used again). 1 when one did. */
+static int sweep_unborn_run(const char *store, const char *run_id)
+{
+    char *dir = pipe_store_run_dir(store, run_id), *lock = pipe_run_lock_path(store, run_id);
+    char *run_file = pipe_store_run_file(store, run_id);
+    int fd, swept = 0;
+    char holder[256], err[512];
+    if (dir && lock && run_file && !pipe_file_exists(run_file) && access(lock, F_OK) == 0 &&
+        pipe_lock_take(lock, 0, &fd, NULL, holder, sizeof holder, err, sizeof err) == 0) {
+        /* Still unborn under the lock: its runner is gone. */
+        if (!pipe_file_exists(run_file) && unlink(lock) == 0) {
+            rmdir(dir); /* fails, harmlessly, when something else is in it */
+            swept = 1;
+        }
+        close(fd);
+    }
+    free(dir);
+    free(lock);
+    free(run_file);
+    return swept;
+}
+
+/* Folders of the store that hold a run.lock but no run.yaml. */
+static size_t sweep_unborn_runs(const char *store)
+{
+    DIR *d = opendir(store);
+    size_t swept = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && strcmp(e->d_name, "cache") != 0)
+            swept += (size_t)sweep_unborn_run(store, e->d_name);
+    if (d)
+        closedir(d);
+    return swept;
+}
+
 size_t pipe_sweep_store(const char *store)
 {
     char **ids = NULL, err[512];
@@ -252,5 +290,5 @@ size_t pipe_sweep_store(const char *store)
         swept += (size_t)sweep_run(store, ids[i]);
     }
     pipe_store_free_list(ids, n);
-    return swept;
+    return swept + sweep_unborn_runs(store);
 }

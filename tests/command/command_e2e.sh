@@ -35,7 +35,7 @@ check "[ $? = 0 ]" "save_folder: succeeds"
 check "[ -f '$store/R/save_folder/outputs/model/shards/shard-2.bin' ]" "save_folder: the folder is in the store"
 check "[ -z \"\$(ls -A '$store/R/save_folder/outputs' | grep tmp)\" ]" "save_folder: no temporary name left"
 check "grep -q 'model: {path: .*sha256: [0-9a-f]\\{64\\}}' '$store/R/save_folder/step.yaml'" "save_folder: the folder's digest is recorded"
-check "grep -q ',loss,0.25' '$store/R/save_folder/metrics.csv' && grep -q ',shards,3' '$store/R/save_folder/metrics.csv'" \
+check "grep -q '^loss,1,0.25,' '$store/R/save_folder/metrics.csv' && grep -q '^shards,0,3,' '$store/R/save_folder/metrics.csv'" \
     "save_folder: PIPE_METRICS lines (NAME STEP VALUE, NAME VALUE, a last line without newline) become metrics"
 check "grep -q 'PIPE_METRICS line 3 ignored (expected NAME VALUE or NAME STEP VALUE): this line is not a metric' '$store/R/save_folder/log'" \
     "save_folder: a bad PIPE_METRICS line is named in the log"

@@ -56,7 +56,7 @@ grep -q "2 ranks of .python3. on 1 machine" "$run/train/log" || fail "pipe did n
     fail "the model folder is not in the store"
 python3 - "$run/train/metrics.csv" <<'PY' || fail "the loss did not fall"
 import sys
-losses = [float(l.split(",")[2]) for l in open(sys.argv[1]) if l.split(",")[1] == "loss"]
+losses = [float(l.split(",")[2]) for l in open(sys.argv[1]) if l.split(",")[0] == "loss"]
 assert len(losses) == 12 and losses[-1] < losses[0] / 2, losses
 PY
 grep -q "sgemm\|points, 16 features" "$run/make_data/log" || fail "make_data logged nothing"

@@ -32,5 +32,21 @@ descendants() {
         descendants "$p"
     done
 }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# A free port whose neighbour above is free too (MASTER_PORT and PIPE_RDZV_PORT).
+free_port() {
+    python3 - <<'PY'
+import socket
+for _ in range(100):
+    a = socket.socket(); a.bind(("127.0.0.1", 0)); port = a.getsockname()[1]
+    b = socket.socket()
+    try:
+        b.bind(("127.0.0.1", port + 1))
+    except OSError:
+        continue
+    finally:
+        a.close(); b.close()
+    print(port)
+    break
+PY
+}
 field() { sed -n "s/^$2: //p" "$1" | head -1 | tr -d '"'; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The rendezvous under attack: a two-machine CPU step (two launchers on
 # loopback) completes while 300 hostile connections trickle bytes into
-# machine 0's rendezvous port (the magic, then a byte every 1.5 s), machine
+# machine 0's rendezvous port (PIPE_RDZV_PORT, the port above MASTER_PORT:
+# the magic, then a byte every 1.5 s), machine
 # 0 running under `ulimit -n 400` and machine 1 joining late, into the
 # crowd. Machine 0's launcher keeps a bounded number of threads and little
 # CPU (read from /proc), and its log says what it turned away.
@@ -17,6 +18,7 @@ rm -rf "$dir"
 mkdir -p "$marker"
 export PIPE_KILL_GRACE_MS=1000
 port=$(free_port)
+rdzv_port=$((port + 1)) # pipe's rendezvous: the port above the framework's
 args=(--run-id A1 --store "$store" --main-process-ip 127.0.0.1 --param seconds=6 --param "marker=$marker")
 
 (
@@ -25,10 +27,10 @@ args=(--run-id A1 --store "$store" --main-process-ip 127.0.0.1 --param seconds=6
 ) >"$dir/m0.out" 2>&1 &
 m0=$!
 for _ in $(seq 100); do
-    python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.2).close()" 2>/dev/null && break
+    python3 -c "import socket; socket.create_connection(('127.0.0.1', $rdzv_port), 0.2).close()" 2>/dev/null && break
     sleep 0.1
 done
-python3 "$(dirname "$0")/trickle.py" 30 300 1.5 "127.0.0.1:$port" >"$dir/trickle.out" 2>&1 &
+python3 "$(dirname "$0")/trickle.py" 30 300 1.5 "127.0.0.1:$rdzv_port" >"$dir/trickle.out" 2>&1 &
 attacker=$!
 sleep 2
 MASTER_PORT=$port "$exe" step machines --machine-rank 1 "${args[@]}" >"$dir/m1.out" 2>&1 &

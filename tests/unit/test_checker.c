@@ -408,7 +408,7 @@ int main(void)
         return 1;
     }
     /* Defines the steps' entry functions: W0407 stays out of these checks. */
-    write_text("s.c", "int a(void) { return 0; }\nint b(void) { return 0; }\nint c(void) { return 0; }\nint count(void) { return 0; }\nint from_a(void) { return 0; }\nint from_b(void) { return 0; }\nint load(void) { return 0; }\nint merge(void) { return 0; }\nint one(void) { return 0; }\nint s(void) { return 0; }\nint shared(void) { return 0; }\nint t(void) { return 0; }\nint three(void) { return 0; }\nint train(void) { return 0; }\nint train_2(void) { return 0; }\nint two(void) { return 0; }\nint use(void) { return 0; }\n");
+    write_text("s.c", "int a(void) { return 0; }\nint b(void) { return 0; }\nint c(void) { return 0; }\nint count(void) { return 0; }\nint from_a(void) { return 0; }\nint from_b(void) { return 0; }\nint load(void) { return 0; }\nint merge(void) { return 0; }\nint one(void) { return 0; }\nint s(void) { return 0; }\nint shared(void) { return 0; }\nint split(void) { return 0; }\nint t(void) { return 0; }\nint three(void) { return 0; }\nint train(void) { return 0; }\nint train_2(void) { return 0; }\nint two(void) { return 0; }\nint use(void) { return 0; }\n");
     test_invocation_ids_and_edges();
     test_effective_options();
     test_imports();

@@ -14,6 +14,7 @@ int from_a(void *ctx, const void *args) { return ok_main(ctx, args); }
 int from_b(void *ctx, const void *args) { return ok_main(ctx, args); }
 int load(void *ctx, const void *args) { return ok_main(ctx, args); }
 int merge(void *ctx, const void *args) { return ok_main(ctx, args); }
+int prepare(void *ctx, const void *args) { return ok_main(ctx, args); }
 int preprocess(void *ctx, const void *args) { return ok_main(ctx, args); }
 int publish(void *ctx, const void *args) { return ok_main(ctx, args); }
 int report(void *ctx, const void *args) { return ok_main(ctx, args); }
