@@ -59,23 +59,38 @@ ensure_tool podman podman
 ensure_tool buildah buildah
 
 # A store of our own: the host's images are not touched, and the base image
-# stays here between runs. Overlay where it works, else vfs (slower).
+# stays here between runs. Overlay where it works, else vfs (slower). Each
+# driver gets its own folders, so a failed overlay attempt (a mount it left
+# behind, a database that names overlay) cannot spoil the vfs one; podman's
+# temporary folder and events stay in WORK_DIR too, away from /run.
+# podman_args DRIVER: sets store (podman and buildah) and pod (podman only).
+podman_args() {
+    store=(--root "$work/store-$1" --runroot "$work/run-$1" --storage-driver "$1")
+    pod=(--tmpdir "$work/tmp-$1" --events-backend none --cgroup-manager cgroupfs)
+}
+# podman_works DRIVER: whether podman can list images in DRIVER's store; its
+# error, if any, ends up in $work/podman-DRIVER.log.
+podman_works() {
+    podman_args "$1"
+    command podman "${store[@]}" "${pod[@]}" images >"$work/podman-$1.log" 2>&1
+}
 if [ -f "$work/driver" ]; then
     driver=$(cat "$work/driver")
-else
+elif podman_works overlay; then
     driver=overlay
-    if ! podman --root "$work/store" --runroot "$work/run" --storage-driver overlay images >"$work/podman.log" 2>&1; then
-        rm -rf "$work/store" "$work/run"
-        driver=vfs
-    fi
+else
+    # A mount the overlay attempt left would keep its folder busy.
+    grep -o " $work/[^ ]*" /proc/mounts 2>/dev/null | sort -r | while read -r m; do umount "$m" 2>/dev/null; done
+    rm -rf "$work/store-overlay" "$work/run-overlay" "$work/tmp-overlay" 2>/dev/null
+    driver=vfs
 fi
-store=(--root "$work/store" --runroot "$work/run" --storage-driver "$driver")
-podman() { command podman "${store[@]}" "$@"; }
+if ! podman_works "$driver"; then
+    cat "$work/podman-overlay.log" "$work/podman-vfs.log" 2>/dev/null
+    why=$(grep -m1 -i 'error' "$work/podman-$driver.log" || tail -1 "$work/podman-$driver.log")
+    skip "podman cannot use a store here (storage driver $driver: $why)"
+fi
+podman() { command podman "${store[@]}" "${pod[@]}" "$@"; }
 buildah() { command buildah "${store[@]}" "$@"; }
-if ! podman images >"$work/podman.log" 2>&1; then
-    cat "$work/podman.log"
-    skip "podman cannot use a store here (storage driver $driver)"
-fi
 echo "$driver" >"$work/driver"
 
 # The base image, made once.
