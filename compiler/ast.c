@@ -284,3 +284,13 @@ ast_name *ast_new_name(parse_ctx *p, ast_name name)
     *n = name;
     return n;
 }
+
+uint32_t ast_item_end(const ast_item *it)
+{
+    switch (it->kind) {
+    case ITEM_IMPORT: return it->u.import->path.sp.end;
+    case ITEM_STEP: return it->u.step->sp.end;
+    case ITEM_PIPELINE: return it->u.pipeline->sp.end;
+    }
+    return 0;
+}

@@ -157,5 +157,7 @@ static inline span span_join(span a, span b)
 }
 
 const char *expr_kind_name(expr_kind k);
+/* Where a top-level item ends: an import's path, a step's or a pipeline's `}`. */
+uint32_t ast_item_end(const ast_item *it);
 
 #endif

@@ -776,16 +776,6 @@ static uint32_t item_start(const ast_item *it)
     return 0;
 }
 
-static uint32_t item_end(const ast_item *it)
-{
-    switch (it->kind) {
-    case ITEM_IMPORT: return it->u.import->path.sp.end;
-    case ITEM_STEP: return it->u.step->sp.end;
-    case ITEM_PIPELINE: return it->u.pipeline->sp.end;
-    }
-    return 0;
-}
-
 /* Everything the lexer reports but the parser recovers from without a
    syntax error: a stray character, a lone `-`, an unterminated string, a
    bad escape, a control character or invalid UTF-8 in a string. The tree
@@ -890,7 +880,7 @@ bool format_file(const ast_file *f, const source_file *src, strbuf *out)
     }
     for (size_t i = 0; i < n; i++) {
         lo[i] = i == 0 ? header : hi[i - 1];
-        uint32_t end = item_end(items[i]);
+        uint32_t end = ast_item_end(items[i]);
         size_t k = comment_at(&p, end);
         if (k < p.ncom) {
             uint32_t j = end;
@@ -938,7 +928,7 @@ bool format_file(const ast_file *f, const source_file *src, strbuf *out)
         p.ci = hi[n - 1];
         p.climit = p.ncom;
         p.at_start = false;
-        uint32_t end = item_end(items[n - 1]);
+        uint32_t end = ast_item_end(items[n - 1]);
         p.prev_end = hi[n - 1] > lo[n - 1] && p.com[hi[n - 1] - 1]->sp.start >= end ? p.com[hi[n - 1] - 1]->sp.end
                                                                                    : end;
         emit_pending(&p, NO_POS, 0, true);

@@ -158,16 +158,6 @@ bool sema_damaged(const sema *s, span sp)
     return false;
 }
 
-static uint32_t item_end(const ast_item *it)
-{
-    switch (it->kind) {
-    case ITEM_IMPORT: return it->u.import->path.sp.end;
-    case ITEM_STEP: return it->u.step->sp.end;
-    case ITEM_PIPELINE: return it->u.pipeline->sp.end;
-    }
-    return 0;
-}
-
 static int compare_offsets(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -214,7 +204,7 @@ static void find_damaged_decls(sema *s)
                 e++;
             if (e < n && at[e] < keyword)
                 vec_push(pg->arena, &s->damaged_decls, (void *)node);
-            start = item_end(it);
+            start = ast_item_end(it);
         }
         free(at);
     }

@@ -123,7 +123,7 @@ static const char show_usage[] =
     "(size, SHA-256), metrics and profile; for a failure, the root cause. RUN is a run id, a unique\n"
     "prefix of one, or `latest` (the default). --json: a JSON document (docs/runtime.md).";
 
-static void size_text(const char *path, char *buf, size_t size)
+void pipe_artifact_size_text(const char *path, char *buf, size_t size)
 {
     long long bytes = path ? pipe_path_size(path) : -1;
     if (bytes < 0)
@@ -137,7 +137,7 @@ static void print_artifacts(const pipe_run_view *v, const char *label, const pip
 {
     for (size_t k = 0; k < n; k++) {
         char size[32];
-        size_text(a[k].path, size, sizeof size);
+        pipe_artifact_size_text(a[k].path, size, sizeof size);
         printf("      %-8s %s", label, a[k].name);
         const char *output = NULL;
         long from = inputs ? pipe_run_view_producer(v, a[k].path, &output) : -1;

@@ -23,4 +23,7 @@ typedef struct pipe_metric_summary {
 } pipe_metric_summary;
 void pipe_metric_summarize(const pipe_metric_series *s, pipe_metric_summary *out);
 
+/* An artifact's size for people ("1.2 MiB"), or "missing" when PATH is NULL or gone. */
+void pipe_artifact_size_text(const char *path, char *buf, size_t size);
+
 #endif

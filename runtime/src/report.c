@@ -115,15 +115,6 @@ static void seconds(double s, char *buf, size_t size)
         snprintf(buf, size, "-");
 }
 
-static void size_of(const char *path, char *buf, size_t size)
-{
-    long long n = path ? pipe_path_size(path) : -1;
-    if (n < 0)
-        snprintf(buf, size, "missing");
-    else
-        pipe_format_size_human((uint64_t)n, buf, size);
-}
-
 static void badge(pipe_textbuf *b, const char *cls, const char *word)
 {
     pipe_tb_printf(b, "<span class=\"badge %s\">%s</span>", cls, word);
@@ -247,7 +238,7 @@ static void artifact_cell(pipe_textbuf *b, const pipe_run_view *v, const pipe_st
 {
     for (size_t k = 0; k < n; k++) {
         char size[32];
-        size_of(a[k].path, size, sizeof size);
+        pipe_artifact_size_text(a[k].path, size, sizeof size);
         pipe_tb_puts(b, "<div class=\"art\">");
         h(b, a[k].name);
         const char *output = NULL;
