@@ -64,9 +64,13 @@ ensure_tool buildah buildah
 # behind, a database that names overlay) cannot spoil the vfs one; podman's
 # temporary folder and events stay in WORK_DIR too, away from /run.
 # podman_args DRIVER: sets store (podman and buildah) and pod (podman only).
+# The run root's path may be at most 50 characters (podman refuses longer
+# ones), and WORK_DIR may be deep: run state goes to a short folder in /tmp
+# named after WORK_DIR (the same for every run, as podman's database wants).
+short=/tmp/pipec-podman-$(printf '%s' "$work" | sha256sum | cut -c1-12)
 podman_args() {
-    store=(--root "$work/store-$1" --runroot "$work/run-$1" --storage-driver "$1")
-    pod=(--tmpdir "$work/tmp-$1" --events-backend none --cgroup-manager cgroupfs)
+    store=(--root "$work/store-$1" --runroot "$short/run-$1" --storage-driver "$1")
+    pod=(--tmpdir "$short/tmp-$1" --events-backend none --cgroup-manager cgroupfs)
 }
 # podman_works DRIVER: whether podman can list images in DRIVER's store; its
 # error, if any, ends up in $work/podman-DRIVER.log.
@@ -80,8 +84,8 @@ elif podman_works overlay; then
     driver=overlay
 else
     # A mount the overlay attempt left would keep its folder busy.
-    grep -o " $work/[^ ]*" /proc/mounts 2>/dev/null | sort -r | while read -r m; do umount "$m" 2>/dev/null; done
-    rm -rf "$work/store-overlay" "$work/run-overlay" "$work/tmp-overlay" 2>/dev/null
+    grep -oE " ($work|$short)/[^ ]*" /proc/mounts 2>/dev/null | sort -r | while read -r m; do umount "$m" 2>/dev/null; done
+    rm -rf "$work/store-overlay" "$short/run-overlay" "$short/tmp-overlay" 2>/dev/null
     driver=vfs
 fi
 if ! podman_works "$driver"; then
