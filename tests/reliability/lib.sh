@@ -23,13 +23,28 @@ all_dead() {
     done
     return 0
 }
-# The pids of $1's descendants, one a line (from /proc: no pgrep needed).
+# The pids of $1's descendants, one a line, from one pass over /proc (no
+# pgrep needed). A process that exits during the pass is skipped: awk would
+# give up at the first stat file gone, and a comm with spaces would shift
+# its fields, so the ppid is read after the last ')'.
 descendants() {
-    local parent=$1 p
-    # shellcheck disable=SC2013 # pids are words
-    for p in $(awk -v pp="$parent" '$4 == pp { print $1 }' /proc/[0-9]*/stat 2>/dev/null); do
-        echo "$p"
-        descendants "$p"
+    local f line pid fields
+    local -A children=()
+    for f in /proc/[0-9]*/stat; do
+        { read -r line <"$f"; } 2>/dev/null || continue
+        pid=${f#/proc/}
+        pid=${pid%/stat}
+        read -r -a fields <<<"${line##*) }"
+        children[${fields[1]}]+=" $pid"
+    done
+    local -a todo=("$1")
+    while [ ${#todo[@]} -gt 0 ]; do
+        pid=${todo[0]}
+        todo=("${todo[@]:1}")
+        for f in ${children[$pid]:-}; do
+            echo "$f"
+            todo+=("$f")
+        done
     done
 }
 # A free port whose neighbour above is free too (MASTER_PORT and PIPE_RDZV_PORT).

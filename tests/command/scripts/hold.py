@@ -5,11 +5,13 @@ import os
 import sys
 import time
 
-import torch.distributed as dist
+# When the process started, not when it met the others: on a loaded machine
+# importing torch alone can take longer than the hold below.
+start = time.time()
+import torch.distributed as dist  # noqa: E402
 
 tag, out = sys.argv[1], sys.argv[2]
 dist.init_process_group("gloo")
-start = time.time()
 dist.barrier()
 time.sleep(3)
 dist.barrier()
