@@ -57,6 +57,7 @@ typedef struct runner {
     char *run_dir;
     char exe[4096];       /* readlink /proc/self/exe: the children's argv[0] */
     bool no_cache;
+    bool verify; /* --verify, passed to each invocation */
     long jobs;
     pipe_local_resources local;
     pipe_pool pool;
@@ -79,12 +80,14 @@ typedef struct runner {
 static void run_usage(FILE *out)
 {
     fputs("usage: EXE run [--param NAME=VALUE ...] [--config FILE] [--store DIR] [--no-cache]\n"
-          "               [--strict-resources] [--jobs N] [--run-id ID]\n"
+          "               [--verify] [--strict-resources] [--jobs N] [--run-id ID]\n"
           "\n"
           "  --param NAME=VALUE   set a pipeline parameter (repeatable; overrides --config)\n"
           "  --config FILE        YAML: params: {NAME: VALUE}, store, jobs, no_cache, strict_resources\n"
           "  --store DIR          the artifact store (default $PIPE_STORE, else .pipe)\n"
           "  --no-cache           run every invocation, even when an earlier result matches\n"
+          "  --verify             hash every input and cached output again, even files whose\n"
+          "                       size and modification time are those recorded\n"
           "  --strict-resources   refuse to run when this machine cannot meet a request\n"
           "  --jobs N             at most N invocations at once\n"
           "  --run-id ID          name the run (default: UTC time and 6 random hex digits)\n",
@@ -197,6 +200,8 @@ static int spawn(runner *r, size_t i, char *err, size_t errsize)
     args[na++] = "--echo";
     if (r->no_cache)
         args[na++] = "--no-cache";
+    if (r->verify)
+        args[na++] = "--verify";
     args[na] = NULL;
 
     int rc = build_env(r, i, &env, &nenv);
@@ -565,6 +570,8 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
                 goto done;
         } else if (strcmp(arg, "--no-cache") == 0) {
             no_cache = true;
+        } else if (strcmp(arg, "--verify") == 0) {
+            r.verify = true;
         } else if (strcmp(arg, "--strict-resources") == 0) {
             strict = true;
         } else {

@@ -157,8 +157,8 @@ char *pipe_supervisor_collect_outputs(pipe_supervisor *s)
                                  "pipe_output_path)",
                                  s->ms->name, name);
         }
-        if (rc == 0)
-            rc = pipe_step_record_add_output(s->rec, name, path, hex);
+        if (rc == 0 && (rc = pipe_step_record_add_output(s->rec, name, path, hex)) == 0)
+            pipe_step_artifact_stamp(&s->rec->outputs[s->rec->noutputs - 1], path);
         free(path);
         if (rc != 0)
             return pipe_asprintf("output `%s`: %s", name, rc == PIPE_ENOMEM ? "out of memory" : err);
