@@ -228,7 +228,9 @@ int pipe_cache_record(const char *store, const char *key, const char *run_id, co
     }
     if ((rc = pipe_mkdirs(dir, err, errsize)) != 0)
         goto fail;
-    rc = pipe_write_file_atomic(path, text, strlen(text), err, errsize);
+    /* Not fsynced: an entry lost or damaged in a crash is a miss, and a hit
+       is checked against the step.yaml and the outputs it names. */
+    rc = pipe_write_file_hint(path, text, strlen(text), err, errsize);
 fail:
     free(text);
     free(path);

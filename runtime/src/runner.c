@@ -56,6 +56,7 @@ typedef struct runner {
     char run_id[PIPE_RUN_ID_SIZE + 128];
     char *run_dir;
     char exe[4096];       /* readlink /proc/self/exe: the children's argv[0] */
+    const pipe_program *prog;
     bool no_cache;
     bool verify; /* --verify, passed to each invocation */
     long jobs;
@@ -183,6 +184,26 @@ fail:
 }
 
 /* Starts `EXE step ID ...` for invocation i, in a process group of its own. */
+/* What the forked supervisor needs: `step`'s arguments and environment. */
+typedef struct step_call {
+    const runner *r;
+    int argc;
+    char **argv; /* "step", INVOCATION, options */
+    char **env;
+} step_call;
+
+/* In the child (child.c's fn): what `EXE step ...` does after its start.
+   The runner is single-threaded, so the child may run anything; it drops
+   the run lock (the runner's alone) and takes its environment. */
+static int run_step_here(void *arg)
+{
+    const step_call *c = arg;
+    if (c->r->lock_fd >= 0)
+        close(c->r->lock_fd);
+    environ = c->env;
+    return pipe_cmd_step(c->r->prog, c->r->m, c->argc, c->argv);
+}
+
 static int spawn(runner *r, size_t i, char *err, size_t errsize)
 {
     const pipe_minvocation *inv = &r->m->invocations[i];
@@ -209,12 +230,11 @@ static int spawn(runner *r, size_t i, char *err, size_t errsize)
         pipe_errf(err, errsize, "out of memory");
         return rc;
     }
-    pipe_child_spec spec = {
-        .path = "/proc/self/exe",
-        .argv = (char *const *)args,
-        .envp = env,
-        .what = "the bundle executable (/proc/self/exe)",
-    };
+    /* The supervisor runs in a fork of this process, as `EXE step ...` would
+       run it but without executing the bundle again: no dynamic loading and
+       no manifest parse per invocation (docs/performance.md). */
+    step_call call = {.r = r, .argc = (int)na - 1, .argv = (char **)args + 1, .env = env};
+    pipe_child_spec spec = {.fn = run_step_here, .arg = &call, .what = "the supervisor of an invocation"};
     char why[512];
     if ((rc = pipe_child_spawn(&r->slots[i].child, &spec, why, sizeof why)) != 0)
         pipe_errf(err, errsize, "cannot start %s: %s", inv->id, why);
@@ -526,7 +546,6 @@ static int check_requests(const runner *r, bool strict)
 
 int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
 {
-    (void)prog;
     runner r;
     pipe_run_config cfg = {0};
     pipe_param_values params = {0};
@@ -542,6 +561,7 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
 
     memset(&r, 0, sizeof r);
     r.m = m;
+    r.prog = prog;
     r.lock_fd = -1;
     ssize_t exe_len = readlink("/proc/self/exe", r.exe, sizeof r.exe - 1);
     if (exe_len <= 0)

@@ -16,13 +16,10 @@ static bool builtin;
 
 static void start(pipe_sha256 *s)
 {
-    if (builtin) {
+    if (builtin)
         pipe_sha256_init_builtin(s);
-        CHECK(s->evp == NULL);
-    } else {
+    else
         pipe_sha256_init(s);
-        CHECK(s->evp != NULL); /* libcrypto, not the fallback */
-    }
 }
 
 static void hex_of(const void *data, size_t len, char hex[PIPE_SHA256_HEX_SIZE])
@@ -111,8 +108,11 @@ static void test_million_a(void)
     char chunk[1000];
     memset(chunk, 'a', sizeof chunk);
     start(&s);
-    for (int i = 0; i < 1000; i++)
+    for (int i = 0; i < 1000; i++) {
         pipe_sha256_update(&s, chunk, sizeof chunk);
+        if (i == 1) /* past PIPE_SHA256_SMALL: libcrypto took over (unless told otherwise) */
+            CHECK(builtin ? s.evp == NULL : s.evp != NULL);
+    }
     pipe_sha256_final(&s, d);
     pipe_sha256_to_hex(d, hex);
     CHECK_STREQ(hex, expected);
@@ -168,10 +168,33 @@ static void test_file(void)
 static void test_discard(void)
 {
     pipe_sha256 s;
+    static char big[PIPE_SHA256_SMALL + 1];
     pipe_sha256_init(&s);
-    pipe_sha256_update(&s, "abc", 3);
+    pipe_sha256_update(&s, big, sizeof big);
+    CHECK(s.evp != NULL);
     pipe_sha256_discard(&s);
     CHECK(s.evp == NULL);
+}
+
+/* Small messages never start libcrypto; one more byte than waits does, and
+   the digest is the same across the boundary. */
+static void test_small_and_large(void)
+{
+    static char buf[2 * PIPE_SHA256_SMALL + 1];
+    memset(buf, 'x', sizeof buf);
+    for (size_t n = PIPE_SHA256_SMALL - 1; n <= PIPE_SHA256_SMALL + 1; n++) {
+        pipe_sha256 s, b;
+        unsigned char d1[PIPE_SHA256_SIZE], d2[PIPE_SHA256_SIZE];
+        pipe_sha256_init(&s);
+        pipe_sha256_update(&s, buf, n / 2);
+        pipe_sha256_update(&s, buf, n - n / 2);
+        CHECK(n <= PIPE_SHA256_SMALL ? s.evp == NULL : s.evp != NULL);
+        pipe_sha256_final(&s, d1);
+        pipe_sha256_init_builtin(&b);
+        pipe_sha256_update(&b, buf, n);
+        pipe_sha256_final(&b, d2);
+        CHECK(memcmp(d1, d2, sizeof d1) == 0);
+    }
 }
 
 int main(void)
@@ -184,5 +207,6 @@ int main(void)
     }
     test_file();
     test_discard();
+    test_small_and_large();
     return check_summary();
 }

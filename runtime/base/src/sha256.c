@@ -3,6 +3,7 @@
    libcrypto cannot give a context. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -113,38 +114,64 @@ static void builtin_final(pipe_sha256 *s, unsigned char digest[PIPE_SHA256_SIZE]
 }
 
 
-/* ---- the API: libcrypto unless it failed ---- */
+/* ---- the API: libcrypto for more than a few bytes ---- */
+
+enum { WAITING = 0, LIBCRYPTO = 1, BUILTIN = 2 };
 
 void pipe_sha256_init_builtin(pipe_sha256 *s)
 {
+    s->mode = BUILTIN;
     s->evp = NULL;
+    s->nsmall = 0;
     builtin_init(s);
 }
 
 void pipe_sha256_init(pipe_sha256 *s)
 {
-    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    s->mode = WAITING;
+    s->evp = NULL;
+    s->nsmall = 0;
+}
+
+/* Leaves WAITING: libcrypto when it gives a context, else the built-in
+   code; the bytes waiting go first. */
+static void choose(pipe_sha256 *s, bool large)
+{
+    EVP_MD_CTX *c = large ? EVP_MD_CTX_new() : NULL;
     if (c && EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1) {
         s->evp = c;
-        return;
+        s->mode = LIBCRYPTO;
+        (void)EVP_DigestUpdate(c, s->small, s->nsmall);
+    } else {
+        EVP_MD_CTX_free(c);
+        builtin_init(s);
+        s->mode = BUILTIN;
+        builtin_update(s, s->small, s->nsmall);
     }
-    EVP_MD_CTX_free(c);
-    pipe_sha256_init_builtin(s);
+    s->nsmall = 0;
 }
 
 void pipe_sha256_update(pipe_sha256 *s, const void *data, size_t len)
 {
-    if (!s->evp) {
-        builtin_update(s, data, len);
-        return;
+    if (s->mode == WAITING) {
+        if (len <= sizeof s->small - s->nsmall) {
+            memcpy(s->small + s->nsmall, data, len);
+            s->nsmall += len;
+            return;
+        }
+        choose(s, true);
     }
-    /* EVP_DigestUpdate of SHA-256 fails only on a NULL context. */
-    (void)EVP_DigestUpdate(s->evp, data, len);
+    if (s->mode == BUILTIN)
+        builtin_update(s, data, len);
+    else /* EVP_DigestUpdate of SHA-256 fails only on a NULL context */
+        (void)EVP_DigestUpdate(s->evp, data, len);
 }
 
 void pipe_sha256_final(pipe_sha256 *s, unsigned char digest[PIPE_SHA256_SIZE])
 {
-    if (!s->evp) {
+    if (s->mode == WAITING)
+        choose(s, false);
+    if (s->mode == BUILTIN) {
         builtin_final(s, digest);
         return;
     }
@@ -156,7 +183,9 @@ void pipe_sha256_final(pipe_sha256 *s, unsigned char digest[PIPE_SHA256_SIZE])
 void pipe_sha256_discard(pipe_sha256 *s)
 {
     EVP_MD_CTX_free(s->evp);
-    memset(s, 0, sizeof *s);
+    s->evp = NULL;
+    s->mode = WAITING;
+    s->nsmall = 0;
 }
 
 void pipe_sha256_to_hex(const unsigned char digest[PIPE_SHA256_SIZE], char hex[PIPE_SHA256_HEX_SIZE])
