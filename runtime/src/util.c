@@ -45,6 +45,9 @@ char *pipe_asprintf(const char *fmt, ...)
 
 int pipe_mkdirs(const char *path, char *err, size_t errsize)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0; /* the common case: one call, not one per component */
     char *p = pipe_strdup(path);
     if (!p)
         return PIPE_ENOMEM;
