@@ -2,6 +2,8 @@
 # Per-step overhead of the local runtime: a pipeline of 101 no-op steps in a
 # chain, run locally, against spawning /bin/true 101 times, in the same run.
 #   bash bench/overhead.sh [N_STEPS] [PIPEC]
+# The store is made under $TMPDIR: TMPDIR=/dev/shm (tmpfs) shows the time
+# without the disk's fsyncs (docs/performance.md).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-101}
