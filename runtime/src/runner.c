@@ -55,7 +55,7 @@ typedef struct runner {
     const char *store;
     char run_id[PIPE_RUN_ID_SIZE + 128];
     char *run_dir;
-    char exe[4096];       /* readlink /proc/self/exe: the children's argv[0] */
+    char exe[4096];       /* readlink /proc/self/exe: named in the closing hint */
     const pipe_program *prog;
     bool no_cache;
     bool verify; /* --verify, passed to each invocation */
@@ -183,7 +183,6 @@ fail:
     return rc;
 }
 
-/* Starts `EXE step ID ...` for invocation i, in a process group of its own. */
 /* What the forked supervisor needs: `step`'s arguments and environment. */
 typedef struct step_call {
     const runner *r;
@@ -204,6 +203,8 @@ static int run_step_here(void *arg)
     return pipe_cmd_step(c->r->prog, c->r->m, c->argc, c->argv);
 }
 
+/* Starts the supervisor of invocation i (what `EXE step ID ...` runs), in a
+   process group of its own. */
 static int spawn(runner *r, size_t i, char *err, size_t errsize)
 {
     const pipe_minvocation *inv = &r->m->invocations[i];
@@ -211,7 +212,6 @@ static int spawn(runner *r, size_t i, char *err, size_t errsize)
     size_t nenv = 0;
     const char *args[12];
     size_t na = 0;
-    args[na++] = r->exe;
     args[na++] = "step";
     args[na++] = inv->id;
     args[na++] = "--run-id";
@@ -233,7 +233,7 @@ static int spawn(runner *r, size_t i, char *err, size_t errsize)
     /* The supervisor runs in a fork of this process, as `EXE step ...` would
        run it but without executing the bundle again: no dynamic loading and
        no manifest parse per invocation (docs/performance.md). */
-    step_call call = {.r = r, .argc = (int)na - 1, .argv = (char **)args + 1, .env = env};
+    step_call call = {.r = r, .argc = (int)na, .argv = (char **)args, .env = env};
     pipe_child_spec spec = {.fn = run_step_here, .arg = &call, .what = "the supervisor of an invocation"};
     char why[512];
     if ((rc = pipe_child_spawn(&r->slots[i].child, &spec, why, sizeof why)) != 0)

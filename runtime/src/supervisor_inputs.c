@@ -135,8 +135,8 @@ bool pipe_supervisor_try_cache(pipe_supervisor *s)
 {
     pipe_cache_hit *hit = NULL;
     char why[1024] = "", err[1024] = "";
-    int rc = pipe_cache_lookup(s->store, s->rec->cache_key, s->output_names, s->ms->noutputs, s->o.verify, &hit, why, sizeof why,
-                               err, sizeof err);
+    int rc = pipe_cache_lookup(s->store, s->rec->cache_key, s->output_names, s->ms->noutputs, s->o.verify, &hit, why,
+                               sizeof why, err, sizeof err);
     if (rc != 0) {
         pipe_supervisor_note(s, "cache look-up failed: %s", err);
         return false;
