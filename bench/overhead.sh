@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Per-step overhead of the local runtime: a pipeline of 100 no-op steps in a
-# chain, run locally, against spawning /bin/true 100 times, in the same run.
+# Per-step overhead of the local runtime: a pipeline of 101 no-op steps in a
+# chain, run locally, against spawning /bin/true 101 times, in the same run.
 #   bash bench/overhead.sh [N_STEPS] [PIPEC]
+# The store is made under $TMPDIR: TMPDIR=/dev/shm (tmpfs) shows the time
+# without the disk's fsyncs (docs/performance.md).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-n=${1:-100}
+n=${1:-101}
 pipec=${2:-$root/build/compiler/pipec}
 [ -x "$pipec" ] || { echo "build pipec first (cmake --build build)"; exit 2; }
 work=$(mktemp -d)

@@ -21,10 +21,10 @@
 #include "template.h"
 
 /* Packages the build stage needs (CUDA images add g++, nvcc's host compiler). */
-#define BUILD_PACKAGES "cmake make gcc libc6-dev libyaml-dev"
+#define BUILD_PACKAGES "cmake make gcc libc6-dev libyaml-dev libssl-dev"
 /* What the executable links at run time besides libc (and CUDA's libraries,
    which CUDA images bring). */
-#define RUNTIME_PACKAGES "libyaml-0-2"
+#define RUNTIME_PACKAGES "libyaml-0-2 libssl3"
 
 typedef struct image_use {
     const bundle_image *img;

@@ -187,7 +187,7 @@ static void setup_script(strbuf *sb, const bundle *b, const pipe_minvocation *in
                 "# Build tools, libyaml and the packages of @docker, then the bundle.\n"
                 "as_root env DEBIAN_FRONTEND=noninteractive apt-get update\n"
                 "as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends"
-                " cmake build-essential pkg-config libyaml-dev");
+                " cmake build-essential pkg-config libyaml-dev libssl-dev");
     all_packages(b, sb);
     if (img->nrequirements)
         sb_puts(sb, " python3-venv");

@@ -30,6 +30,7 @@ REQUIRED=(
     "bison           cmd:bison"
     "pkg-config      cmd:pkg-config"
     "libyaml-dev     pkg:libyaml-dev|pc:yaml-0.1"
+    "libssl-dev      pkg:libssl-dev|pc:libcrypto"
     "clang           cmd:clang"
     "python3         cmd:python3"
     "python3-venv    pkg:python3-venv"

@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctx.h"
 #include "ctx_error.h"
+#include "digest_note.h"
+#include "hashed_stream.h"
 #include "metrics.h"
 #include "store.h"
 #include "pipe/pipe.h"
@@ -34,6 +37,7 @@ void pipe_ctx_destroy(pipe_ctx *ctx)
         free(ctx->outputs[i].name);
         free(ctx->outputs[i].final_path);
         free(ctx->outputs[i].tmp_path);
+        pipe_hashed_stream_free(ctx->outputs[i].hashed);
     }
     free(ctx->outputs);
     free(ctx->invocation);
@@ -103,6 +107,7 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
         pipe_ctx_output *o = &ctx->outputs[ctx->noutputs];
         const char *name = cfg->output_names[ctx->noutputs];
         o->name = pipe_strdup(name);
+        o->fd = -1;
         o->final_path = pipe_asprintf("%s/outputs/%s", ctx->dir, name);
         /* Other ranks write nowhere that counts: a file in their scratch. */
         o->tmp_path = ctx->rank == 0 ? pipe_asprintf("%s/outputs/.%s.tmp.%ld", ctx->dir, name, (long)getpid())
@@ -153,16 +158,32 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
     for (size_t i = 0; i < ctx->noutputs; i++) {
         pipe_ctx_output *o = &ctx->outputs[i];
         bool written = o->stream != NULL || o->path_given;
+        struct stat st;
+        bool noted = false; /* the stream's digest, to be noted once the file is in place */
+        char hex[PIPE_SHA256_HEX_SIZE];
         if (o->stream) {
             bool bad = fflush(o->stream) != 0 || ferror(o->stream);
-            if (!bad && rc == 0 && ctx->rank == 0 && fsync(fileno(o->stream)) != 0)
-                bad = true;
+            if (!bad && rc == 0 && o->fd >= 0) {
+                if (fsync(o->fd) != 0 || fstat(o->fd, &st) != 0)
+                    bad = true;
+                else
+                    o->fd_synced = true;
+            }
             int saved = errno;
             if (fclose(o->stream) != 0)
                 bad = true;
             else
                 errno = saved;
             o->stream = NULL;
+            if (o->fd >= 0 && close(o->fd) != 0 && !bad) {
+                bad = true;
+                saved = errno;
+            }
+            o->fd = -1;
+            uint64_t size = 0;
+            /* Not when the path was handed out too: bytes may have come that way. */
+            noted = !bad && rc == 0 && o->fd_synced && !o->path_given && o->hashed &&
+                    pipe_hashed_stream_digest(o->hashed, hex, &size) && size == (uint64_t)st.st_size;
             if (bad && rc == 0 && result == 0) {
                 pipe_errf(err, errsize, "cannot write output `%s` (%s): %s", o->name, o->tmp_path, strerror(errno));
                 result = PIPE_EIO;
@@ -176,12 +197,16 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
         }
         if (!pipe_file_exists(o->tmp_path))
             continue; /* pipe_output_path was asked for but nothing was written: the supervisor reports it */
-        if (fsync_path(o->tmp_path, O_RDONLY) != 0 || rename(o->tmp_path, o->final_path) != 0) {
+        /* A stream's file was fsynced through its descriptor above (a path handed out
+           may have been replaced, so that one is synced by name). */
+        if (((!o->fd_synced || o->path_given) && fsync_path(o->tmp_path, O_RDONLY) != 0) || rename(o->tmp_path, o->final_path) != 0) {
             pipe_errf(err, errsize, "cannot commit output `%s` to %s: %s", o->name, o->final_path, strerror(errno));
             unlink(o->tmp_path);
             result = PIPE_EIO;
             continue;
         }
+        if (noted)
+            pipe_digest_note_write(o->final_path, hex, &st); /* a hint: without it the supervisor reads the file */
         o->committed = renamed = true;
     }
     if (result != 0) {
@@ -276,12 +301,15 @@ FILE *pipe_output_open(pipe_ctx *ctx, const char *name)
                        strerror(errno));
         return NULL;
     }
-    o->stream = fdopen(fd, "wb");
+    /* Rank 0's bytes are hashed on their way to the file (hashed_stream.h). */
+    o->stream = ctx->rank == 0 ? pipe_hashed_stream_open(fd, &o->hashed) : fdopen(fd, "wb");
     if (!o->stream) {
         pipe_ctx_error(ctx, PIPE_ENOMEM, "pipe_output_open: %s", strerror(errno));
         close(fd);
         return NULL;
     }
+    if (ctx->rank == 0)
+        o->fd = fd;
     return o->stream;
 }
 

@@ -107,6 +107,8 @@ static int digest_folder(const char *path, int depth, unsigned char out[PIPE_SHA
     free_list(names, n);
     if (rc == 0)
         pipe_sha256_final(&h, out);
+    else
+        pipe_sha256_discard(&h);
     return rc;
 }
 

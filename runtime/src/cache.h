@@ -38,9 +38,10 @@ typedef struct pipe_cache_hit {
 /* Looks KEY up. *hit is NULL on a miss: no entry, an entry whose step.yaml is
    gone or not `done`, or an output that is missing or whose SHA-256 no longer
    matches the record (why goes into why, when given, for the log). Each
-   output named in outputs[] must be in the record. Errors only for I/O
-   failures. */
-int pipe_cache_lookup(const char *store, const char *key, const char *const *outputs, size_t noutputs,
+   output named in outputs[] must be in the record. An output file whose
+   size and modification time are still those recorded is not read again
+   unless verify. Errors only for I/O failures. */
+int pipe_cache_lookup(const char *store, const char *key, const char *const *outputs, size_t noutputs, bool verify,
                       pipe_cache_hit **hit, char *why, size_t whysize, char *err, size_t errsize);
 void pipe_cache_hit_free(pipe_cache_hit *hit);
 

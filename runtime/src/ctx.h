@@ -24,6 +24,9 @@ typedef struct pipe_ctx_output {
     char *final_path; /* DIR/outputs/NAME */
     char *tmp_path;   /* DIR/outputs/.NAME.tmp.PID (rank 0), a scratch file on other ranks */
     FILE *stream;     /* from pipe_output_open; NULL until then */
+    int fd;           /* the stream's descriptor on rank 0 (-1: none) */
+    bool fd_synced;   /* fsynced through fd by pipe_ctx_finish */
+    struct pipe_hashed_stream *hashed; /* the digest of what went through stream (rank 0) */
     bool path_given;  /* pipe_output_path handed tmp_path out */
     bool committed;   /* renamed to final_path by pipe_ctx_finish */
 } pipe_ctx_output;

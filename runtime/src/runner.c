@@ -55,8 +55,10 @@ typedef struct runner {
     const char *store;
     char run_id[PIPE_RUN_ID_SIZE + 128];
     char *run_dir;
-    char exe[4096];       /* readlink /proc/self/exe: the children's argv[0] */
+    char exe[4096];       /* readlink /proc/self/exe: named in the closing hint */
+    const pipe_program *prog;
     bool no_cache;
+    bool verify; /* --verify, passed to each invocation */
     long jobs;
     pipe_local_resources local;
     pipe_pool pool;
@@ -79,12 +81,14 @@ typedef struct runner {
 static void run_usage(FILE *out)
 {
     fputs("usage: EXE run [--param NAME=VALUE ...] [--config FILE] [--store DIR] [--no-cache]\n"
-          "               [--strict-resources] [--jobs N] [--run-id ID]\n"
+          "               [--verify] [--strict-resources] [--jobs N] [--run-id ID]\n"
           "\n"
           "  --param NAME=VALUE   set a pipeline parameter (repeatable; overrides --config)\n"
           "  --config FILE        YAML: params: {NAME: VALUE}, store, jobs, no_cache, strict_resources\n"
           "  --store DIR          the artifact store (default $PIPE_STORE, else .pipe)\n"
           "  --no-cache           run every invocation, even when an earlier result matches\n"
+          "  --verify             hash every input and cached output again, even files whose\n"
+          "                       size and modification time are those recorded\n"
           "  --strict-resources   refuse to run when this machine cannot meet a request\n"
           "  --jobs N             at most N invocations at once\n"
           "  --run-id ID          name the run (default: UTC time and 6 random hex digits)\n",
@@ -179,7 +183,28 @@ fail:
     return rc;
 }
 
-/* Starts `EXE step ID ...` for invocation i, in a process group of its own. */
+/* What the forked supervisor needs: `step`'s arguments and environment. */
+typedef struct step_call {
+    const runner *r;
+    int argc;
+    char **argv; /* "step", INVOCATION, options */
+    char **env;
+} step_call;
+
+/* In the child (child.c's fn): what `EXE step ...` does after its start.
+   The runner is single-threaded, so the child may run anything; it drops
+   the run lock (the runner's alone) and takes its environment. */
+static int run_step_here(void *arg)
+{
+    const step_call *c = arg;
+    if (c->r->lock_fd >= 0)
+        close(c->r->lock_fd);
+    environ = c->env;
+    return pipe_cmd_step(c->r->prog, c->r->m, c->argc, c->argv);
+}
+
+/* Starts the supervisor of invocation i (what `EXE step ID ...` runs), in a
+   process group of its own. */
 static int spawn(runner *r, size_t i, char *err, size_t errsize)
 {
     const pipe_minvocation *inv = &r->m->invocations[i];
@@ -187,7 +212,6 @@ static int spawn(runner *r, size_t i, char *err, size_t errsize)
     size_t nenv = 0;
     const char *args[12];
     size_t na = 0;
-    args[na++] = r->exe;
     args[na++] = "step";
     args[na++] = inv->id;
     args[na++] = "--run-id";
@@ -197,6 +221,8 @@ static int spawn(runner *r, size_t i, char *err, size_t errsize)
     args[na++] = "--echo";
     if (r->no_cache)
         args[na++] = "--no-cache";
+    if (r->verify)
+        args[na++] = "--verify";
     args[na] = NULL;
 
     int rc = build_env(r, i, &env, &nenv);
@@ -204,12 +230,11 @@ static int spawn(runner *r, size_t i, char *err, size_t errsize)
         pipe_errf(err, errsize, "out of memory");
         return rc;
     }
-    pipe_child_spec spec = {
-        .path = "/proc/self/exe",
-        .argv = (char *const *)args,
-        .envp = env,
-        .what = "the bundle executable (/proc/self/exe)",
-    };
+    /* The supervisor runs in a fork of this process, as `EXE step ...` would
+       run it but without executing the bundle again: no dynamic loading and
+       no manifest parse per invocation (docs/performance.md). */
+    step_call call = {.r = r, .argc = (int)na, .argv = (char **)args, .env = env};
+    pipe_child_spec spec = {.fn = run_step_here, .arg = &call, .what = "the supervisor of an invocation"};
     char why[512];
     if ((rc = pipe_child_spawn(&r->slots[i].child, &spec, why, sizeof why)) != 0)
         pipe_errf(err, errsize, "cannot start %s: %s", inv->id, why);
@@ -521,7 +546,6 @@ static int check_requests(const runner *r, bool strict)
 
 int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
 {
-    (void)prog;
     runner r;
     pipe_run_config cfg = {0};
     pipe_param_values params = {0};
@@ -537,6 +561,7 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
 
     memset(&r, 0, sizeof r);
     r.m = m;
+    r.prog = prog;
     r.lock_fd = -1;
     ssize_t exe_len = readlink("/proc/self/exe", r.exe, sizeof r.exe - 1);
     if (exe_len <= 0)
@@ -565,6 +590,8 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
                 goto done;
         } else if (strcmp(arg, "--no-cache") == 0) {
             no_cache = true;
+        } else if (strcmp(arg, "--verify") == 0) {
+            r.verify = true;
         } else if (strcmp(arg, "--strict-resources") == 0) {
             strict = true;
         } else {

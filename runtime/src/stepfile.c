@@ -1,10 +1,12 @@
 #include "stepfile.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pipe/error.h"
 #include "util.h"
@@ -41,6 +43,13 @@ static void emit_artifacts(pipe_yw *w, const char *key, const pipe_step_artifact
         pipe_yw_key_plain(w, "path", a[i].path);
         if (a[i].sha256)
             pipe_yw_key_plain(w, "sha256", a[i].sha256);
+        if (a[i].size >= 0 && a[i].mtime_ns >= 0) {
+            char num[32];
+            snprintf(num, sizeof num, "%" PRId64, a[i].size);
+            pipe_yw_key_plain(w, "size", num);
+            snprintf(num, sizeof num, "%" PRId64, a[i].mtime_ns);
+            pipe_yw_key_plain(w, "mtime_ns", num);
+        }
         pipe_yw_map_end(w);
     }
     pipe_yw_map_end(w);
@@ -204,7 +213,25 @@ static int add_artifact(pipe_step_artifact **items, size_t *n, const char *name,
     a->name = nm;
     a->path = p;
     a->sha256 = s;
+    a->size = a->mtime_ns = -1;
     return 0;
+}
+
+void pipe_step_artifact_stamp(pipe_step_artifact *a, const char *path)
+{
+    struct stat st;
+    bool file = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    a->size = file ? (int64_t)st.st_size : -1;
+    a->mtime_ns = file ? (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec : -1;
+}
+
+bool pipe_step_artifact_unchanged(const pipe_step_artifact *a, const char *path)
+{
+    if (a->size < 0 || a->mtime_ns < 0)
+        return false;
+    pipe_step_artifact now = {0};
+    pipe_step_artifact_stamp(&now, path);
+    return now.size == a->size && now.mtime_ns == a->mtime_ns;
 }
 
 int pipe_step_record_add_input(pipe_step_record *r, const char *name, const char *path, const char *sha256)
@@ -277,6 +304,18 @@ static int parse_int(reader *rd, yaml_node_t *n, const char *key, int *out)
     return 0;
 }
 
+static int parse_int64(reader *rd, yaml_node_t *n, const char *key, int64_t *out)
+{
+    const char *t = pipe_yr_text(n);
+    char *end;
+    errno = 0;
+    long long v = t ? strtoll(t, &end, 10) : 0;
+    if (!t || !*t || *end || errno || v < 0)
+        return bad(rd, n, key, "must be a whole number of at least 0");
+    *out = (int64_t)v;
+    return 0;
+}
+
 static int parse_double(reader *rd, yaml_node_t *n, const char *key, double *out)
 {
     const char *t = pipe_yr_text(n);
@@ -320,6 +359,14 @@ static int parse_artifacts(reader *rd, yaml_node_t *root, const char *key, pipe_
         int rc = add_artifact(items, n, name, path, sha);
         if (rc != 0)
             return rc;
+        /* Optional: a file's size and modification time when it was hashed. */
+        yaml_node_t *size = pipe_yr_get(&rd->yr, v, "size"), *mtime = pipe_yr_get(&rd->yr, v, "mtime_ns");
+        if (size && mtime) {
+            pipe_step_artifact *a = &(*items)[*n - 1];
+            if ((rc = parse_int64(rd, size, "size", &a->size)) != 0 ||
+                (rc = parse_int64(rd, mtime, "mtime_ns", &a->mtime_ns)) != 0)
+                return rc;
+        }
     }
     return 0;
 }

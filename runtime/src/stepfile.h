@@ -10,17 +10,23 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pipe/manifest.h"
 
 typedef enum { PIPE_STEP_DONE, PIPE_STEP_CACHED, PIPE_STEP_FAILED } pipe_step_status;
 
 /* An input or output: its path and the SHA-256 (64 lower-case hex digits) of
-   its bytes; sha256 is NULL when unknown (a failed step's missing output). */
+   its bytes; sha256 is NULL when unknown (a failed step's missing output).
+   A file's size and modification time (nanoseconds since the epoch) when
+   it was hashed, -1 when not known (a folder, an older record): a file that
+   still has both is not hashed again unless asked (`run --verify`). */
 typedef struct pipe_step_artifact {
     char *name;
     char *path;
     char *sha256;
+    int64_t size;
+    int64_t mtime_ns;
 } pipe_step_artifact;
 
 typedef struct pipe_step_metric {
@@ -79,6 +85,12 @@ const pipe_step_artifact *pipe_step_record_input(const pipe_step_record *r, cons
 int pipe_step_record_add_param(pipe_step_record *r, const char *name, const char *value);
 int pipe_step_record_add_input(pipe_step_record *r, const char *name, const char *path, const char *sha256);
 int pipe_step_record_add_output(pipe_step_record *r, const char *name, const char *path, const char *sha256);
+/* Records the size and modification time path has now (a regular file;
+   -1 otherwise) as those of a, which was just hashed. */
+void pipe_step_artifact_stamp(pipe_step_artifact *a, const char *path);
+/* Whether the file at path still has a's recorded size and modification
+   time (false when a has none, or path is not a regular file). */
+bool pipe_step_artifact_unchanged(const pipe_step_artifact *a, const char *path);
 /* Sets a metric, replacing an earlier value of the same name. */
 int pipe_step_record_set_metric(pipe_step_record *r, const char *name, double value);
 

@@ -50,8 +50,8 @@ static void unknown_invocation(const pipe_manifest *m, const char *id, char *err
 /* ---- options ---- */
 
 static const char usage_text[] =
-    "usage: step INVOCATION --run-id ID [--store DIR] [--param NAME=VALUE ...] [--no-cache] [--echo]\n"
-    "            [--machine-rank N] [--main-process-ip ADDR]";
+    "usage: step INVOCATION --run-id ID [--store DIR] [--param NAME=VALUE ...] [--no-cache] [--verify]\n"
+    "            [--echo] [--machine-rank N] [--main-process-ip ADDR]";
 
 /* 1 for --help; 0; or PIPE_EUSAGE with the message in err. */
 static int parse_options(int argc, char **argv, pipe_step_options *o, char *err, size_t errsize)
@@ -69,6 +69,10 @@ static int parse_options(int argc, char **argv, pipe_step_options *o, char *err,
         }
         if (strcmp(a, "--echo") == 0) {
             o->echo = true;
+            continue;
+        }
+        if (strcmp(a, "--verify") == 0) {
+            o->verify = true;
             continue;
         }
         static const char *const with_value[] = {"--run-id", "--store", "--param", "--machine-rank",
@@ -107,7 +111,7 @@ static int parse_options(int argc, char **argv, pipe_step_options *o, char *err,
             o->launch.main_process_ip = value;
         else if (a[0] == '-' && a[1] != '\0') {
             pipe_errf(err, errsize,
-                      "unknown option `%s` for step (options: --run-id, --store, --param, --no-cache, --echo, "
+                      "unknown option `%s` for step (options: --run-id, --store, --param, --no-cache, --verify, --echo, "
                       "--machine-rank, --main-process-ip)",
                       a);
             return PIPE_EUSAGE;

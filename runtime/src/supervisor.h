@@ -33,6 +33,7 @@ typedef struct pipe_step_options {
     const char **params; /* "NAME=VALUE" from --param */
     size_t nparams;
     bool no_cache, echo;
+    bool verify; /* --verify: hash inputs and cached outputs again, whatever their size and time say */
     pipe_launch_options launch; /* --machine-rank, --main-process-ip */
 } pipe_step_options;
 

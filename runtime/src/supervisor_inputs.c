@@ -80,14 +80,20 @@ int pipe_supervisor_resolve_args(pipe_supervisor *s, char *err, size_t errsize)
                     pipe_errf(err, errsize, "input `%s` of `%s` is output `%s` of `%s`, which is missing: %s", pname,
                               s->inv->id, oname, prod->id, opath);
                     rc = PIPE_ESTEP;
-                } else if (out && out->sha256) {
+                } else if (out && out->sha256 && !s->o.verify &&
+                           (pipe_step_artifact_unchanged(out, opath) || out->size < 0)) {
+                    /* As recorded: the file has its recorded size and time,
+                       or is a folder (or an older record) with no stamp. */
                     snprintf(hex, sizeof hex, "%s", out->sha256);
                 } else if (pipe_artifact_digest(opath, hex, rerr, sizeof rerr) != 0) {
                     pipe_errf(err, errsize, "input `%s` of `%s`: %s", pname, s->inv->id, rerr);
                     rc = PIPE_ESTEP;
+                } else if (out && out->sha256 && strcmp(hex, out->sha256) != 0) {
+                    pipe_supervisor_note(s, "input `%s` changed since `%s` recorded it: using its bytes as they are now",
+                                         pname, prod->id);
                 }
-                if (rc == 0)
-                    rc = pipe_step_record_add_input(s->rec, pname, opath, hex);
+                if (rc == 0 && (rc = pipe_step_record_add_input(s->rec, pname, opath, hex)) == 0)
+                    pipe_step_artifact_stamp(&s->rec->inputs[s->rec->ninputs - 1], opath);
             }
             pipe_step_record_free(pr);
             free(pfile);
@@ -129,8 +135,8 @@ bool pipe_supervisor_try_cache(pipe_supervisor *s)
 {
     pipe_cache_hit *hit = NULL;
     char why[1024] = "", err[1024] = "";
-    int rc = pipe_cache_lookup(s->store, s->rec->cache_key, s->output_names, s->ms->noutputs, &hit, why, sizeof why,
-                               err, sizeof err);
+    int rc = pipe_cache_lookup(s->store, s->rec->cache_key, s->output_names, s->ms->noutputs, s->o.verify, &hit, why,
+                               sizeof why, err, sizeof err);
     if (rc != 0) {
         pipe_supervisor_note(s, "cache look-up failed: %s", err);
         return false;
@@ -150,6 +156,8 @@ bool pipe_supervisor_try_cache(pipe_supervisor *s)
             free(dst);
             goto fail;
         }
+        /* A link has the source's size and time, a copy its own: both hold the verified bytes. */
+        pipe_step_artifact_stamp(&s->rec->outputs[s->rec->noutputs - 1], dst);
         free(dst);
     }
     for (size_t i = 0; i < hit->record->nmetrics; i++)

@@ -10,6 +10,7 @@
 
 #include "artifact.h"
 #include "commands.h"
+#include "digest_note.h"
 #include "metrics.h"
 #include "pipe/error.h"
 #include "pipe/base.h"
@@ -147,15 +148,17 @@ char *pipe_supervisor_collect_outputs(pipe_supervisor *s)
         char hex[PIPE_SHA256_HEX_SIZE];
         if (!path)
             return pipe_strdup("out of memory");
-        int rc = pipe_artifact_digest(path, hex, err, sizeof err);
+        /* The digest the worker computed while writing, when its note still
+           matches the file; else one read of the file. */
+        int rc = pipe_digest_note_take(path, hex) ? 0 : pipe_artifact_digest(path, hex, err, sizeof err);
         if (rc == PIPE_ENOENT) {
             free(path);
             return pipe_asprintf("step `%s` returned 0 but did not write output `%s` (pipe_output_open or "
                                  "pipe_output_path)",
                                  s->ms->name, name);
         }
-        if (rc == 0)
-            rc = pipe_step_record_add_output(s->rec, name, path, hex);
+        if (rc == 0 && (rc = pipe_step_record_add_output(s->rec, name, path, hex)) == 0)
+            pipe_step_artifact_stamp(&s->rec->outputs[s->rec->noutputs - 1], path);
         free(path);
         if (rc != 0)
             return pipe_asprintf("output `%s`: %s", name, rc == PIPE_ENOMEM ? "out of memory" : err);

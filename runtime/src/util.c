@@ -45,6 +45,9 @@ char *pipe_asprintf(const char *fmt, ...)
 
 int pipe_mkdirs(const char *path, char *err, size_t errsize)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0; /* the common case: one call, not one per component */
     char *p = pipe_strdup(path);
     if (!p)
         return PIPE_ENOMEM;
@@ -66,7 +69,7 @@ int pipe_mkdirs(const char *path, char *err, size_t errsize)
     return 0;
 }
 
-int pipe_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize)
+static int write_replace(const char *path, const void *data, size_t len, bool durable, char *err, size_t errsize)
 {
     char *tmp = pipe_asprintf("%s.tmp.%ld", path, (long)getpid());
     if (!tmp)
@@ -93,7 +96,7 @@ int pipe_write_file_atomic(const char *path, const void *data, size_t len, char 
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+    if ((durable && fsync(fd) != 0) || close(fd) != 0 || rename(tmp, path) != 0) {
         pipe_errf(err, errsize, "cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
         free(tmp);
@@ -101,6 +104,16 @@ int pipe_write_file_atomic(const char *path, const void *data, size_t len, char 
     }
     free(tmp);
     return 0;
+}
+
+int pipe_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize)
+{
+    return write_replace(path, data, len, true, err, errsize);
+}
+
+int pipe_write_file_hint(const char *path, const void *data, size_t len, char *err, size_t errsize)
+{
+    return write_replace(path, data, len, false, err, errsize);
 }
 
 bool pipe_file_exists(const char *path)

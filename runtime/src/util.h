@@ -26,6 +26,9 @@ char *pipe_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int pipe_mkdirs(const char *path, char *err, size_t errsize);
 /* Temp file + fsync + rename: readers see the old or the new bytes, never a mix. */
 int pipe_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize);
+/* The same without the fsync, for a file whose loss or damage in a crash
+   only costs time (a cache entry: a look-up checks what it names). */
+int pipe_write_file_hint(const char *path, const void *data, size_t len, char *err, size_t errsize);
 bool pipe_file_exists(const char *path);
 bool pipe_dir_exists(const char *path);
 

@@ -28,8 +28,8 @@ root=$2
 work=$3/docker-build
 base=localhost/pipec-test:bookworm
 image=localhost/pipec-hello-test:latest
-recipe=2 # bump when what goes into the base image changes
-packages=cmake,make,gcc,libc6-dev,libyaml-dev,libyaml-0-2
+recipe=3 # bump when what goes into the base image changes
+packages=cmake,make,gcc,libc6-dev,libyaml-dev,libyaml-0-2,libssl-dev,libssl3
 mirror=${PIPEC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$work"
 

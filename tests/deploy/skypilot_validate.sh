@@ -242,7 +242,7 @@ for inv in invs:
             packages.append("python3")
         want = [["apt-get", "update"],
                 ["apt-get", "install", "-y", "--no-install-recommends", "cmake", "build-essential", "pkg-config",
-                 "libyaml-dev"] + packages]
+                 "libyaml-dev", "libssl-dev"] + packages]
         for q in reqs:
             if q not in LITERALS:
                 fail(f"{where}: requirement {q!r} is no string of the .pipe file")

@@ -91,6 +91,30 @@ if expect_exit 0 $st r2.out && has r2.out "  produce  cached (from $RUN1/produce
     ok
 fi
 
+# ---- outputs are stamped; --verify hashes them again ----
+begin "a file with its recorded size and time is trusted; --verify hashes it"
+N1=".pipe/$RUN1/produce/outputs/numbers"
+if ! grep -q "size: " ".pipe/$RUN1/produce/step.yaml" || ! grep -q "mtime_ns: " ".pipe/$RUN1/produce/step.yaml"; then
+    fail "no size or mtime_ns in step.yaml" ".pipe/$RUN1/produce/step.yaml"
+else
+    # Other bytes behind the same size and modification time (in place:
+    # the cached runs' links see them too).
+    touch -r "$N1" stamp.ref
+    printf 9 | dd of="$N1" bs=1 count=1 conv=notrunc 2>/dev/null
+    touch -r stamp.ref "$N1"
+    "$D" run --param sleep_ms=10 >v1.out 2>&1
+    st=$?
+    if expect_exit 0 $st v1.out && has v1.out "  produce  cached"; then
+        "$D" run --param sleep_ms=10 --verify >v2.out 2>&1
+        st=$?
+        RUNV=$(run_id_of v2.out)
+        if expect_exit 0 $st v2.out && has v2.out "  produce  done" && hasnt v2.out "  produce  cached" &&
+            has ".pipe/$RUNV/produce/log" "changed since it was recorded"; then
+            ok
+        fi
+    fi
+fi
+
 begin "--no-cache reruns"
 "$D" run --param sleep_ms=400 --no-cache >r3.out 2>&1
 st=$?

@@ -1,5 +1,6 @@
 /* The step cache: keys, look-ups (hit, miss, invalidated digest, failed or
    missing records), recording, and linking outputs into a new run. */
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "cache.h"
@@ -25,9 +26,9 @@ static void test_keys(void)
     pipe_kv p3[] = {{"lr", "0.05"}, {"epochs", "5"}};
     pipe_kv s1[] = {{"a", "b\0"}, {"c", ""}};
     pipe_kv s2[] = {{"a", ""}, {"bc", ""}};
-    pipe_step_artifact i1[] = {{"data", "/x", "aaaa"}};
-    pipe_step_artifact i2[] = {{"data", "/elsewhere", "aaaa"}};
-    pipe_step_artifact i3[] = {{"data", "/x", "bbbb"}};
+    pipe_step_artifact i1[] = {{"data", "/x", "aaaa", -1, -1}};
+    pipe_step_artifact i2[] = {{"data", "/elsewhere", "aaaa", -1, -1}};
+    pipe_step_artifact i3[] = {{"data", "/x", "bbbb", -1, -1}};
 
     key_of("d1", p1, 2, i1, 1, a);
     CHECK_EQ_U64(strlen(a), 64);
@@ -96,7 +97,7 @@ static void test_lookup(void)
     pipe_cache_hit *hit = (pipe_cache_hit *)1;
 
     /* Miss: nothing recorded. */
-    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
     CHECK_NULL(hit);
     CHECK(fx_contains(why, "no cache entry"));
 
@@ -106,7 +107,7 @@ static void test_lookup(void)
     char *entry = pipe_asprintf("%s/cache/%s", store, key), *entry_text = fx_read(entry);
     CHECK_STREQ(entry_text, "R1/train\n");
     free(entry_text);
-    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
     CHECK_NOT_NULL(hit);
     if (hit) {
         CHECK_STREQ(hit->from, "R1/train");
@@ -137,43 +138,43 @@ static void test_lookup(void)
     /* Invalidated: the output's bytes changed since they were recorded. */
     char *model = pipe_store_output_path(store, "R1", "train", "model");
     CHECK(fx_write(model, "tampered"));
-    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
     CHECK_NULL(hit);
     CHECK(fx_contains(why, "changed"));
 
     /* Missing output. */
     unlink(model);
-    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
     CHECK_NULL(hit);
     CHECK(fx_contains(why, "gone"));
 
     /* An output the record does not have. */
     make_invocation(store, "R1", "train", PIPE_STEP_DONE, "weights v1");
     const char *more[] = {"model", "report"};
-    CHECK_EQ_INT(pipe_cache_lookup(store, key, more, 2, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, more, 2, false, &hit, why, sizeof why, err, sizeof err), 0);
     CHECK_NULL(hit);
     CHECK(fx_contains(why, "report"));
 
     /* The record is not `done`. */
     make_invocation(store, "R1", "train", PIPE_STEP_FAILED, "weights v1");
-    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
     CHECK_NULL(hit);
     CHECK(fx_contains(why, "failed"));
 
     /* The record is gone. */
     char *step = pipe_store_step_file(store, "R1", "train");
     unlink(step);
-    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
     CHECK_NULL(hit);
 
     /* A malformed entry. */
     CHECK(fx_write(entry, "../../etc/passwd\n"));
-    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
     CHECK_NULL(hit);
     CHECK(fx_contains(why, "malformed"));
 
     /* Bad keys. */
-    CHECK_EQ_INT(pipe_cache_lookup(store, "../x", outputs, 1, &hit, why, sizeof why, err, sizeof err), PIPE_EINVAL);
+    CHECK_EQ_INT(pipe_cache_lookup(store, "../x", outputs, 1, false, &hit, why, sizeof why, err, sizeof err), PIPE_EINVAL);
     CHECK_EQ_INT(pipe_cache_record(store, "ABC", "R", "i", err, sizeof err), PIPE_EINVAL);
 
     free(step);
@@ -182,9 +183,57 @@ static void test_lookup(void)
     fx_rmtree(store);
 }
 
+/* An output recorded with its size and modification time: bytes changed
+   behind the same size and time are trusted (not read again) unless
+   verify; a changed size is noticed either way. */
+static void test_stamped_outputs(void)
+{
+    char *store = fx_tempdir("cache-stamp");
+    char err[512], why[512];
+    const char *key = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    const char *outputs[] = {"model"};
+    pipe_cache_hit *hit = NULL;
+    make_invocation(store, "R1", "train", PIPE_STEP_DONE, "weights v1");
+    CHECK_EQ_INT(pipe_cache_record(store, key, "R1", "train", err, sizeof err), 0);
+    char *step = pipe_store_step_file(store, "R1", "train"), *model = pipe_store_output_path(store, "R1", "train", "model");
+    pipe_step_record *r = NULL;
+    CHECK_EQ_INT(pipe_step_record_read(step, &r, err, sizeof err), 0);
+    if (!r)
+        return;
+    pipe_step_artifact_stamp(&r->outputs[0], model);
+    CHECK(r->outputs[0].size == 10 && r->outputs[0].mtime_ns > 0);
+    CHECK_EQ_INT(pipe_step_record_write(step, r, err, sizeof err), 0);
+    pipe_step_record_free(r);
+    char *text = fx_read(step);
+    CHECK(fx_contains(text, "size: 10"));
+    CHECK(fx_contains(text, "mtime_ns: "));
+    free(text);
+
+    struct stat st;
+    CHECK_EQ_INT(stat(model, &st), 0);
+    CHECK(fx_write(model, "weights v2")); /* the same size */
+    struct timespec times[2] = {st.st_atim, st.st_mtim};
+    CHECK_EQ_INT(utimensat(AT_FDCWD, model, times, 0), 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NOT_NULL(hit); /* trusted */
+    pipe_cache_hit_free(hit);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, true, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NULL(hit); /* verified: read, and found changed */
+    CHECK(fx_contains(why, "changed"));
+
+    CHECK(fx_write(model, "weights v10"));
+    CHECK_EQ_INT(utimensat(AT_FDCWD, model, times, 0), 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NULL(hit); /* another size: read */
+    free(step);
+    free(model);
+    fx_rmtree(store);
+}
+
 int main(void)
 {
     test_keys();
     test_lookup();
+    test_stamped_outputs();
     return check_summary();
 }

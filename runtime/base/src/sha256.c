@@ -1,11 +1,18 @@
-/* SHA-256 as FIPS 180-4 defines it (sections 4.1.2, 4.2.2, 5.1.1, 5.3.3, 6.2). */
+/* SHA-256 through OpenSSL's libcrypto (EVP), with built-in code as FIPS
+   180-4 defines it (sections 4.1.2, 4.2.2, 5.1.1, 5.3.3, 6.2) for when
+   libcrypto cannot give a context. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "pipe/base.h"
 #include "pipe/error.h"
+
+/* ---- built-in (the fallback) ---- */
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -54,7 +61,7 @@ static void compress(uint32_t h[8], const unsigned char *p)
     h[7] += hh;
 }
 
-void pipe_sha256_init(pipe_sha256 *s)
+static void builtin_init(pipe_sha256 *s)
 {
     static const uint32_t H0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -63,7 +70,7 @@ void pipe_sha256_init(pipe_sha256 *s)
     s->used = 0;
 }
 
-void pipe_sha256_update(pipe_sha256 *s, const void *data, size_t len)
+static void builtin_update(pipe_sha256 *s, const void *data, size_t len)
 {
     const unsigned char *p = data;
     s->length += len;
@@ -84,7 +91,7 @@ void pipe_sha256_update(pipe_sha256 *s, const void *data, size_t len)
     s->used = len;
 }
 
-void pipe_sha256_final(pipe_sha256 *s, unsigned char digest[PIPE_SHA256_SIZE])
+static void builtin_final(pipe_sha256 *s, unsigned char digest[PIPE_SHA256_SIZE])
 {
     uint64_t bits = s->length * 8;
     s->block[s->used++] = 0x80;
@@ -104,6 +111,81 @@ void pipe_sha256_final(pipe_sha256 *s, unsigned char digest[PIPE_SHA256_SIZE])
         digest[4 * i + 3] = (unsigned char)s->h[i];
     }
     memset(s, 0, sizeof *s);
+}
+
+
+/* ---- the API: libcrypto for more than a few bytes ---- */
+
+enum { WAITING = 0, LIBCRYPTO = 1, BUILTIN = 2 };
+
+void pipe_sha256_init_builtin(pipe_sha256 *s)
+{
+    s->mode = BUILTIN;
+    s->evp = NULL;
+    s->nsmall = 0;
+    builtin_init(s);
+}
+
+void pipe_sha256_init(pipe_sha256 *s)
+{
+    s->mode = WAITING;
+    s->evp = NULL;
+    s->nsmall = 0;
+}
+
+/* Leaves WAITING: libcrypto when it gives a context, else the built-in
+   code; the bytes waiting go first. */
+static void choose(pipe_sha256 *s, bool large)
+{
+    EVP_MD_CTX *c = large ? EVP_MD_CTX_new() : NULL;
+    if (c && EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1) {
+        s->evp = c;
+        s->mode = LIBCRYPTO;
+        (void)EVP_DigestUpdate(c, s->small, s->nsmall);
+    } else {
+        EVP_MD_CTX_free(c);
+        builtin_init(s);
+        s->mode = BUILTIN;
+        builtin_update(s, s->small, s->nsmall);
+    }
+    s->nsmall = 0;
+}
+
+void pipe_sha256_update(pipe_sha256 *s, const void *data, size_t len)
+{
+    if (s->mode == WAITING) {
+        if (len <= sizeof s->small - s->nsmall) {
+            memcpy(s->small + s->nsmall, data, len);
+            s->nsmall += len;
+            return;
+        }
+        choose(s, true);
+    }
+    if (s->mode == BUILTIN)
+        builtin_update(s, data, len);
+    else /* EVP_DigestUpdate of SHA-256 fails only on a NULL context */
+        (void)EVP_DigestUpdate(s->evp, data, len);
+}
+
+void pipe_sha256_final(pipe_sha256 *s, unsigned char digest[PIPE_SHA256_SIZE])
+{
+    if (s->mode == WAITING)
+        choose(s, false);
+    if (s->mode == BUILTIN) {
+        builtin_final(s, digest);
+        return;
+    }
+    unsigned int n = 0;
+    (void)EVP_DigestFinal_ex(s->evp, digest, &n);
+    pipe_sha256_discard(s);
+}
+
+void pipe_sha256_discard(pipe_sha256 *s)
+{
+    EVP_MD_CTX_free(s->evp);
+    s->evp = NULL;
+    s->mode = WAITING;
+    s->nsmall = 0;
 }
 
 void pipe_sha256_to_hex(const unsigned char digest[PIPE_SHA256_SIZE], char hex[PIPE_SHA256_HEX_SIZE])

@@ -36,16 +36,33 @@ int pipe_read_file_tail(const char *path, size_t max, char **data, size_t *len, 
 #define PIPE_SHA256_SIZE 32
 #define PIPE_SHA256_HEX_SIZE 65 /* 64 lower-case hex digits and a NUL */
 
+/* Computed by OpenSSL's libcrypto (EVP: SHA-NI or AVX2 where the CPU has
+   them, about 4x the portable code) once more than PIPE_SHA256_SMALL bytes
+   come; up to that the bytes wait in the state and the built-in FIPS 180-4
+   code hashes them, so that a cache key or a name does not pay libcrypto's
+   first-use set-up (about a millisecond a process). The built-in code also
+   serves when libcrypto cannot give a context (out of memory): these calls
+   cannot fail, so every digest is right either way. */
+#define PIPE_SHA256_SMALL 1024
 typedef struct pipe_sha256 {
-    uint32_t h[8];
-    uint64_t length; /* bytes hashed so far */
+    int mode;  /* 0: bytes wait in small; 1: libcrypto (evp); 2: built-in */
+    void *evp; /* libcrypto's EVP_MD_CTX, owned until final or discard */
+    unsigned char small[PIPE_SHA256_SMALL];
+    size_t nsmall;
+    uint32_t h[8]; /* the built-in code's state */
+    uint64_t length;
     unsigned char block[64];
-    size_t used; /* bytes waiting in block */
+    size_t used;
 } pipe_sha256;
 
 void pipe_sha256_init(pipe_sha256 *s);
 void pipe_sha256_update(pipe_sha256 *s, const void *data, size_t len);
+/* Writes the digest and releases what init took. */
 void pipe_sha256_final(pipe_sha256 *s, unsigned char digest[PIPE_SHA256_SIZE]);
+/* Releases an initialised state without a digest (an error path). */
+void pipe_sha256_discard(pipe_sha256 *s);
+/* init with the built-in code whatever libcrypto offers (tests compare). */
+void pipe_sha256_init_builtin(pipe_sha256 *s);
 /* Both at once: the hex digest of len bytes. */
 void pipe_sha256_hex_of(const void *data, size_t len, char hex[PIPE_SHA256_HEX_SIZE]);
 void pipe_sha256_to_hex(const unsigned char digest[PIPE_SHA256_SIZE], char hex[PIPE_SHA256_HEX_SIZE]);

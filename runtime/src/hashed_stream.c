@@ -1,0 +1,108 @@
+/* fopencookie is a GNU extension (glibc, musl). */
+#define _GNU_SOURCE
+
+#include "hashed_stream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+struct pipe_hashed_stream {
+    int fd;
+    pipe_sha256 sha;
+    uint64_t pos;    /* the descriptor's offset */
+    uint64_t hashed; /* bytes 0..hashed-1 of the file went through sha */
+    bool valid;      /* false once a write landed elsewhere than at `hashed` */
+    bool done;       /* sha finished or discarded */
+    char hex[PIPE_SHA256_HEX_SIZE];
+};
+
+static ssize_t on_write(void *cookie, const char *buf, size_t size)
+{
+    pipe_hashed_stream *hs = cookie;
+    size_t off = 0;
+    while (off < size) {
+        ssize_t w = write(hs->fd, buf + off, size - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    if (off > 0) {
+        if (hs->valid && hs->pos == hs->hashed) {
+            pipe_sha256_update(&hs->sha, buf, off);
+            hs->hashed += off;
+        } else {
+            hs->valid = false;
+        }
+        hs->pos += off;
+    }
+    /* glibc reads a short count as an error and keeps the rest buffered. */
+    return off > 0 ? (ssize_t)off : -1;
+}
+
+/* fseek, ftell and rewind: the descriptor moves; the digest stays valid
+   until a write lands elsewhere than at the end of what was hashed. */
+static int on_seek(void *cookie, off64_t *offset, int whence)
+{
+    pipe_hashed_stream *hs = cookie;
+    off_t to = lseek(hs->fd, (off_t)*offset, whence);
+    if (to < 0)
+        return -1;
+    hs->pos = (uint64_t)to;
+    *offset = (off64_t)to;
+    return 0;
+}
+
+static int on_close(void *cookie)
+{
+    (void)cookie; /* the descriptor is the caller's: it is fsynced before close */
+    return 0;
+}
+
+FILE *pipe_hashed_stream_open(int fd, pipe_hashed_stream **out)
+{
+    *out = NULL;
+    pipe_hashed_stream *hs = calloc(1, sizeof *hs);
+    if (!hs)
+        return NULL;
+    hs->fd = fd;
+    hs->valid = true;
+    pipe_sha256_init(&hs->sha);
+    cookie_io_functions_t io = {.read = NULL, .write = on_write, .seek = on_seek, .close = on_close};
+    FILE *f = fopencookie(hs, "wb", io);
+    if (!f) {
+        int saved = errno;
+        pipe_hashed_stream_free(hs);
+        errno = saved;
+        return NULL;
+    }
+    *out = hs;
+    return f;
+}
+
+bool pipe_hashed_stream_digest(pipe_hashed_stream *hs, char hex[PIPE_SHA256_HEX_SIZE], uint64_t *size)
+{
+    if (!hs->done) {
+        unsigned char d[PIPE_SHA256_SIZE];
+        pipe_sha256_final(&hs->sha, d);
+        pipe_sha256_to_hex(d, hs->hex);
+        hs->done = true;
+    }
+    if (!hs->valid)
+        return false;
+    snprintf(hex, PIPE_SHA256_HEX_SIZE, "%s", hs->hex);
+    *size = hs->hashed;
+    return true;
+}
+
+void pipe_hashed_stream_free(pipe_hashed_stream *hs)
+{
+    if (!hs)
+        return;
+    if (!hs->done)
+        pipe_sha256_discard(&hs->sha);
+    free(hs);
+}

@@ -1,0 +1,168 @@
+/* Outputs hashed while they are written (hashed_stream.c) and the digest
+   notes that hand the digest to the supervisor (digest_note.c): the
+   digest is the file's, writes in order keep it, a write after a seek back
+   loses it (the file is read instead), and a note that no longer matches its
+   file is ignored. Through pipe_output_open and pipe_ctx_finish as a step
+   uses them. */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "artifact.h"
+#include "check.h"
+#include "ctx.h"
+#include "digest_note.h"
+#include "hashed_stream.h"
+#include "pipe/pipe.h"
+#include "step_fixture.h"
+
+static pipe_ctx *make_ctx(const char *dir)
+{
+    static const char *const out_names[] = {"model"};
+    unsetenv("RANK");
+    unsetenv("WORLD_SIZE");
+    unsetenv("LOCAL_RANK");
+    unsetenv("LOCAL_WORLD_SIZE");
+    char *outputs = pipe_asprintf("%s/outputs", dir), err[512] = "";
+    pipe_mkdirs(outputs, err, sizeof err);
+    free(outputs);
+    pipe_ctx_config cfg = {.invocation = "train", .run_id = "R", .dir = dir, .output_names = out_names,
+                           .noutputs = 1};
+    pipe_ctx *ctx = NULL;
+    if (pipe_ctx_create(&cfg, &ctx, err, sizeof err) != 0)
+        fprintf(stderr, "pipe_ctx_create: %s\n", err);
+    return ctx;
+}
+
+/* The digest a read of the file gives. */
+static void file_digest(const char *path, char hex[PIPE_SHA256_HEX_SIZE])
+{
+    char err[256] = "";
+    CHECK_EQ_INT(pipe_artifact_digest(path, hex, err, sizeof err), 0);
+}
+
+/* Writes in order: the note holds the file's digest and matches it. */
+static void test_in_order(void)
+{
+    char *dir = fx_tempdir("hashed");
+    pipe_ctx *ctx = make_ctx(dir);
+    FILE *f = ctx ? pipe_output_open(ctx, "model") : NULL;
+    CHECK_NOT_NULL(f);
+    if (!f)
+        return;
+    CHECK_EQ_INT(fileno(f), -1); /* documented: no descriptor (pipe_output_path gives one) */
+    char *big = malloc(3 << 20);
+    for (int i = 0; i < 3 << 20; i++)
+        big[i] = (char)(i * 7 + 1);
+    fputs("header\n", f);
+    CHECK_EQ_INT((long)ftell(f), 7); /* ftell asks the stream where it is: no harm */
+    fwrite(big, 1, 3 << 20, f);
+    for (int i = 0; i < 1000; i++)
+        fprintf(f, "line %d\n", i);
+    /* Back and forward again without writing: the digest still holds. */
+    CHECK_EQ_INT(fseek(f, 0, SEEK_SET), 0);
+    CHECK_EQ_INT(fseek(f, 0, SEEK_END), 0);
+    fputs("tail\n", f);
+    free(big);
+    CHECK_EQ_INT(pipe_ctx_finish(ctx, 0, NULL, 0), 0);
+    char *final = pipe_asprintf("%s/outputs/model", dir), *note = pipe_asprintf("%s/outputs/.model.sha256", dir);
+    CHECK(pipe_file_exists(note));
+    char want[PIPE_SHA256_HEX_SIZE], got[PIPE_SHA256_HEX_SIZE] = "";
+    file_digest(final, want);
+    CHECK(pipe_digest_note_take(final, got));
+    CHECK_STREQ(got, want);
+    CHECK(!pipe_file_exists(note)); /* taken: removed */
+    CHECK(!pipe_digest_note_take(final, got));
+    pipe_ctx_destroy(ctx);
+    free(final);
+    free(note);
+    fx_rmtree(dir);
+}
+
+/* A write after a seek back: no note (the supervisor reads the file). */
+static void test_seek_back(void)
+{
+    char *dir = fx_tempdir("hashed-seek");
+    pipe_ctx *ctx = make_ctx(dir);
+    FILE *f = ctx ? pipe_output_open(ctx, "model") : NULL;
+    CHECK_NOT_NULL(f);
+    if (!f)
+        return;
+    fputs("0000 then the body", f);
+    CHECK_EQ_INT(fseek(f, 0, SEEK_SET), 0);
+    fputs("1234", f); /* a header patched at the end, as writers of sizes do */
+    CHECK_EQ_INT(pipe_ctx_finish(ctx, 0, NULL, 0), 0);
+    char *final = pipe_asprintf("%s/outputs/model", dir), *note = pipe_asprintf("%s/outputs/.model.sha256", dir);
+    char *text = fx_read(final);
+    CHECK_STREQ(text ? text : "", "1234 then the body");
+    CHECK(!pipe_file_exists(note));
+    free(text);
+    pipe_ctx_destroy(ctx);
+    free(final);
+    free(note);
+    fx_rmtree(dir);
+}
+
+/* The stream alone: its digest is that of the bytes written. */
+static void test_stream(void)
+{
+    char *dir = fx_tempdir("hashed-stream");
+    char *path = pipe_asprintf("%s/f", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pipe_hashed_stream *hs = NULL;
+    FILE *f = pipe_hashed_stream_open(fd, &hs);
+    CHECK_NOT_NULL(f);
+    fputs("abc", f);
+    CHECK_EQ_INT(fclose(f), 0);
+    close(fd);
+    char hex[PIPE_SHA256_HEX_SIZE] = "";
+    uint64_t size = 0;
+    CHECK(pipe_hashed_stream_digest(hs, hex, &size));
+    CHECK_STREQ(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK_EQ_INT((int)size, 3);
+    pipe_hashed_stream_free(hs);
+    free(path);
+    fx_rmtree(dir);
+}
+
+/* A note made for other bytes than the file's now is not believed. */
+static void test_stale_note(void)
+{
+    char *dir = fx_tempdir("hashed-note");
+    char *path = pipe_asprintf("%s/model", dir), *note = pipe_asprintf("%s/.model.sha256", dir);
+    CHECK(fx_write(path, "abc"));
+    struct stat st;
+    CHECK_EQ_INT(stat(path, &st), 0);
+    const char *abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    char got[PIPE_SHA256_HEX_SIZE] = "";
+    CHECK_EQ_INT(pipe_digest_note_write(path, abc, &st), 0);
+    CHECK(pipe_digest_note_take(path, got));
+    CHECK_STREQ(got, abc);
+
+    /* Rewritten with the same size: another modification time. */
+    CHECK_EQ_INT(pipe_digest_note_write(path, abc, &st), 0);
+    struct timeval later[2] = {{st.st_atim.tv_sec, 0}, {st.st_mtim.tv_sec + 5, 0}};
+    CHECK(fx_write(path, "abd"));
+    utimes(path, later);
+    CHECK(!pipe_digest_note_take(path, got));
+    CHECK(!pipe_file_exists(note));
+
+    /* A damaged note. */
+    CHECK(fx_write(note, "pipe-digest-1 zz"));
+    CHECK(!pipe_digest_note_take(path, got));
+    free(path);
+    free(note);
+    fx_rmtree(dir);
+}
+
+int main(void)
+{
+    test_stream();
+    test_in_order();
+    test_seek_back();
+    test_stale_note();
+    return check_summary();
+}
