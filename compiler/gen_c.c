@@ -55,13 +55,14 @@ static void step_declaration(bundle *b, const pipe_mstep *st, strbuf *sb)
         return;
     }
     strbuf member = STRBUF_INIT;
+    const char *args = args_type(b, st);
     sb_printf(sb, "\n/* Step `%s`", st->name);
     if (st->description) {
         sb_puts(sb, ": ");
         esc_c_comment(sb, st->description);
     }
     sb_puts(sb, " */\n");
-    sb_printf(sb, "typedef struct %s {\n", args_type(b, st));
+    sb_printf(sb, "typedef struct %s {\n", args);
     for (size_t i = 0; i < st->nparams; i++) {
         const pipe_mparam *p = &st->params[i];
         const char *type = c_type(p);
@@ -72,8 +73,8 @@ static void step_declaration(bundle *b, const pipe_mstep *st, strbuf *sb)
     }
     if (st->nparams == 0)
         sb_puts(sb, "    char pipe_unused; /* the step takes no parameters */\n");
-    sb_printf(sb, "} %s;\n", args_type(b, st));
-    sb_printf(sb, "int %s(pipe_ctx *ctx, const %s *args);\n", st->entry, args_type(b, st));
+    sb_printf(sb, "} %s;\n", args);
+    sb_printf(sb, "int %s(pipe_ctx *ctx, const %s *args);\n", st->entry, args);
     sb_free(&member);
 }
 
@@ -124,7 +125,7 @@ static void step_tables(bundle *b, const bundle_step *bs, size_t first_field, st
                         strbuf *table)
 {
     const pipe_mstep *st = bs->m;
-    const char *constant = entry_constant(b, bs);
+    const char *constant = entry_constant(b, bs), *args = args_type(b, st);
     if (st->needs_cuda) {
         /* Without CUDA the .cu files are not compiled: a weak reference lets
            the bundle link, and the runtime fails the step with a message
@@ -137,15 +138,15 @@ static void step_tables(bundle *b, const bundle_step *bs, size_t first_field, st
         sb_printf(fields, "    /* %s */\n", st->name);
     for (size_t i = 0; i < st->nparams; i++) {
         const pipe_mparam *p = &st->params[i];
-        sb_printf(fields, "    {\"%s\", %s, offsetof(%s, %s)},\n", p->name, type_enum(p), args_type(b, st),
+        sb_printf(fields, "    {\"%s\", %s, offsetof(%s, %s)},\n", p->name, type_enum(p), args,
                   esc_c_member(p->name, &member));
     }
     sb_free(&member);
     if (st->nparams > 0)
-        sb_printf(table, "    {\"%s\", &%s, sizeof(%s), pipe_driver_fields + %zu, %zu},\n", st->name, constant,
-                  args_type(b, st), first_field, st->nparams);
+        sb_printf(table, "    {\"%s\", &%s, sizeof(%s), pipe_driver_fields + %zu, %zu},\n", st->name, constant, args,
+                  first_field, st->nparams);
     else
-        sb_printf(table, "    {\"%s\", &%s, sizeof(%s), NULL, 0},\n", st->name, constant, args_type(b, st));
+        sb_printf(table, "    {\"%s\", &%s, sizeof(%s), NULL, 0},\n", st->name, constant, args);
 }
 
 static void manifest_literal(const bundle *b, strbuf *sb)
