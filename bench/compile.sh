@@ -1,28 +1,76 @@
 #!/usr/bin/env bash
-# Compile-time benchmark: pipec on a 10,000-step pipeline, as a ratio
-# against `gcc -fsyntax-only` on a C file of similar size, in the same run.
-#   bash bench/compile.sh [N_STEPS] [PIPEC]
+# Compile-time benchmark on an N-step pipeline (default 10,000), in one run:
+#   - `gcc -std=c11 -fsyntax-only` of a C file of the same shape (the baseline),
+#   - `pipec check`, `pipec build --target local` (into a fresh folder; goal:
+#     at most 0.5x the baseline) and again with nothing changed, and
+#     `pipec build --target all` (informational),
+#   - `gcc -O2 -c` of the generated driver (src/NAME_main.c; goal: at most
+#     5 s of CPU) and the size of the generated C.
+# Times are the best of R runs (wall) and the CPU (user + system) of that
+# run; ratios are against the baseline's, wall and CPU.
+#   bash bench/compile.sh [N_STEPS] [PIPEC]       (R=5 by default: R=3 bash ...)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-10000}
 pipec=${2:-$root/build/compiler/pipec}
+runs=${R:-5}
 [ -x "$pipec" ] || { echo "build pipec first (bash scripts/demo.sh or cmake --build build)"; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 "$root/bench/gen_pipeline.py" "$n" "$work"
 
-best() { python3 "$root/bench/best_of.py" -- "$@"; }
-ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
+# measure RUNS CMD...: prints "WALL CPU" of the fastest run (seconds); fails
+# when a run fails, so that a broken command cannot pass for a fast one.
+measure() {
+    python3 - "$@" <<'EOF'
+import os, subprocess, sys, time
+runs, cmd = int(sys.argv[1]), sys.argv[2:]
+best = None
+for _ in range(runs):
+    before = os.times()
+    start = time.perf_counter()
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    wall = time.perf_counter() - start
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout.decode(errors="replace")[-4000:])
+        sys.exit(f"compile.sh: `{' '.join(cmd)}` exited {done.returncode}")
+    if best is None or wall < best[0]:
+        best = (wall, cpu)
+print(f"{best[0]:.3f} {best[1]:.3f}")
+EOF
+}
+ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / max(float(sys.argv[2]), 1e-9):.2f}')" "$1" "$2"; }
+row() { # LABEL "WALL CPU" [BASELINE]
+    local wall=${2% *} cpu=${2#* }
+    if [ -n "${3:-}" ]; then
+        printf '%-40s %8s s wall %8s s cpu   ratio %sx wall, %sx cpu\n' "$1" "$wall" "$cpu" \
+            "$(ratio "$wall" "${3% *}")" "$(ratio "$cpu" "${3#* }")"
+    else
+        printf '%-40s %8s s wall %8s s cpu\n' "$1" "$wall" "$cpu"
+    fi
+}
 
-pipe_bytes=$(wc -c < "$work/bench.pipe")
-c_bytes=$(wc -c < "$work/baseline.c")
-"$pipec" check "$work/bench.pipe" || { echo "the generated pipeline does not check clean"; exit 1; }
-t_gcc=$(best gcc -std=c11 -fsyntax-only "$work/baseline.c")
-t_check=$(best "$pipec" check "$work/bench.pipe")
-echo "pipeline: $n steps, $((n + 1)) invocations, $pipe_bytes bytes; baseline C file: $c_bytes bytes"
-printf '%-34s %8s s\n' "gcc -fsyntax-only (baseline)" "$t_gcc"
-printf '%-34s %8s s   ratio %sx\n' "pipec check" "$t_check" "$(ratio "$t_check" "$t_gcc")"
-if "$pipec" --help | grep -q '^  build'; then
-    t_build=$(best "$pipec" build "$work/bench.pipe" -o "$work/out" --target all)
-    printf '%-34s %8s s   ratio %sx\n' "pipec build --target all" "$t_build" "$(ratio "$t_build" "$t_gcc")"
-fi
+"$pipec" check "$work/bench.pipe" >/dev/null || { echo "the generated pipeline does not check clean"; exit 1; }
+echo "pipeline: $n steps, $((n + 1)) invocations, $(wc -c <"$work/bench.pipe") bytes, $((n + 1)) source files;" \
+    "baseline C file: $(wc -c <"$work/baseline.c") bytes"
+base=$(measure "$runs" gcc -std=c11 -fsyntax-only "$work/baseline.c")
+row "gcc -std=c11 -fsyntax-only (baseline)" "$base"
+row "pipec check" "$(measure "$runs" "$pipec" check "$work/bench.pipe")" "$base"
+# A fresh folder for every run: the first build of a bundle writes every file.
+fresh="d=\$(mktemp -d -p '$work' fresh.XXXXXX) && exec '$pipec' build '$work/bench.pipe' -o \"\$d\" --target local"
+row "pipec build --target local" "$(measure "$runs" sh -c "$fresh")" "$base"
+"$pipec" build "$work/bench.pipe" -o "$work/local" --target local >/dev/null
+row "  again, nothing changed" "$(measure "$runs" "$pipec" build "$work/bench.pipe" -o "$work/local" --target local)" "$base"
+all="d=\$(mktemp -d -p '$work' all.XXXXXX) && exec '$pipec' build '$work/bench.pipe' -o \"\$d\" --target all"
+row "pipec build --target all (informational)" "$(measure "$runs" sh -c "$all")" "$base"
+
+# The generated driver, compiled as the bundle's CMakeLists compiles it.
+bundle=$work/local
+driver=$(ls "$bundle"/src/*_main.c)
+header=${driver%_main.c}.h
+c_bytes=$(cat "$driver" "$header" | wc -c)
+row "gcc -O2 -c of the generated driver" "$(measure 1 gcc -std=c11 -O2 -fdata-sections -c "$driver" -o "$work/driver.o" \
+    -I"$bundle/src" -I"$bundle/runtime/include" -I"$bundle/runtime/base/include")"
+echo "generated C: $c_bytes bytes ($(basename "$driver") $(wc -c <"$driver"), $(basename "$header") $(wc -c <"$header"))"

@@ -189,6 +189,10 @@ function(pipec_add_pipeline name)
     message(FATAL_ERROR "pipec_add_pipeline(${name}): ${pipe_file} has C++ sources; enable CXX in project()")
   endif()
   add_executable(${name} ${generated} ${c_sources} ${cxx_sources})
+  # As in the bundle's CMakeLists.txt: each step's entry pointer in a section
+  # of its own, so that a missing entry's link error names the step.
+  set_source_files_properties("${bundle_dir}/src/${pipeline}_main.c" PROPERTIES
+    COMPILE_OPTIONS "$<$<C_COMPILER_ID:GNU,Clang,AppleClang>:-fdata-sections>")
   add_dependencies(${name} ${name}_pipec)
   if(cxx_sources)
     set_target_properties(${name} PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON)

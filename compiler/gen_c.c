@@ -55,13 +55,14 @@ static void step_declaration(bundle *b, const pipe_mstep *st, strbuf *sb)
         return;
     }
     strbuf member = STRBUF_INIT;
+    const char *args = args_type(b, st);
     sb_printf(sb, "\n/* Step `%s`", st->name);
     if (st->description) {
         sb_puts(sb, ": ");
         esc_c_comment(sb, st->description);
     }
     sb_puts(sb, " */\n");
-    sb_printf(sb, "typedef struct %s {\n", args_type(b, st));
+    sb_printf(sb, "typedef struct %s {\n", args);
     for (size_t i = 0; i < st->nparams; i++) {
         const pipe_mparam *p = &st->params[i];
         const char *type = c_type(p);
@@ -72,8 +73,8 @@ static void step_declaration(bundle *b, const pipe_mstep *st, strbuf *sb)
     }
     if (st->nparams == 0)
         sb_puts(sb, "    char pipe_unused; /* the step takes no parameters */\n");
-    sb_printf(sb, "} %s;\n", args_type(b, st));
-    sb_printf(sb, "int %s(pipe_ctx *ctx, const %s *args);\n", st->entry, args_type(b, st));
+    sb_printf(sb, "} %s;\n", args);
+    sb_printf(sb, "int %s(pipe_ctx *ctx, const %s *args);\n", st->entry, args);
     sb_free(&member);
 }
 
@@ -95,11 +96,13 @@ static int gen_header(bundle *b, char *err, size_t errsize)
     return rc;
 }
 
-/* The wrapper's name says where the step is declared: an entry function
-   that no source defines is reported by the linker as an undefined
-   reference "in function `pipe_step_NAME_at_FILE_line_N'", which names the
-   step and its place in the .pipe file in every build type. */
-static const char *wrapper_name(bundle *b, const bundle_step *bs)
+/* The name of the constant that points at a step's entry function says
+   where the step is declared: an entry that no source defines is reported
+   by the linker as an undefined reference from
+   `.data.rel.ro.pipe_step_NAME_at_FILE_line_N' (the bundle compiles the
+   driver with -fdata-sections), which names the step and its place in the
+   .pipe file in every build type. */
+static const char *entry_constant(bundle *b, const bundle_step *bs)
 {
     strbuf sb = STRBUF_INIT;
     sb_printf(&sb, "pipe_step_%s_at_", bs->m->name);
@@ -113,38 +116,37 @@ static const char *wrapper_name(bundle *b, const bundle_step *bs)
     return out;
 }
 
-static void step_wrapper(bundle *b, const bundle_step *bs, const char *wrapper, strbuf *sb)
+/* One step's share of the driver: the constant holding its entry function
+   (converted to pipe_step_fn, which the runtime calls with a pointer to the
+   argument struct it filled), its fields appended to the one field table,
+   and its row of the step table. Data only: no function per step, so that
+   the C compiler's time stays linear in the number of steps. */
+static void step_tables(bundle *b, const bundle_step *bs, size_t first_field, strbuf *entries, strbuf *fields,
+                        strbuf *table)
 {
     const pipe_mstep *st = bs->m;
-    strbuf member = STRBUF_INIT, where = STRBUF_INIT;
-    sb_putc(sb, '\n');
-    esc_c_comment(&where, arena_printf(b->arena, "%s:%u:%u", bs->ms->decl_file, bs->ms->decl_line,
-                                       bs->ms->decl_col));
-    sb_printf(sb, "/* Step `%s`, declared at %s: calls `%s`, which its sources define. */\n", st->name,
-              sb_cstr(&where), st->entry);
+    const char *constant = entry_constant(b, bs), *args = args_type(b, st);
     if (st->needs_cuda) {
         /* Without CUDA the .cu files are not compiled: a weak reference lets
-           the bundle link, and the step fails with a message if it runs. */
-        sb_printf(sb, "#if !PIPE_BUILT_WITH_CUDA\n#pragma weak %s\n#endif\n", st->entry);
+           the bundle link, and the runtime fails the step with a message
+           when its entry is NULL. */
+        sb_printf(entries, "#if !PIPE_BUILT_WITH_CUDA\n#pragma weak %s\n#endif\n", st->entry);
     }
-    sb_printf(sb, "static int %s(pipe_ctx *ctx, const void *args)\n{\n", wrapper);
-    if (st->needs_cuda) {
-        sb_printf(sb, "#if !PIPE_BUILT_WITH_CUDA\n    if (!%s)\n        return pipe_fail(ctx, \"step `%s` "
-                      "needs its CUDA sources, and this bundle was built without a CUDA compiler\");\n#endif\n",
-                  st->entry, st->name);
-    }
-    sb_printf(sb, "    return %s(ctx, (const %s *)args);\n}\n", st->entry, args_type(b, st));
-    sb_free(&where);
-    if (st->nparams > 0) {
-        sb_printf(sb, "static const pipe_field %s_fields[] = {\n", st->name);
-        for (size_t i = 0; i < st->nparams; i++) {
-            const pipe_mparam *p = &st->params[i];
-            sb_printf(sb, "    {\"%s\", %s, offsetof(%s, %s)},\n", p->name, type_enum(p), args_type(b, st),
-                      esc_c_member(p->name, &member));
-        }
-        sb_puts(sb, "};\n");
+    sb_printf(entries, "static const pipe_step_fn %s = (pipe_step_fn)%s;\n", constant, st->entry);
+    strbuf member = STRBUF_INIT;
+    if (st->nparams > 0)
+        sb_printf(fields, "    /* %s */\n", st->name);
+    for (size_t i = 0; i < st->nparams; i++) {
+        const pipe_mparam *p = &st->params[i];
+        sb_printf(fields, "    {\"%s\", %s, offsetof(%s, %s)},\n", p->name, type_enum(p), args,
+                  esc_c_member(p->name, &member));
     }
     sb_free(&member);
+    if (st->nparams > 0)
+        sb_printf(table, "    {\"%s\", &%s, sizeof(%s), pipe_driver_fields + %zu, %zu},\n", st->name, constant, args,
+                  first_field, st->nparams);
+    else
+        sb_printf(table, "    {\"%s\", &%s, sizeof(%s), NULL, 0},\n", st->name, constant, args);
 }
 
 static void manifest_literal(const bundle *b, strbuf *sb)
@@ -175,27 +177,32 @@ static void manifest_literal(const bundle *b, strbuf *sb)
 
 static int gen_main(bundle *b, char *err, size_t errsize)
 {
-    strbuf wrappers = STRBUF_INIT, table = STRBUF_INIT, manifest = STRBUF_INIT, hooks = STRBUF_INIT;
-    size_t nnative = 0;
+    strbuf entries = STRBUF_INIT, fields = STRBUF_INIT, rows = STRBUF_INIT, tables = STRBUF_INIT;
+    strbuf manifest = STRBUF_INIT, hooks = STRBUF_INIT;
+    size_t nnative = 0, nfields = 0;
     for (size_t i = 0; i < b->mf->nsteps; i++) {
         const bundle_step *bs = &b->steps[i];
-        const pipe_mstep *st = bs->m;
-        if (pipe_step_is_command(st))
+        if (pipe_step_is_command(bs->m))
             continue;
-        const char *wrapper = wrapper_name(b, bs);
-        step_wrapper(b, bs, wrapper, &wrappers);
-        if (nnative++ == 0)
-            sb_puts(&table, "\nstatic const pipe_step_impl steps[] = {\n");
-        if (st->nparams > 0)
-            sb_printf(&table, "    {\"%s\", %s, sizeof(%s), %s_fields, %zu},\n", st->name, wrapper,
-                      args_type(b, st), st->name, st->nparams);
-        else
-            sb_printf(&table, "    {\"%s\", %s, sizeof(%s), NULL, 0},\n", st->name, wrapper, args_type(b, st));
+        step_tables(b, bs, nfields, &entries, &fields, &rows);
+        nfields += bs->m->nparams;
+        nnative++;
     }
-    if (nnative)
-        sb_puts(&table, "};\n");
-    else
-        sb_puts(&table, "\n/* Every step of this pipeline runs a program: no step table. */\n");
+    if (nnative) {
+        sb_puts(&tables, "\n/* Each step's entry function, under a name that says where the step is declared. */\n");
+        sb_puts(&tables, sb_cstr(&entries));
+        if (nfields) {
+            sb_puts(&tables, "\n/* The members of every argument struct, step by step, in parameter order. */\n"
+                             "static const pipe_field pipe_driver_fields[] = {\n");
+            sb_puts(&tables, sb_cstr(&fields));
+            sb_puts(&tables, "};\n");
+        }
+        sb_puts(&tables, "\nstatic const pipe_step_impl pipe_driver_steps[] = {\n");
+        sb_puts(&tables, sb_cstr(&rows));
+        sb_puts(&tables, "};\n");
+    } else {
+        sb_puts(&tables, "\n/* Every step of this pipeline runs a program: no step table. */\n");
+    }
     manifest_literal(b, &manifest);
     if (b->needs_cuda)
         sb_printf(&hooks, "\n#if PIPE_BUILT_WITH_CUDA\nextern const pipe_cuda_hooks %s_cuda_hooks;\n"
@@ -204,15 +211,18 @@ static int gen_main(bundle *b, char *err, size_t errsize)
     else
         sb_puts(&hooks, "\n#define CUDA_HOOKS NULL /* no step of this pipeline uses a GPU */\n");
     const char *header = arena_printf(b->arena, "%s.h", b->mf->pipeline);
-    tmpl_var vars[] = {{"source", b->source_name},         {"pipeline", b->mf->pipeline},
-                       {"header", header},                 {"wrappers", sb_cstr(&wrappers)},
-                       {"step_table", sb_cstr(&table)},    {"manifest", sb_cstr(&manifest)},
-                       {"cuda_hooks", sb_cstr(&hooks)},
-                       {"steps_ref", nnative ? "steps, sizeof steps / sizeof steps[0]" : "NULL, 0"}};
+    const char *steps_ref = nnative ? "pipe_driver_steps, sizeof pipe_driver_steps / sizeof pipe_driver_steps[0]"
+                                    : "NULL, 0";
+    tmpl_var vars[] = {{"source", b->source_name},       {"pipeline", b->mf->pipeline},
+                       {"header", header},               {"step_tables", sb_cstr(&tables)},
+                       {"manifest", sb_cstr(&manifest)}, {"cuda_hooks", sb_cstr(&hooks)},
+                       {"steps_ref", steps_ref}};
     strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s_main.c", b->mf->pipeline), false);
     int rc = render("main.c.tmpl", vars, sizeof vars / sizeof vars[0], out, err, errsize);
-    sb_free(&wrappers);
-    sb_free(&table);
+    sb_free(&entries);
+    sb_free(&fields);
+    sb_free(&rows);
+    sb_free(&tables);
     sb_free(&manifest);
     sb_free(&hooks);
     return rc;

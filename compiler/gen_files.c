@@ -14,6 +14,7 @@
 #include "bundle.h"
 #include "embedded.h"
 #include "pipe/base.h"
+#include "symtab.h"
 
 /* Folders deeper than this below a shipped folder are not followed (a
    symbolic link may loop). */
@@ -37,17 +38,17 @@ typedef struct step_files {
     ptr_vec listed;  /* what `source` lists, in order: user_file* or a folder's index + 1 as a tagged pointer */
 } step_files;
 
-static user_file *find_file(ptr_vec *files, const char *real)
-{
-    for (size_t i = 0; i < files->len; i++) {
-        user_file *u = files->items[i];
-        if (strcmp(u->real, real) == 0)
-            return u;
-    }
-    return NULL;
-}
+/* Every file of the bundle's steps, once each: in the order first met, and
+   by resolved path (a pipeline of thousands of steps must not compare every
+   file with every other). */
+typedef struct file_set {
+    ptr_vec list;   /* user_file* */
+    symtab by_real; /* user_file->real -> user_file* */
+} file_set;
 
-static user_file *add_file(bundle *b, ptr_vec *files, const char *disk, model_source_kind kind, char *err,
+static user_file *find_file(const file_set *files, const char *real) { return symtab_get(&files->by_real, real); }
+
+static user_file *add_file(bundle *b, file_set *files, const char *disk, model_source_kind kind, char *err,
                            size_t errsize)
 {
     char real[PATH_MAX];
@@ -70,7 +71,8 @@ static user_file *add_file(bundle *b, ptr_vec *files, const char *disk, model_so
     u->executable = stat(real, &st) == 0 && (st.st_mode & 0111);
     if (pipe_read_file(disk, &u->text, &u->len, err, errsize) != 0)
         return NULL;
-    vec_push(b->arena, files, u);
+    vec_push(b->arena, &files->list, u);
+    symtab_put(&files->by_real, u->real, u);
     vec_push(b->arena, &b->inputs, (void *)u->disk);
     return u;
 }
@@ -127,7 +129,7 @@ static bool regular_file(const char *path)
 
 /* Follows quoted includes that resolve next to the including file;
    anything else (system headers, the generated header, the runtime headers) is not ours to copy. */
-static int add_headers(bundle *b, ptr_vec *files, ptr_vec *step_list, user_file *u, char *err, size_t errsize)
+static int add_headers(bundle *b, file_set *files, ptr_vec *step_list, user_file *u, char *err, size_t errsize)
 {
     ptr_vec names = {0};
     scan_includes(b, u, &names);
@@ -166,7 +168,7 @@ static bool skipped_entry(const char *name)
 
 /* Every regular file below a shipped folder, in name order (symbolic links
    followed, other kinds of files left out). */
-static int add_folder(bundle *b, ptr_vec *files, step_files *sf, const char *disk, int depth, char *err,
+static int add_folder(bundle *b, file_set *files, step_files *sf, const char *disk, int depth, char *err,
                       size_t errsize)
 {
     if (depth > MAX_FOLDER_DEPTH)
@@ -235,7 +237,7 @@ static const char *bundle_path_of(bundle *b, const char *root, const char *real)
     return *rel ? arena_printf(b->arena, "src/user/%s", rel) : "src/user";
 }
 
-static int collect(bundle *b, ptr_vec *files, step_files *per_step, char **command_dirs, char *err, size_t errsize)
+static int collect(bundle *b, file_set *files, step_files *per_step, char **command_dirs, char *err, size_t errsize)
 {
     for (size_t i = 0; i < b->mf->nsteps; i++) {
         const model_step *ms = b->steps[i].ms;
@@ -313,7 +315,7 @@ static void digest_step(bundle *b, size_t i, const step_files *sf)
 
 int gen_user_sources(bundle *b, char *err, size_t errsize)
 {
-    ptr_vec files = {0};
+    file_set files = {0};
     size_t nsteps = b->mf->nsteps;
     step_files *per_step = arena_alloc(b->arena, (nsteps + 1) * sizeof *per_step);
     char **command_dirs = arena_alloc(b->arena, (nsteps + 1) * sizeof *command_dirs);
@@ -327,16 +329,16 @@ int gen_user_sources(bundle *b, char *err, size_t errsize)
        file and every command step's .pipe folder, so relative includes and
        a script's relative paths still resolve. */
     char *root = NULL;
-    for (size_t i = 0; i < files.len; i++)
-        narrow_root(b, &root, dir_of(b, ((user_file *)files.items[i])->real));
+    for (size_t i = 0; i < files.list.len; i++)
+        narrow_root(b, &root, dir_of(b, ((user_file *)files.list.items[i])->real));
     for (size_t i = 0; i < nsteps; i++) {
         if (command_dirs[i])
             narrow_root(b, &root, command_dirs[i]);
         for (size_t k = 0; k < per_step[i].folders.len; k++)
             narrow_root(b, &root, per_step[i].folders.items[k]);
     }
-    for (size_t i = 0; i < files.len; i++) {
-        user_file *u = files.items[i];
+    for (size_t i = 0; i < files.list.len; i++) {
+        user_file *u = files.list.items[i];
         bundle_source *s = arena_alloc(b->arena, sizeof *s);
         s->disk_path = u->disk;
         s->bundle_path = bundle_path_of(b, root, u->real);
@@ -393,8 +395,9 @@ int gen_user_sources(bundle *b, char *err, size_t errsize)
     }
     rc = 0;
 done:
-    for (size_t i = 0; i < files.len; i++)
-        free(((user_file *)files.items[i])->text);
+    for (size_t i = 0; i < files.list.len; i++)
+        free(((user_file *)files.list.items[i])->text);
+    symtab_free(&files.by_real);
     return rc;
 }
 

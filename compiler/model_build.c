@@ -5,11 +5,13 @@
    result. */
 #include "model_build.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "images.h"
 #include "strbuf.h"
+#include "symtab.h"
 #include "pipe/base.h"
 
 typedef struct builder {
@@ -177,15 +179,18 @@ static void build_steps(builder *b, int *index)
     const ptr_vec *invs = &b->pl->invocations;
     const step_info **seen = arena_alloc(b->a, (invs->len + 1) * sizeof *seen);
     size_t n = 0;
+    symtab position = {0}; /* step name (unique) -> its index + 1 */
     for (size_t i = 0; i < invs->len; i++) {
         const invocation *inv = invs->items[i];
-        size_t k = 0;
-        while (k < n && seen[k] != inv->step)
-            k++;
-        if (k == n)
+        size_t k = (size_t)(uintptr_t)symtab_get(&position, inv->step->name);
+        if (k == 0) {
             seen[n++] = inv->step;
-        index[i] = (int)k;
+            symtab_put(&position, inv->step->name, (void *)(uintptr_t)n);
+            k = n;
+        }
+        index[i] = (int)(k - 1);
     }
+    symtab_free(&position);
     pipe_manifest *m = &b->m->manifest;
     m->nsteps = n;
     m->steps = arena_alloc(b->a, (n + 1) * sizeof *m->steps);

@@ -46,14 +46,22 @@ void sb_puts(strbuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
 
 void sb_vprintf(strbuf *sb, const char *fmt, va_list ap)
 {
+    /* Formatted once into the room at the end when it fits (most lines of
+       generated code do), twice only when it does not. */
+    reserve(sb, 128);
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
+    size_t room = sb->cap - sb->len;
+    int n = vsnprintf(sb->data + sb->len, room, fmt, ap2);
     va_end(ap2);
-    if (n <= 0)
+    if (n <= 0) {
+        sb->data[sb->len] = '\0';
         return;
-    reserve(sb, (size_t)n);
-    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    }
+    if ((size_t)n >= room) {
+        reserve(sb, (size_t)n);
+        vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    }
     sb->len += (size_t)n;
 }
 

@@ -24,6 +24,7 @@ struct write_set {
     size_t n, cap;
     char **dirs; /* made by staging, in the order made */
     size_t ndirs, dcap;
+    char *ready_dir; /* the folder the previous file went to, known to exist */
     unsigned counter;
     bool committed;
 };
@@ -46,10 +47,18 @@ static int make_parents(write_set *ws, const char *path, char *err, size_t errsi
     const char *slash = strrchr(path, '/');
     if (!slash || slash == path)
         return 0;
+    size_t len = (size_t)(slash - path);
+    /* Files come folder by folder: thousands of sources need one mkdir -p
+       per folder, not one per file. */
+    if (ws->ready_dir && strlen(ws->ready_dir) == len && memcmp(ws->ready_dir, path, len) == 0)
+        return 0;
     char *dir = xstrdup(path);
-    dir[slash - path] = '\0';
+    dir[len] = '\0';
     int rc = make_dirs_noting(dir, remember_dir, ws, err, errsize);
-    free(dir);
+    free(ws->ready_dir);
+    ws->ready_dir = rc == 0 ? dir : NULL;
+    if (rc != 0)
+        free(dir);
     return rc;
 }
 
@@ -207,6 +216,7 @@ void write_set_free(write_set *ws)
     for (size_t i = 0; i < ws->ndirs; i++)
         free(ws->dirs[i]);
     free(ws->dirs);
+    free(ws->ready_dir);
     free(ws->files);
     free(ws);
 }

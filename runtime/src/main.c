@@ -47,19 +47,33 @@ static void usage(FILE *out, const char *exe, const pipe_manifest *m)
             exe);
 }
 
+/* The implementation of step `name`: a generated driver lists its native
+   steps in the manifest's order, so the one after the previous match is
+   tried first (start-up stays linear in the number of steps); any order
+   is accepted. */
+static const pipe_step_impl *match_impl(const pipe_program *prog, const char *name, size_t *next)
+{
+    for (size_t k = 0; k < prog->nsteps; k++) {
+        size_t j = (*next + k) % prog->nsteps;
+        if (prog->steps[j].name && strcmp(prog->steps[j].name, name) == 0) {
+            *next = j + 1;
+            return &prog->steps[j];
+        }
+    }
+    return NULL;
+}
+
 /* Every native step of the manifest has an implementation whose argument
    struct has one field per parameter, same names, same types, in order (a
    command step has none: its program is in the manifest). */
 static int check_steps(const pipe_program *prog, const pipe_manifest *m, char *err, size_t errsize)
 {
+    size_t next = 0;
     for (size_t i = 0; i < m->nsteps; i++) {
         const pipe_mstep *s = &m->steps[i];
         if (pipe_step_is_command(s))
             continue;
-        const pipe_step_impl *impl = NULL;
-        for (size_t j = 0; j < prog->nsteps && !impl; j++)
-            if (prog->steps[j].name && strcmp(prog->steps[j].name, s->name) == 0)
-                impl = &prog->steps[j];
+        const pipe_step_impl *impl = match_impl(prog, s->name, &next);
         if (!impl || !impl->fn) {
             pipe_errf(err, errsize, "step %s of the manifest has no implementation in the driver", s->name);
             return PIPE_EABI;

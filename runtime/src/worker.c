@@ -180,7 +180,12 @@ int pipe_worker_run(const pipe_worker_spec *spec)
             pipe_log(ctx, "cleanup_memory: released %zu bytes of CUDA caches", freed);
     }
 
-    rc = spec->impl->fn(ctx, args);
+    pipe_step_fn entry = *spec->impl->fn;
+    if (entry)
+        rc = entry(ctx, args);
+    else
+        rc = pipe_fail(ctx, "step `%s` needs its CUDA sources, and this bundle was built without a CUDA compiler",
+                       ms->name);
 
     /* Before the outputs are committed: what the step printed. */
     fflush(stdout);

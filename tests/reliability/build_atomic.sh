@@ -53,6 +53,19 @@ check "grep -q '\"41\"' '$out/bundle.yaml'" "bundle.yaml has the change"
 unchanged=$(comm -12 <(echo "$before") <(snapshot) | wc -l)
 check "[ $unchanged -gt 10 ]" "files whose bytes did not change were left alone ($unchanged)"
 check "[ -z \"\$(find '$out' -name '.pipec-*')\" ]" "no temporary file is left"
+
+# Nothing changed: not one file is rewritten (bytes and mtimes as they were).
+before=$(snapshot)
+sleep 0.01
+"$pipec" build "$changed" --pipeline crash -o "$out" --target all >"$work/b5.out" 2>&1
+check "[ $? = 0 ] && [ \"\$(snapshot)\" = '$before' ]" "a build with nothing changed rewrites no file"
+
+# --target local generates no deploy target's files.
+"$pipec" build "$changed" --pipeline crash -o "$work/local" --target local >"$work/b6.out" 2>&1
+check "[ $? = 0 ] && [ -f '$work/local/bundle.yaml' ]" "a local build succeeds"
+for d in docker slurm kubernetes skypilot; do
+    check "[ ! -e '$work/local/$d' ]" "--target local writes no $d/"
+done
 if [ "$failed" != 0 ]; then
     for f in "$work"/b*.out; do sed "s/^/    $(basename "$f") | /" "$f" | tail -8; done
 fi

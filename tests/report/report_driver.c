@@ -179,14 +179,23 @@ static const pipe_field shard_fields[] = {
 static const pipe_field join_fields[] = {{"unused", PIPE_TYPE_INT, offsetof(join_args, unused)}};
 static const pipe_field idle_fields[] = {{"work_ms", PIPE_TYPE_INT, offsetof(multi_args, work_ms)}};
 
+/* The named constants that point at the entries, as in a generated driver. */
+static const pipe_step_fn prepare_fn = prepare_entry;
+static const pipe_step_fn train_fn = train_entry;
+static const pipe_step_fn evaluate_fn = evaluate_entry;
+static const pipe_step_fn multi_fn = multi_entry;
+static const pipe_step_fn shard_fn = shard_entry;
+static const pipe_step_fn join_fn = join_entry;
+static const pipe_step_fn idle_fn = idle_entry;
+
 static const pipe_step_impl steps[] = {
-    {"prepare", prepare_entry, sizeof(prepare_args), prepare_fields, 1},
-    {"train", train_entry, sizeof(train_args), train_fields, 4},
-    {"evaluate", evaluate_entry, sizeof(evaluate_args), evaluate_fields, 2},
-    {"multi", multi_entry, sizeof(multi_args), multi_fields, 2},
-    {"shard", shard_entry, sizeof(shard_args), shard_fields, 2},
-    {"join", join_entry, sizeof(join_args), join_fields, 1},
-    {"idle", idle_entry, sizeof(multi_args), idle_fields, 1},
+    {"prepare", &prepare_fn, sizeof(prepare_args), prepare_fields, 1},
+    {"train", &train_fn, sizeof(train_args), train_fields, 4},
+    {"evaluate", &evaluate_fn, sizeof(evaluate_args), evaluate_fields, 2},
+    {"multi", &multi_fn, sizeof(multi_args), multi_fields, 2},
+    {"shard", &shard_fn, sizeof(shard_args), shard_fields, 2},
+    {"join", &join_fn, sizeof(join_args), join_fields, 1},
+    {"idle", &idle_fn, sizeof(multi_args), idle_fields, 1},
 };
 
 static const char common[] =

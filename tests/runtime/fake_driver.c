@@ -213,10 +213,15 @@ static const pipe_field join_fields[] = {
     {"b", PIPE_TYPE_ARTIFACT, offsetof(fake_join_args, b)},
 };
 
+/* The named constants that point at the entries, as in a generated driver. */
+static const pipe_step_fn produce_fn = produce_entry;
+static const pipe_step_fn consume_fn = consume_entry;
+static const pipe_step_fn join_fn = join_entry;
+
 static const pipe_step_impl steps[] = {
-    {"produce", produce_entry, sizeof(fake_produce_args), produce_fields, 2},
-    {"consume", consume_entry, sizeof(fake_consume_args), consume_fields, 4},
-    {"join", join_entry, sizeof(fake_join_args), join_fields, 2},
+    {"produce", &produce_fn, sizeof(fake_produce_args), produce_fields, 2},
+    {"consume", &consume_fn, sizeof(fake_consume_args), consume_fields, 4},
+    {"join", &join_fn, sizeof(fake_join_args), join_fields, 2},
 };
 
 int main(int argc, char **argv)

@@ -52,6 +52,11 @@ static const char manifest_text[] =
     "    code_digest: d4\n"
     "    cache: true\n"
     "    outputs: [{name: out, type: text}]\n"
+    "  - name: nocuda\n"
+    "    entry: nocuda_main\n"
+    "    code_digest: d5\n"
+    "    cache: false\n"
+    "    outputs: [{name: out, type: text}]\n"
     "invocations:\n"
     "  - id: produce\n"
     "    step: produce\n"
@@ -75,6 +80,7 @@ static const char manifest_text[] =
     "    args: [{name: n, value: \"1\"}]\n"
     "    resources: {gpu: 1}\n"
     "    cleanup_memory: true\n"
+    "  - {id: nocuda, step: nocuda}\n"
     "  - id: multi\n"
     "    step: ranks\n"
     "    accelerate: {num_processes: 2, num_machines: 1, cpu: true, mixed_precision: bf16, main_process_port: 29511}\n";
@@ -207,11 +213,20 @@ static const pipe_field consume_fields[] = {
 };
 static const pipe_field misbehave_fields[] = {{"mode", PIPE_TYPE_STRING, offsetof(misbehave_args, mode)}};
 
+static const pipe_step_fn produce_fn = produce_main;
+static const pipe_step_fn consume_fn = consume_main;
+static const pipe_step_fn misbehave_fn = misbehave_main;
+static const pipe_step_fn ranks_fn = ranks_main;
+/* A CUDA step's entry in a bundle built without CUDA: a weak reference that
+   stayed undefined. */
+static const pipe_step_fn nocuda_fn = NULL;
+
 static const pipe_step_impl steps[] = {
-    {"produce", produce_main, sizeof(produce_args), produce_fields, 1},
-    {"consume", consume_main, sizeof(consume_args), consume_fields, 3},
-    {"misbehave", misbehave_main, sizeof(misbehave_args), misbehave_fields, 1},
-    {"ranks", ranks_main, 0, NULL, 0},
+    {"produce", &produce_fn, sizeof(produce_args), produce_fields, 1},
+    {"consume", &consume_fn, sizeof(consume_args), consume_fields, 3},
+    {"misbehave", &misbehave_fn, sizeof(misbehave_args), misbehave_fields, 1},
+    {"ranks", &ranks_fn, 0, NULL, 0},
+    {"nocuda", &nocuda_fn, 0, NULL, 0},
 };
 
 /* Device glue as <pipeline>_cuda.cu provides it, faked: it says when it is called. */
@@ -231,7 +246,7 @@ static int fake_release_caches(size_t *freed, char *err, size_t errsize)
 
 static const pipe_cuda_hooks cuda_hooks = {fake_select_device, fake_release_caches};
 
-static const pipe_program program = {PIPE_ABI_VERSION, manifest_text, sizeof manifest_text - 1, steps, 4,
+static const pipe_program program = {PIPE_ABI_VERSION, manifest_text, sizeof manifest_text - 1, steps, 5,
                                      &cuda_hooks, NULL};
 
 static pipe_manifest *manifest;
@@ -578,6 +593,20 @@ static void test_failures(void)
     pipe_step_record_free(r);
 }
 
+/* An entry the bundle was built without (a CUDA step, no CUDA compiler):
+   the step fails with a message that says so, and nothing is committed. */
+static void test_missing_entry(void)
+{
+    char *out = NULL;
+    CHECK_EQ_INT(STEP(&out, "nocuda", "--run-id", "N", "--param", "tag=t"), 1);
+    CHECK(fx_contains(out, "step `nocuda` needs its CUDA sources, and this bundle was built without a CUDA compiler"));
+    free(out);
+    pipe_step_record *r = record("N", "nocuda");
+    CHECK(r && r->status == PIPE_STEP_FAILED && r->exit_code == 1);
+    pipe_step_record_free(r);
+    CHECK(!output_exists("N", "nocuda", "out"));
+}
+
 static void test_timeout(void)
 {
     char *out = NULL;
@@ -741,6 +770,7 @@ int main(void)
     test_retry();
     test_forwarding();
     test_ranks();
+    test_missing_entry();
     test_gpu_hooks();
     CHECK_EQ_INT(open_fds(), fds_before); /* the supervisor leaks no descriptors */
     /* ...and leaves the signal dispositions as it found them. */

@@ -1,5 +1,9 @@
 /* The interface between a generated driver (<pipeline>_main.c) and the
-   runtime: static tables of the steps, the embedded manifest, and main. */
+   runtime: static tables of the steps, the embedded manifest, and main.
+   The driver holds no code per step, only data (one pointer to each entry
+   function and the layout of its argument struct), so that a pipeline of
+   thousands of steps compiles in time linear in their number
+   (docs/architecture.md, "The generated driver"). */
 #ifndef PIPE_DRIVER_H
 #define PIPE_DRIVER_H
 
@@ -22,15 +26,23 @@ typedef struct pipe_field {
     size_t offset;
 } pipe_field;
 
+/* A step's entry function, `int ENTRY(pipe_ctx *, const NAME_args *)`,
+   converted to take its argument struct as `const void *`: the runtime
+   calls it with a pointer to a struct it filled from `fields`. */
 typedef int (*pipe_step_fn)(pipe_ctx *ctx, const void *args);
 
 /* A native step's code. Command steps have none: the manifest says what
    they run. */
 typedef struct pipe_step_impl {
     const char *name;
-    pipe_step_fn fn; /* a typed wrapper around the step's entry function */
+    /* Points at a named constant holding the entry function; the constant's
+       name (pipe_step_NAME_at_FILE_line_N in a generated driver) is what a
+       linker names when no source defines the entry. The entry itself is
+       NULL when it is a weak reference left undefined (a CUDA step in a
+       bundle built without CUDA): running the step then fails, saying so. */
+    const pipe_step_fn *fn;
     size_t args_size;
-    const pipe_field *fields;
+    const pipe_field *fields; /* nfields members, in parameter order */
     size_t nfields;
 } pipe_step_impl;
 

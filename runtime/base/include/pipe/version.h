@@ -6,7 +6,7 @@
 
 /* Bumped whenever the driver tables (pipe/driver.h) change shape; generated
    code checks it. */
-#define PIPE_ABI_VERSION 2
+#define PIPE_ABI_VERSION 3
 
 /* The bundle.yaml format (docs/bundle-manifest.md) pipec writes and the
    runtime reads. */
@@ -16,7 +16,7 @@
    later; pipec counts it into Slurm time limits. */
 #define PIPE_KILL_GRACE_MS 5000
 
-/* A number above as text, for code generators: PIPE_VERSION_TEXT(PIPE_ABI_VERSION) is "2". */
+/* A number above as text, for code generators: PIPE_VERSION_TEXT(PIPE_ABI_VERSION) is "3". */
 #define PIPE_VERSION_TEXT(v) PIPE_VERSION_TEXT_(v)
 #define PIPE_VERSION_TEXT_(v) #v
 

@@ -9,8 +9,8 @@
 
 #include "pipe/driver.h"
 
-#if PIPE_ABI_VERSION != 2
-#error "generated for pipe runtime ABI 2: rebuild the bundle with a matching pipec"
+#if PIPE_ABI_VERSION != 3
+#error "generated for pipe runtime ABI 3: rebuild the bundle with a matching pipec"
 #endif
 
 #ifdef __cplusplus
