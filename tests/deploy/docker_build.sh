@@ -78,20 +78,34 @@ podman_works() {
     podman_args "$1"
     command podman "${store[@]}" "${pod[@]}" images >"$work/podman-$1.log" 2>&1
 }
-if [ -f "$work/driver" ]; then
-    driver=$(cat "$work/driver")
-elif podman_works overlay; then
-    driver=overlay
-else
-    # A mount the overlay attempt left would keep its folder busy.
-    grep -oE " ($work|$short)/[^ ]*" /proc/mounts 2>/dev/null | sort -r | while read -r m; do umount "$m" 2>/dev/null; done
-    rm -rf "$work/store-overlay" "$short/run-overlay" "$short/tmp-overlay" 2>/dev/null
-    driver=vfs
-fi
-if ! podman_works "$driver"; then
-    cat "$work/podman-overlay.log" "$work/podman-vfs.log" 2>/dev/null
-    why=$(grep -m1 -i 'error' "$work/podman-$driver.log" || tail -1 "$work/podman-$driver.log")
-    skip "podman cannot use a store here (storage driver $driver: $why)"
+# reset_store DRIVER: removes DRIVER's store and run state, and any mount a
+# failed attempt left that would keep them busy.
+reset_store() {
+    grep -oE " ($work/store-$1|$short/(run|tmp)-$1)[^ ]*" /proc/mounts 2>/dev/null | sort -r |
+        while read -r m; do umount "$m" 2>/dev/null; done
+    rm -rf "$work/store-$1" "$short/run-$1" "$short/tmp-$1" 2>/dev/null
+}
+# The driver that worked last time, else overlay, else vfs. A store that no
+# longer opens (made by an older version of this test, or before the build
+# folder moved: podman's database names its paths) is made again, once.
+driver=
+candidates=(overlay vfs)
+[ -f "$work/driver" ] && candidates=("$(cat "$work/driver")" "${candidates[@]}")
+# What older versions of this test kept in WORK_DIR itself.
+rm -rf "$work/store" "$work/run" "$work"/run-* "$work"/tmp-* 2>/dev/null
+for d in "${candidates[@]}"; do
+    if podman_works "$d" || { reset_store "$d" && podman_works "$d"; }; then
+        driver=$d
+        break
+    fi
+    reset_store "$d"
+done
+if [ -z "$driver" ]; then
+    d=${candidates[${#candidates[@]} - 1]}
+    cat "$work"/podman-*.log 2>/dev/null
+    why=$(grep -m1 -i 'error' "$work/podman-$d.log" || tail -1 "$work/podman-$d.log")
+    rm -f "$work/driver"
+    skip "podman cannot use a store here (storage driver $d: $why)"
 fi
 podman() { command podman "${store[@]}" "${pod[@]}" "$@"; }
 buildah() { command buildah "${store[@]}" "$@"; }
