@@ -30,7 +30,11 @@ base=localhost/pipec-test:bookworm
 image=localhost/pipec-hello-test:latest
 recipe=3 # bump when what goes into the base image changes
 packages=cmake,make,gcc,libc6-dev,libyaml-dev,libyaml-0-2,libssl-dev,libssl3
-mirror=${PIPEC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The mirror apt uses on this machine (a CI machine may only reach its own),
+# else Debian's.
+apt_mirror=$(sed -n 's|^URIs: *\(.*/debian\)/*$|\1|p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
+[ -n "$apt_mirror" ] || apt_mirror=$(awk '$1 == "deb" && $2 ~ /\/debian\/?$/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+mirror=${PIPEC_DEBIAN_MIRROR:-${apt_mirror:-http://deb.debian.org/debian}}
 mkdir -p "$work"
 
 skip() {
