@@ -27,6 +27,9 @@ typedef struct user_file {
     bool executable;
     char *text;
     size_t len;
+    unsigned char digest[PIPE_SHA256_SIZE]; /* of text: a file shared by many steps is hashed once */
+    ptr_vec headers;                        /* user_file*: the local headers it includes directly */
+    bool headers_known;
     bundle_source *src;
 } user_file;
 
@@ -71,6 +74,10 @@ static user_file *add_file(bundle *b, file_set *files, const char *disk, model_s
     u->executable = stat(real, &st) == 0 && (st.st_mode & 0111);
     if (pipe_read_file(disk, &u->text, &u->len, err, errsize) != 0)
         return NULL;
+    pipe_sha256 h;
+    pipe_sha256_init(&h);
+    pipe_sha256_update(&h, u->text, u->len);
+    pipe_sha256_final(&h, u->digest);
     vec_push(b->arena, &files->list, u);
     symtab_put(&files->by_real, u->real, u);
     vec_push(b->arena, &b->inputs, (void *)u->disk);
@@ -127,10 +134,14 @@ static bool regular_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Follows quoted includes that resolve next to the including file;
-   anything else (system headers, the generated header, the runtime headers) is not ours to copy. */
-static int add_headers(bundle *b, file_set *files, ptr_vec *step_list, user_file *u, char *err, size_t errsize)
+/* The quoted includes of u that resolve next to it, found once per file
+   however many steps list it; anything else (system headers, the generated
+   header, the runtime headers) is not ours to copy. */
+static int find_headers(bundle *b, file_set *files, user_file *u, char *err, size_t errsize)
 {
+    if (u->headers_known)
+        return 0;
+    u->headers_known = true; /* before recursing: a header cycle stops here */
     ptr_vec names = {0};
     scan_includes(b, u, &names);
     for (size_t i = 0; i < names.len; i++) {
@@ -140,16 +151,25 @@ static int add_headers(bundle *b, file_set *files, ptr_vec *step_list, user_file
         const char *path = arena_printf(b->arena, "%s/%s", dir_of(b, u->disk), name);
         if (!regular_file(path))
             continue;
-        char real[PATH_MAX];
-        if (!realpath(path, real))
-            continue;
-        bool known = find_file(files, real) != NULL;
         user_file *h = add_file(b, files, path, MODEL_SRC_HEADER, err, errsize);
-        if (!h)
+        if (!h || find_headers(b, files, h, err, errsize) != 0)
             return -1;
-        if (!in_list(step_list, h))
-            vec_push(b->arena, step_list, h);
-        if (!known && add_headers(b, files, step_list, h, err, errsize) != 0)
+        vec_push(b->arena, &u->headers, h);
+    }
+    return 0;
+}
+
+/* Adds u's headers, and theirs, to a step's files (depth first, each once). */
+static int add_headers(bundle *b, file_set *files, ptr_vec *step_list, user_file *u, char *err, size_t errsize)
+{
+    if (find_headers(b, files, u, err, errsize) != 0)
+        return -1;
+    for (size_t i = 0; i < u->headers.len; i++) {
+        user_file *h = u->headers.items[i];
+        if (in_list(step_list, h))
+            continue;
+        vec_push(b->arena, step_list, h);
+        if (add_headers(b, files, step_list, h, err, errsize) != 0)
             return -1;
     }
     return 0;
@@ -237,6 +257,19 @@ static const char *bundle_path_of(bundle *b, const char *root, const char *real)
     return *rel ? arena_printf(b->arena, "src/user/%s", rel) : "src/user";
 }
 
+/* Adds every folder above a bundle path to a set (keys in the arena). */
+static void note_folders(bundle *b, symtab *folders, const char *bundle_path)
+{
+    for (size_t n = strlen(bundle_path); n > 0; n--) {
+        if (bundle_path[n] != '/')
+            continue;
+        char *folder = arena_strndup(b->arena, bundle_path, n);
+        if (symtab_get(folders, folder))
+            return; /* and so are those above it */
+        symtab_put(folders, folder, folder);
+    }
+}
+
 static int collect(bundle *b, file_set *files, step_files *per_step, char **command_dirs, char *err, size_t errsize)
 {
     for (size_t i = 0; i < b->mf->nsteps; i++) {
@@ -305,7 +338,7 @@ static void digest_step(bundle *b, size_t i, const step_files *sf)
     for (size_t k = 0; k < sf->files.len; k++) {
         const user_file *u = sf->files.items[k];
         pipe_sha256_update(&h, u->src->bundle_path, strlen(u->src->bundle_path) + 1);
-        pipe_sha256_update(&h, u->text, u->len);
+        pipe_sha256_update(&h, u->digest, sizeof u->digest);
     }
     unsigned char digest[PIPE_SHA256_SIZE];
     pipe_sha256_final(&h, digest);
@@ -321,6 +354,7 @@ int gen_user_sources(bundle *b, char *err, size_t errsize)
     char **command_dirs = arena_alloc(b->arena, (nsteps + 1) * sizeof *command_dirs);
     memset(per_step, 0, (nsteps + 1) * sizeof *per_step);
     memset(command_dirs, 0, (nsteps + 1) * sizeof *command_dirs);
+    symtab occupied = {0}; /* every folder of the bundle holding a shipped file */
     int rc = -1;
     if (collect(b, &files, per_step, command_dirs, err, errsize) != 0)
         goto done;
@@ -345,6 +379,7 @@ int gen_user_sources(bundle *b, char *err, size_t errsize)
         s->kind = u->kind;
         u->src = s;
         vec_push(b->arena, &b->sources, s);
+        note_folders(b, &occupied, s->bundle_path);
         strbuf *out = bundle_add_file(b, s->bundle_path, u->executable);
         sb_putn(out, u->text, u->len);
     }
@@ -368,13 +403,7 @@ int gen_user_sources(bundle *b, char *err, size_t errsize)
             st->workdir = (char *)bundle_path_of(b, root, command_dirs[i]);
             bs->workdir = st->workdir;
             /* The folder must exist in the bundle even when nothing is shipped there. */
-            bool occupied = false;
-            size_t wl = strlen(st->workdir);
-            for (size_t k = 0; k < b->sources.len && !occupied; k++) {
-                const char *p = ((bundle_source *)b->sources.items[k])->bundle_path;
-                occupied = strncmp(p, st->workdir, wl) == 0 && p[wl] == '/';
-            }
-            if (!occupied) {
+            if (!symtab_get(&occupied, st->workdir)) {
                 strbuf *marker = bundle_add_file(b, arena_printf(b->arena, "%s/.pipe-folder", st->workdir), false);
                 sb_printf(marker, "Generated by pipec from %s: the folder its command steps run in.\n",
                           b->source_name);
@@ -383,6 +412,7 @@ int gen_user_sources(bundle *b, char *err, size_t errsize)
                 s->bundle_path = arena_printf(b->arena, "%s/.pipe-folder", st->workdir);
                 s->kind = MODEL_SRC_FILE;
                 vec_push(b->arena, &b->sources, s);
+                note_folders(b, &occupied, s->bundle_path);
             }
         } else {
             for (size_t k = 0; k < sf->files.len; k++) {
@@ -398,6 +428,7 @@ done:
     for (size_t i = 0; i < files.list.len; i++)
         free(((user_file *)files.list.items[i])->text);
     symtab_free(&files.by_real);
+    symtab_free(&occupied);
     return rc;
 }
 

@@ -19,6 +19,8 @@ typedef struct sema {
        syntax error (sema_decl_damaged), computed once. */
     ptr_vec damaged_decls;
     bool damage_known;
+    /* resolved source path -> the names it defines (sema_entry.c). */
+    symtab entry_scans;
 } sema;
 
 typedef struct import_link {
@@ -38,6 +40,7 @@ void sema_check_command_step(sema *s, step_info *st, ast_field *command, ast_fie
 /* sema_entry.c: W0407 when no source of a native step appears to define its
    entry function (entry_field: the `entry` field, NULL when defaulted). */
 void sema_check_entry_defined(sema *s, step_info *st, ast_field *entry_field);
+void sema_free_entry_scans(sema *s);
 /* sema_pipelines.c: pipelines and their invocations, W0404/W0405. */
 void sema_check_pipelines(sema *s);
 /* sema_rules.c: rules over the options in force for a step in a pipeline

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "sema.h"
+#include "symtab.h"
 #include "pipe/base.h"
 
 /* The end of a comment or literal starting at p, or p when none starts there. */
@@ -51,46 +53,91 @@ static const char *skip_space(const char *p, const char *end)
 
 static bool is_ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
-/* `name (...) {` outside comments and literals. */
-static bool defines(const char *text, size_t len, const char *name)
+/* What one source defines: every `name (...) {` outside comments and
+   literals. One pass per file however many steps share it (a file holding
+   the entries of 10,000 steps is read and scanned once, not 10,000 times),
+   linear in its length: each '(' remembers the word before it on a stack,
+   and its ')' asks whether a '{' follows. */
+typedef struct defined_names {
+    symtab names; /* name -> itself */
+    bool unreadable;
+} defined_names;
+
+static void scan_definitions(arena *a, const char *text, size_t len, symtab *names)
 {
     const char *p = text, *end = text + len;
-    size_t n = strlen(name);
+    struct word {
+        const char *at;
+        size_t len;
+    } *open = NULL; /* per open '(': the word just before it (at NULL: none) */
+    size_t depth = 0, cap = 0;
+    const char *word = NULL;
+    size_t word_len = 0;
     while (p < end) {
         const char *q = skip_inert(p, end);
         if (q != p) {
+            if (*p != '/') /* a literal between a name and its '(': not a definition */
+                word = NULL;
             p = q;
             continue;
         }
-        if (!is_ident_char(*p)) {
+        if (isspace((unsigned char)*p)) {
             p++;
             continue;
         }
-        const char *word = p;
-        while (p < end && is_ident_char(*p))
-            p++;
-        if ((size_t)(p - word) != n || memcmp(word, name, n) != 0)
+        if (is_ident_char(*p)) {
+            word = p;
+            while (p < end && is_ident_char(*p))
+                p++;
+            word_len = (size_t)(p - word);
             continue;
-        const char *r = skip_space(p, end);
-        if (r >= end || *r != '(')
-            continue;
-        int depth = 0;
-        while (r < end) {
-            const char *inert = skip_inert(r, end);
-            if (inert != r) {
-                r = inert;
-                continue;
+        }
+        if (*p == '(') {
+            if (depth == cap) {
+                cap = cap ? 2 * cap : 64;
+                open = xrealloc(open, cap * sizeof *open);
             }
-            depth += *r == '(' ? 1 : *r == ')' ? -1 : 0;
-            r++;
-            if (depth == 0)
-                break;
+            open[depth++] = (struct word){word, word_len};
+        } else if (*p == ')' && depth > 0) {
+            struct word w = open[--depth];
+            const char *r = skip_space(p + 1, end);
+            if (w.at && r < end && *r == '{') {
+                char *name = arena_strndup(a, w.at, w.len);
+                if (!symtab_get(names, name))
+                    symtab_put(names, name, name);
+            }
         }
-        r = skip_space(r, end);
-        if (r < end && *r == '{')
-            return true;
+        word = NULL;
+        p++;
     }
-    return false;
+    free(open);
+}
+
+/* The names a source defines, scanned on first use. */
+static const defined_names *definitions_in(sema *s, const char *path)
+{
+    defined_names *d = symtab_get(&s->entry_scans, path);
+    if (d)
+        return d;
+    d = arena_alloc(s->pg->arena, sizeof *d);
+    memset(d, 0, sizeof *d);
+    char *text = NULL;
+    size_t len = 0;
+    if (pipe_read_file(path, &text, &len, NULL, 0) != 0)
+        d->unreadable = true; /* missing (E0116) or unreadable: nothing to say */
+    else
+        scan_definitions(s->pg->arena, text, len, &d->names);
+    free(text);
+    symtab_put(&s->entry_scans, arena_strdup(s->pg->arena, path), d);
+    return d;
+}
+
+void sema_free_entry_scans(sema *s)
+{
+    for (size_t i = 0; i < s->entry_scans.cap; i++)
+        if (s->entry_scans.keys[i])
+            symtab_free(&((defined_names *)s->entry_scans.values[i])->names);
+    symtab_free(&s->entry_scans);
 }
 
 void sema_check_entry_defined(sema *s, step_info *st, ast_field *entry_field)
@@ -99,13 +146,8 @@ void sema_check_entry_defined(sema *s, step_info *st, ast_field *entry_field)
     if (st->is_command || !st->entry || st->nsources == 0)
         return;
     for (size_t i = 0; i < st->nsources; i++) {
-        char *text = NULL;
-        size_t len = 0;
-        if (pipe_read_file(st->sources[i].resolved, &text, &len, NULL, 0) != 0)
-            return; /* missing (E0116) or unreadable: nothing to say */
-        bool found = defines(text, len, st->entry);
-        free(text);
-        if (found)
+        const defined_names *d = definitions_in(s, st->sources[i].resolved);
+        if (d->unreadable || symtab_get(&d->names, st->entry))
             return;
     }
     bool given = entry_field && entry_field->value->kind == EXPR_STRING;

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "diag.h"
 #include "program.h"
+#include "strbuf.h"
 
 typedef struct checked {
     arena a;
@@ -401,6 +402,52 @@ static void test_discarded_outputs(void)
     done(&c);
 }
 
+/* W0407's scan: a definition is `name (...) {` outside comments and
+   literals, found however the file spells it, once per file however many
+   steps share it. */
+static void test_entry_scan(void)
+{
+    write_text("entries.c", "/* not_comment(void) { } */\n"
+                            "// not_line(void) { }\n"
+                            "static const char *s = \"not_string(void) {\";\n"
+                            "int declared_only(void);\n"
+                            "int spaced /* c */ ( int (*cb)(int), const char *p ) /* c */\n{ return 0; }\n"
+                            "int nested(int (*f)(int (*)(void))) { return f(0) + inner(1); }\n"
+                            "int after_literal \"x\" (void) { }\n"
+                            "int kr(a) int a; { return a; }\n"
+                            "int unclosed(void\n");
+    checked c;
+    const char *defined[] = {"spaced", "nested"};
+    const char *not_defined[] = {"not_comment", "not_line", "not_string", "declared_only", "inner",
+                                 "after_literal", "kr", "unclosed"};
+    for (size_t i = 0; i < sizeof defined / sizeof defined[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "step %s() { source = \"entries.c\" }\npipeline p() { %s() }\n", defined[i],
+                 defined[i]);
+        check_text(&c, text);
+        CHECK_EQ_U64(count_code(&c, DIAG_W0407), 0);
+        done(&c);
+    }
+    /* All of them in one pipeline: one scan of the shared file answers every step. */
+    strbuf all = STRBUF_INIT;
+    for (size_t i = 0; i < sizeof not_defined / sizeof not_defined[0]; i++) {
+        char line[128];
+        snprintf(line, sizeof line, "step %s() { source = \"entries.c\" }\n", not_defined[i]);
+        sb_puts(&all, line);
+    }
+    sb_puts(&all, "pipeline p() {");
+    for (size_t i = 0; i < sizeof not_defined / sizeof not_defined[0]; i++) {
+        char line[128];
+        snprintf(line, sizeof line, " %s()\n", not_defined[i]);
+        sb_puts(&all, line);
+    }
+    sb_puts(&all, "}\n");
+    check_text(&c, sb_cstr(&all));
+    CHECK_EQ_U64(count_code(&c, DIAG_W0407), sizeof not_defined / sizeof not_defined[0]);
+    done(&c);
+    sb_free(&all);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -419,6 +466,7 @@ int main(void)
     test_select_pipeline();
     test_output_parentheses();
     test_discarded_outputs();
+    test_entry_scan();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0)
