@@ -652,6 +652,8 @@ static void name_invocations(k8s_gen *g)
         if (ki->machines > 1)
             ki->service_task = k8s_name(&tasks, arena_printf(a, "%s-service", ki->inv->id), K8S_LABEL_MAX);
     }
+    k8s_names_free(&tasks);
+    k8s_names_free(&jobs);
     strbuf sb = STRBUF_INIT;
     k8s_sanitize(&sb, m->pipeline, K8S_LABEL_MAX);
     g->pl_label = arena_strdup(a, sb_cstr(&sb));

@@ -280,8 +280,9 @@ int gen_skypilot(bundle *b, char *err, size_t errsize)
 {
     k8s_names names;
     k8s_names_init(&names, b->arena);
-    for (size_t i = 0; i < b->mf->ninvocations; i++)
-        if (emit_task(b, &names, &b->mf->invocations[i], err, errsize) != 0)
-            return -1;
-    return 0;
+    int rc = 0;
+    for (size_t i = 0; i < b->mf->ninvocations && rc == 0; i++)
+        rc = emit_task(b, &names, &b->mf->invocations[i], err, errsize);
+    k8s_names_free(&names);
+    return rc;
 }

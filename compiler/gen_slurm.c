@@ -16,6 +16,7 @@
 #include "escape.h"
 #include "pipe/base.h"
 #include "pipe/version.h"
+#include "symtab.h"
 #include "template.h"
 
 /* What a job needs besides its attempts (each up to its @timeout plus
@@ -412,19 +413,20 @@ int gen_slurm(bundle *b, char *err, size_t errsize)
     const char *src = arena_strdup(b->arena, sb_cstr(&source));
     sb_free(&source);
 
-    const char **names = arena_alloc(b->arena, (m->ninvocations + 1) * sizeof *names);
-    for (size_t i = 0; i < m->ninvocations; i++) {
+    symtab owners = {0}; /* job name -> the invocation that has it */
+    int rc = 0;
+    for (size_t i = 0; i < m->ninvocations && rc == 0; i++) {
         const pipe_minvocation *inv = &m->invocations[i];
-        names[i] = job_name(b, inv);
-        for (size_t k = 0; k < i; k++) {
-            if (strcmp(names[k], names[i]) == 0) {
-                snprintf(err, errsize, "Slurm job names of invocations `%.60s` and `%.60s` collide",
-                         m->invocations[k].id, inv->id);
-                return -1;
-            }
+        const char *name = job_name(b, inv);
+        const pipe_minvocation *owner = symtab_get(&owners, name);
+        if (owner) {
+            snprintf(err, errsize, "Slurm job names of invocations `%.60s` and `%.60s` collide", owner->id, inv->id);
+            rc = -1;
+            break;
         }
-        if (gen_sbatch(b, inv, names[i], src, err, errsize) != 0)
-            return -1;
+        symtab_put(&owners, name, (void *)inv);
+        rc = gen_sbatch(b, inv, name, src, err, errsize);
     }
-    return gen_submit(b, src, err, errsize);
+    symtab_free(&owners);
+    return rc != 0 ? rc : gen_submit(b, src, err, errsize);
 }

@@ -12,6 +12,12 @@ void k8s_names_init(k8s_names *t, arena *a)
     t->arena = a;
 }
 
+void k8s_names_free(k8s_names *t)
+{
+    symtab_free(&t->by_text);
+    symtab_free(&t->taken);
+}
+
 /* '-' followed by the first `digits` hex digits of SHA-256(text). */
 static void hash_suffix(strbuf *out, const char *text, int digits)
 {
@@ -67,25 +73,17 @@ void k8s_sanitize(strbuf *out, const char *text, size_t max)
     sb_free(&sb);
 }
 
-static bool taken(const k8s_names *t, const char *name)
-{
-    for (size_t i = 0; i < t->names.len; i++)
-        if (strcmp(t->names.items[i], name) == 0)
-            return true;
-    return false;
-}
-
 const char *k8s_name(k8s_names *t, const char *text, size_t max)
 {
     if (max < K8S_NAME_MIN)
         max = K8S_NAME_MIN;
-    for (size_t i = 0; i < t->texts.len; i++)
-        if (strcmp(t->texts.items[i], text) == 0)
-            return t->names.items[i];
+    const char *known = symtab_get(&t->by_text, text);
+    if (known)
+        return known;
     strbuf sb = STRBUF_INIT;
     k8s_sanitize(&sb, text, max);
     /* Taken by another text: the hash of this one makes it differ. */
-    for (int attempt = 0; taken(t, sb_cstr(&sb)); attempt++) {
+    for (int attempt = 0; symtab_get(&t->taken, sb_cstr(&sb)); attempt++) {
         sb_reset(&sb);
         clean(&sb, text);
         int digits = 6 + 2 * attempt;
@@ -100,8 +98,8 @@ const char *k8s_name(k8s_names *t, const char *text, size_t max)
     }
     const char *name = arena_strdup(t->arena, sb_cstr(&sb));
     sb_free(&sb);
-    vec_push(t->arena, &t->texts, arena_strdup(t->arena, text));
-    vec_push(t->arena, &t->names, (void *)name);
+    symtab_put(&t->by_text, arena_strdup(t->arena, text), (void *)name);
+    symtab_put(&t->taken, name, (void *)name);
     return name;
 }
 

@@ -10,6 +10,7 @@
 
 #include "arena.h"
 #include "strbuf.h"
+#include "symtab.h"
 
 /* Label values, Service names, Argo task and template names. */
 #define K8S_LABEL_MAX 63
@@ -23,11 +24,13 @@
 /* The names handed out so far, so that two texts never share a name. */
 typedef struct k8s_names {
     arena *arena;
-    ptr_vec texts; /* const char*: what each name was made from */
-    ptr_vec names; /* const char*: the names, same order */
+    symtab by_text; /* what a name was made from -> the name */
+    symtab taken;   /* name -> itself */
 } k8s_names;
 
 void k8s_names_init(k8s_names *t, arena *a);
+/* Frees the tables; the names stay (they are in the arena). */
+void k8s_names_free(k8s_names *t);
 
 /* Appends the plain sanitized form of text to out: lower-case letters,
    digits and single '-' (every other byte, '_' and non-ASCII included,
