@@ -45,9 +45,41 @@ typedef struct step_files {
    by resolved path (a pipeline of thousands of steps must not compare every
    file with every other). */
 typedef struct file_set {
-    ptr_vec list;   /* user_file* */
-    symtab by_real; /* user_file->real -> user_file* */
+    ptr_vec list;        /* user_file* */
+    symtab by_real;      /* user_file->real -> user_file* */
+    symtab real_dirs;    /* a folder as written -> its resolved path (thousands of sources share a few) */
+    symtab header_probe; /* a quoted include's path -> HEADER_FOUND or HEADER_ABSENT */
 } file_set;
+
+#define HEADER_FOUND ((void *)1)
+#define HEADER_ABSENT ((void *)2)
+
+/* realpath(disk) for a file that is not a symbolic link: its folder's
+   resolved path (asked of the system once per folder) and its name; one
+   lstat instead of a getcwd and a readlink per path component. *st: the
+   file's lstat. */
+static bool resolve_file(bundle *b, file_set *files, const char *disk, char real[PATH_MAX], struct stat *st)
+{
+    if (lstat(disk, st) != 0)
+        return false;
+    const char *slash = strrchr(disk, '/');
+    if (S_ISLNK(st->st_mode) || (slash && slash[1] == '\0'))
+        return realpath(disk, real) && stat(real, st) == 0;
+    const char *dir = slash ? arena_strndup(b->arena, disk, (size_t)(slash - disk)) : ".";
+    const char *name = slash ? slash + 1 : disk;
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return realpath(disk, real) && stat(real, st) == 0;
+    const char *real_dir = symtab_get(&files->real_dirs, *dir ? dir : "/");
+    if (!real_dir) {
+        char resolved[PATH_MAX];
+        if (!realpath(*dir ? dir : "/", resolved))
+            return false;
+        real_dir = arena_strdup(b->arena, resolved);
+        symtab_put(&files->real_dirs, *dir ? dir : "/", (void *)real_dir);
+    }
+    int n = snprintf(real, PATH_MAX, "%s/%s", strcmp(real_dir, "/") == 0 ? "" : real_dir, name);
+    return n > 0 && n < PATH_MAX;
+}
 
 static user_file *find_file(const file_set *files, const char *real) { return symtab_get(&files->by_real, real); }
 
@@ -55,7 +87,8 @@ static user_file *add_file(bundle *b, file_set *files, const char *disk, model_s
                            size_t errsize)
 {
     char real[PATH_MAX];
-    if (!realpath(disk, real)) {
+    struct stat st;
+    if (!resolve_file(b, files, disk, real, &st)) {
         snprintf(err, errsize, "cannot read %s", disk);
         return NULL;
     }
@@ -66,12 +99,11 @@ static user_file *add_file(bundle *b, file_set *files, const char *disk, model_s
             u->kind = kind;
         return u;
     }
-    struct stat st;
     u = arena_alloc(b->arena, sizeof *u);
     u->real = arena_strdup(b->arena, real);
     u->disk = arena_strdup(b->arena, disk);
     u->kind = kind;
-    u->executable = stat(real, &st) == 0 && (st.st_mode & 0111);
+    u->executable = (st.st_mode & 0111) != 0;
     if (pipe_read_file(disk, &u->text, &u->len, err, errsize) != 0)
         return NULL;
     pipe_sha256 h;
@@ -149,7 +181,13 @@ static int find_headers(bundle *b, file_set *files, user_file *u, char *err, siz
         if (name[0] == '/')
             continue;
         const char *path = arena_printf(b->arena, "%s/%s", dir_of(b, u->disk), name);
-        if (!regular_file(path))
+        void *probe = symtab_get(&files->header_probe, path);
+        if (!probe) {
+            /* Every source of a folder includes the generated header: ask once. */
+            probe = regular_file(path) ? HEADER_FOUND : HEADER_ABSENT;
+            symtab_put(&files->header_probe, path, probe);
+        }
+        if (probe == HEADER_ABSENT)
             continue;
         user_file *h = add_file(b, files, path, MODEL_SRC_HEADER, err, errsize);
         if (!h || find_headers(b, files, h, err, errsize) != 0)
@@ -428,6 +466,8 @@ done:
     for (size_t i = 0; i < files.list.len; i++)
         free(((user_file *)files.list.items[i])->text);
     symtab_free(&files.by_real);
+    symtab_free(&files.real_dirs);
+    symtab_free(&files.header_probe);
     symtab_free(&occupied);
     return rc;
 }

@@ -13,13 +13,13 @@
 #include "bundle.h"
 #include "template.h"
 
-/* An absolute form of path (relative to the working directory), or NULL. */
-static const char *absolute(bundle *b, const char *path)
+/* An absolute form of path (relative to the working directory cwd, asked
+   once for thousands of sources), or NULL. */
+static const char *absolute(bundle *b, const char *cwd, const char *path)
 {
     if (path[0] == '/')
         return path;
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd))
+    if (!cwd)
         return NULL;
     while (path[0] == '.' && path[1] == '/')
         path += 2;
@@ -55,7 +55,9 @@ int gen_rebuild(bundle *b, char *err, size_t errsize)
     const build_options *o = b->opts;
     if (!o->pipec_path || !o->pipe_path || !o->pipeline_name)
         return 0; /* nothing to build it again with: the copies are all there is */
-    const char *out = absolute(b, o->out_dir);
+    char cwd_buf[PATH_MAX];
+    const char *cwd = getcwd(cwd_buf, sizeof cwd_buf);
+    const char *out = absolute(b, cwd, o->out_dir);
     if (!out)
         return 0;
     strbuf pipec = STRBUF_INIT, pipe = STRBUF_INIT, dir = STRBUF_INIT, args = STRBUF_INIT, inputs = STRBUF_INIT,
@@ -64,7 +66,7 @@ int gen_rebuild(bundle *b, char *err, size_t errsize)
     ok = ok && list_item(&args, "--pipeline") && list_item(&args, o->pipeline_name) && list_item(&args, "--target") &&
          list_item(&args, targets_text(b->arena, o->targets));
     for (size_t i = 0; ok && i < b->inputs.len; i++) {
-        const char *path = absolute(b, b->inputs.items[i]);
+        const char *path = absolute(b, cwd, b->inputs.items[i]);
         ok = path && list_item(&inputs, path);
     }
     const char *self = "pipec-rebuild.cmake";

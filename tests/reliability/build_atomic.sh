@@ -30,6 +30,12 @@ status=$?
 check "[ $status != 0 ]" "a build with a name too long fails (status $status)"
 check "grep -q 'File name too long' '$work/b2.out'" "it says why"
 check "[ \"\$(snapshot)\" = '$before' ]" "the previous bundle is as it was"
+# The same into a new folder: files there are written in place, and the
+# failure takes them and the folder away again.
+"$pipec" build "$work/long.pipe" --pipeline crash -o "$work/fresh/bundle" --target all >"$work/b2b.out" 2>&1
+status=$?
+check "[ $status != 0 ] && grep -q 'File name too long' '$work/b2b.out'" "a first build with a name too long fails (status $status)"
+check "[ ! -e '$work/fresh' ]" "and leaves no folder behind ($(find "$work/fresh" 2>/dev/null | head -3 | tr '\n' ' '))"
 
 # A folder that cannot be written: a file where the build needs a folder.
 changed="$work/changed.pipe"
