@@ -32,10 +32,13 @@ bool ye_plain_ok(const char *s)
     static const char *const typed[] = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"};
     if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
         return false;
-    for (const char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              strchr("-_./", *p)))
+    const char *p = s;
+    for (; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+              *p == '_' || *p == '.' || *p == '/'))
             return false;
+    if (p - s > 5) /* longer than every word below */
+        return true;
     for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
         if (strcasecmp(s, typed[i]) == 0)
             return false;
@@ -90,18 +93,32 @@ void ye_kv_string(yaml_out *em, const char *key, const char *value)
     ye_string_scalar(em, value);
 }
 
+/* Decimal digits of v ending at end (no terminator written); the first. */
+static char *digits(char *end, unsigned long long v)
+{
+    do
+        *--end = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    return end;
+}
+
 void ye_kv_int(yaml_out *em, const char *key, long long value)
 {
     char buf[32];
-    snprintf(buf, sizeof buf, "%lld", value);
-    ye_kv(em, key, buf);
+    buf[31] = '\0';
+    unsigned long long magnitude = value < 0 ? 0ull - (unsigned long long)value : (unsigned long long)value;
+    char *first = digits(buf + 31, magnitude);
+    if (value < 0)
+        *--first = '-';
+    ye_kv(em, key, first);
 }
 
+/* Hundreds of thousands of these in a large bundle.yaml: no printf. */
 void ye_kv_uint(yaml_out *em, const char *key, unsigned long long value)
 {
     char buf[32];
-    snprintf(buf, sizeof buf, "%llu", value);
-    ye_kv(em, key, buf);
+    buf[31] = '\0';
+    ye_kv(em, key, digits(buf + 31, value));
 }
 
 void ye_kv_bool(yaml_out *em, const char *key, bool value) { ye_kv(em, key, value ? "true" : "false"); }
