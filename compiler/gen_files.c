@@ -83,8 +83,9 @@ static bool resolve_file(bundle *b, file_set *files, const char *disk, char real
 
 static user_file *find_file(const file_set *files, const char *real) { return symtab_get(&files->by_real, real); }
 
-static user_file *add_file(bundle *b, file_set *files, const char *disk, model_source_kind kind, char *err,
-                           size_t errsize)
+/* text: the file's bytes when the checker read them already, or NULL. */
+static user_file *add_file(bundle *b, file_set *files, const char *disk, model_source_kind kind, const char *text,
+                           size_t len, char *err, size_t errsize)
 {
     char real[PATH_MAX];
     struct stat st;
@@ -104,8 +105,14 @@ static user_file *add_file(bundle *b, file_set *files, const char *disk, model_s
     u->disk = arena_strdup(b->arena, disk);
     u->kind = kind;
     u->executable = (st.st_mode & 0111) != 0;
-    if (pipe_read_file(disk, &u->text, &u->len, err, errsize) != 0)
+    if (text) {
+        u->text = xmalloc(len + 1);
+        memcpy(u->text, text, len);
+        u->text[len] = '\0';
+        u->len = len;
+    } else if (pipe_read_file(disk, &u->text, &u->len, err, errsize) != 0) {
         return NULL;
+    }
     pipe_sha256 h;
     pipe_sha256_init(&h);
     pipe_sha256_update(&h, u->text, u->len);
@@ -189,7 +196,7 @@ static int find_headers(bundle *b, file_set *files, user_file *u, char *err, siz
         }
         if (probe == HEADER_ABSENT)
             continue;
-        user_file *h = add_file(b, files, path, MODEL_SRC_HEADER, err, errsize);
+        user_file *h = add_file(b, files, path, MODEL_SRC_HEADER, NULL, 0, err, errsize);
         if (!h || find_headers(b, files, h, err, errsize) != 0)
             return -1;
         vec_push(b->arena, &u->headers, h);
@@ -249,7 +256,7 @@ static int add_folder(bundle *b, file_set *files, step_files *sf, const char *di
         if (S_ISDIR(st.st_mode)) {
             rc = add_folder(b, files, sf, path, depth + 1, err, errsize);
         } else if (S_ISREG(st.st_mode)) {
-            user_file *u = add_file(b, files, path, MODEL_SRC_FILE, err, errsize);
+            user_file *u = add_file(b, files, path, MODEL_SRC_FILE, NULL, 0, err, errsize);
             if (!u)
                 rc = -1;
             else if (!in_list(&sf->files, u))
@@ -329,7 +336,7 @@ static int collect(bundle *b, file_set *files, step_files *per_step, char **comm
                     return -1;
                 continue;
             }
-            user_file *u = add_file(b, files, ref->resolved, ref->kind, err, errsize);
+            user_file *u = add_file(b, files, ref->resolved, ref->kind, ref->text, ref->len, err, errsize);
             if (!u)
                 return -1;
             if (!in_list(&sf->files, u))

@@ -30,6 +30,8 @@ typedef struct model_source {
     const char *path;     /* as written, relative to the .pipe file */
     const char *resolved; /* where pipec reads it (relative to the working directory, or absolute) */
     model_source_kind kind;
+    const char *text; /* the bytes the checker read, or NULL: the bundle copies these */
+    size_t len;
 } model_source;
 
 static inline bool model_source_compiled(model_source_kind k)

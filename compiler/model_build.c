@@ -163,6 +163,8 @@ static pipe_mstep build_step(builder *b, const step_info *st, model_step *ms)
         ms->sources[i].path = arena_strdup(a, st->sources[i].path);
         ms->sources[i].resolved = arena_strdup(a, st->sources[i].resolved);
         ms->sources[i].kind = source_kind_of(st->sources[i].kind);
+        ms->sources[i].text = st->sources[i].text;
+        ms->sources[i].len = st->sources[i].len;
         s.needs_cuda = s.needs_cuda || st->sources[i].kind == SOURCE_CUDA;
     }
     ms->pipe_dir = arena_strdup(a, st->dir);

@@ -42,6 +42,8 @@ typedef struct source_ref {
     const char *resolved; /* relative to the working directory (or absolute) */
     source_kind kind;
     span sp;
+    const char *text; /* its bytes as W0407's scan read them (in the arena), or NULL */
+    size_t len;
 } source_ref;
 
 /* A `libraries` entry of a native step. */

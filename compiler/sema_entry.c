@@ -61,6 +61,8 @@ static bool is_ident_char(char c) { return isalnum((unsigned char)c) || c == '_'
 typedef struct defined_names {
     symtab names; /* name -> itself */
     bool unreadable;
+    const char *text; /* the file's bytes, kept for the bundle (read once) */
+    size_t len;
 } defined_names;
 
 static void scan_definitions(arena *a, const char *text, size_t len, symtab *names)
@@ -125,8 +127,13 @@ static const defined_names *definitions_in(sema *s, const char *path)
     size_t len = 0;
     if (pipe_read_file(path, &text, &len, NULL, 0) != 0)
         d->unreadable = true; /* missing (E0116) or unreadable: nothing to say */
-    else
+    else {
         scan_definitions(s->pg->arena, text, len, &d->names);
+        char *kept = arena_alloc(s->pg->arena, len + 1);
+        memcpy(kept, text, len + 1);
+        d->text = kept;
+        d->len = len;
+    }
     free(text);
     symtab_put(&s->entry_scans, arena_strdup(s->pg->arena, path), d);
     return d;
@@ -147,6 +154,8 @@ void sema_check_entry_defined(sema *s, step_info *st, ast_field *entry_field)
         return;
     for (size_t i = 0; i < st->nsources; i++) {
         const defined_names *d = definitions_in(s, st->sources[i].resolved);
+        st->sources[i].text = d->text;
+        st->sources[i].len = d->len;
         if (d->unreadable || symtab_get(&d->names, st->entry))
             return;
     }
