@@ -43,30 +43,47 @@ char *pipe_asprintf(const char *fmt, ...)
     return p;
 }
 
+/* mkdir of p (a copy the caller owns), making missing parents first: from
+   the folder itself upwards only as far as needed, so that a new folder in
+   an existing one is one mkdir (each step makes two, and a walk from / was
+   ten system calls a step). */
+static int mkdirs_from_leaf(char *p, char *err, size_t errsize)
+{
+    if (mkdir(p, 0777) == 0)
+        return 0;
+    int e = errno;
+    struct stat st;
+    if (e == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    char *slash = strrchr(p, '/');
+    if (e == ENOENT && slash && slash != p) {
+        *slash = '\0';
+        int rc = mkdirs_from_leaf(p, err, errsize);
+        *slash = '/';
+        if (rc != 0)
+            return rc;
+        if (mkdir(p, 0777) == 0 || (errno == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)))
+            return 0;
+        e = errno;
+    }
+    pipe_errf(err, errsize, "cannot create directory %s: %s", p, strerror(e == EEXIST ? ENOTDIR : e));
+    return PIPE_EIO;
+}
+
 int pipe_mkdirs(const char *path, char *err, size_t errsize)
 {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return 0; /* the common case: one call, not one per component */
+        return 0; /* the common case: one call */
     char *p = pipe_strdup(path);
     if (!p)
         return PIPE_ENOMEM;
-    for (char *c = p + 1;; c++) {
-        if (*c == '/' || *c == '\0') {
-            char saved = *c;
-            *c = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                pipe_errf(err, errsize, "cannot create directory %s: %s", p, strerror(errno));
-                free(p);
-                return PIPE_EIO;
-            }
-            *c = saved;
-            if (saved == '\0')
-                break;
-        }
-    }
+    /* Trailing slashes would make the last component look empty. */
+    for (size_t n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
+        p[n - 1] = '\0';
+    int rc = mkdirs_from_leaf(p, err, errsize);
     free(p);
-    return 0;
+    return rc;
 }
 
 static int write_replace(const char *path, const void *data, size_t len, bool durable, char *err, size_t errsize)

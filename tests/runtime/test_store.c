@@ -277,8 +277,36 @@ static void test_remove_tree(void)
     fx_rmtree(root);
 }
 
+/* mkdir -p: deep and new, already there, a trailing slash, a file in the way. */
+static void test_mkdirs(void)
+{
+    char tmpl[] = "/tmp/pipe-mkdirs-XXXXXX";
+    char *root = mkdtemp(tmpl), err[256];
+    CHECK(root != NULL);
+    if (!root)
+        return;
+    char *deep = pipe_asprintf("%s/a/b/c/d", root), *slash = pipe_asprintf("%s/a/e/", root);
+    char *file = pipe_asprintf("%s/f", root), *under = pipe_asprintf("%s/f/g", root);
+    CHECK_EQ_INT(pipe_mkdirs(deep, err, sizeof err), 0);
+    CHECK(pipe_dir_exists(deep));
+    CHECK_EQ_INT(pipe_mkdirs(deep, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_mkdirs(slash, err, sizeof err), 0);
+    CHECK(pipe_dir_exists(slash));
+    CHECK(fx_write(file, "x"));
+    CHECK_EQ_INT(pipe_mkdirs(file, err, sizeof err), PIPE_EIO);
+    CHECK(fx_contains(err, file) && fx_contains(err, "Not a directory"));
+    CHECK_EQ_INT(pipe_mkdirs(under, err, sizeof err), PIPE_EIO);
+    CHECK(fx_contains(err, "Not a directory"));
+    CHECK_EQ_INT(pipe_remove_tree(root, err, sizeof err), 0);
+    free(deep);
+    free(slash);
+    free(file);
+    free(under);
+}
+
 int main(void)
 {
+    test_mkdirs();
     test_run_ids();
     test_paths();
     test_run_yaml();
