@@ -71,7 +71,9 @@ char *pipe_supervisor_check_collectives(pipe_supervisor *s, const pipe_child_gro
     uint64_t k = 0, since = 0;
     for (int i = 0; i < s->nlocal; i++) {
         uint64_t t = atomic_load(&slots[i].since_ms);
-        if (t == 0 || now - t < timeout)
+        /* t after now: the rank entered since the clock was read (unsigned
+           now - t would wrap to "waited forever" and kill a healthy step). */
+        if (t == 0 || t >= now || now - t < timeout)
             continue;
         if (waiter < 0 || t < since) {
             waiter = i;
