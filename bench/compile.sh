@@ -21,28 +21,9 @@ runs=${R:-5}
 top=$(mktemp -d)
 trap 'rm -rf "$top"' EXIT
 
-# measure RUNS CMD...: prints "WALL CPU" of the fastest run (seconds); fails
-# when a run fails, so that a broken command cannot pass for a fast one.
-measure() {
-    python3 - "$@" <<'EOF'
-import os, subprocess, sys, time
-runs, cmd = int(sys.argv[1]), sys.argv[2:]
-best = None
-for _ in range(runs):
-    before = os.times()
-    start = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    wall = time.perf_counter() - start
-    after = os.times()
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    if done.returncode != 0:
-        sys.stderr.write(done.stdout.decode(errors="replace")[-4000:])
-        sys.exit(f"compile.sh: `{' '.join(cmd)}` exited {done.returncode}")
-    if best is None or wall < best[0]:
-        best = (wall, cpu)
-print(f"{best[0]:.3f} {best[1]:.3f}")
-EOF
-}
+# measure RUNS CMD...: "WALL CPU" of the fastest run (seconds); fails when
+# a run fails, so that a broken command cannot pass for a fast one.
+measure() { local runs=$1; shift; python3 "$root/bench/best_of.py" -r "$runs" --cpu -- "$@"; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / max(float(sys.argv[2]), 1e-9):.2f}')" "$1" "$2"; }
 row() { # LABEL "WALL CPU" [BASELINE]
     local wall=${2% *} cpu=${2#* }

@@ -69,13 +69,15 @@ static bool resolve_file(bundle *b, file_set *files, const char *disk, char real
     const char *name = slash ? slash + 1 : disk;
     if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
         return realpath(disk, real) && stat(real, st) == 0;
-    const char *real_dir = symtab_get(&files->real_dirs, *dir ? dir : "/");
+    if (!*dir)
+        dir = "/"; /* "/name" */
+    const char *real_dir = symtab_get(&files->real_dirs, dir);
     if (!real_dir) {
         char resolved[PATH_MAX];
-        if (!realpath(*dir ? dir : "/", resolved))
+        if (!realpath(dir, resolved))
             return false;
         real_dir = arena_strdup(b->arena, resolved);
-        symtab_put(&files->real_dirs, *dir ? dir : "/", (void *)real_dir);
+        symtab_put(&files->real_dirs, dir, (void *)real_dir);
     }
     int n = snprintf(real, PATH_MAX, "%s/%s", strcmp(real_dir, "/") == 0 ? "" : real_dir, name);
     return n > 0 && n < PATH_MAX;

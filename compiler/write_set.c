@@ -115,6 +115,14 @@ static int write_all(const char *tmp, const void *data, size_t len, mode_t mode)
     return write_fd(fd, tmp, data, len, mode);
 }
 
+/* A new file's mode under the umask, executable (generated scripts). */
+static mode_t new_script_mode(void)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    return (0666 & ~mask) | 0111;
+}
+
 static void push_staged(write_set *ws, staged f)
 {
     if (ws->n == ws->cap) {
@@ -133,10 +141,10 @@ int write_set_stage(write_set *ws, const char *path, const void *data, size_t le
        reading: the file goes straight to its name (no stat, no rename; a
        fresh 10,000-file bundle is half the system calls), and a failure
        removes it with the folder. */
-    if (ws->ready_made && strrchr(path, '/') && !executable) {
+    if (ws->ready_made) {
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
-            if (write_fd(fd, path, data, len, 0) != 0) {
+            if (write_fd(fd, path, data, len, executable ? new_script_mode() : 0) != 0) {
                 snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
                 return -1;
             }
@@ -161,14 +169,8 @@ int write_set_stage(write_set *ws, const char *path, const void *data, size_t le
     mode_t mode = 0;
     if (existed)
         mode = st.st_mode & 07777;
-    if (executable) {
-        if (!existed) {
-            mode_t mask = umask(0);
-            umask(mask);
-            mode = 0666 & ~mask;
-        }
-        mode |= 0111;
-    }
+    if (executable)
+        mode = existed ? mode | 0111 : new_script_mode();
     char *tmp = sibling(ws, path, "new");
     if (write_all(tmp, data, len, mode) != 0) {
         snprintf(err, errsize, "cannot write %s: %s", path, strerror(errno));
