@@ -34,11 +34,17 @@ port_free() {
     ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-# A base port P with P..P+4 free (slurmctld, n1, n2 and the two idle nodes).
+# A base port P with P..P+4 free (slurmctld, n1, n2 and the two idle nodes),
+# below the kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768
+# and up by default): a port from that range can be taken by any outgoing
+# connection of a test running beside this one between the check and the
+# daemon's bind.
 pick_ports() {
-    local tries base k ok
+    local tries base k ok low
+    low=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null) || low=32768
+    [ "${low:-0}" -gt 20100 ] || low=32768
     for tries in $(seq 1 50); do
-        base=$((20000 + (RANDOM % 2000) * 10))
+        base=$((20000 + (RANDOM % ((low - 20005) / 10)) * 10))
         ok=1
         for k in 0 1 2 3 4; do
             port_free $((base + k)) || ok=0
@@ -124,10 +130,17 @@ start() {
         /usr/sbin/slurmd -f "$SLURM_CONF" -N "$node" || die "slurmd $node did not start (see $dir/log/slurmd-$node.log)"
     done
 
-    # Wait until every node is idle.
-    local i states=""
+    # Wait until every node is idle; a controller that died (its port taken
+    # after all) is reported at once, not after 300 slow sinfo calls.
+    local i states="" ctld
     for i in $(seq 1 300); do
-        states=$(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | tr '\n' ' ') || true
+        ctld=$(cat "$dir/run/slurmctld.pid" 2>/dev/null) || ctld=""
+        if [ -n "$ctld" ] && ! running "$ctld"; then
+            echo "cluster.sh: slurmctld (pid $ctld) exited:" >&2
+            tail -n 5 "$dir/log/slurmctld.log" >&2 || true
+            return 1
+        fi
+        states=$(timeout 10 sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | tr '\n' ' ') || true
         if [ "$states" = "big1 idle big2 idle n1 idle n2 idle " ]; then
             echo "SLURM_CONF=$SLURM_CONF"
             return 0
