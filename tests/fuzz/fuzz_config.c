@@ -4,9 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "params.h"
+#include "exec/params.h"
 #include "pipe/manifest.h"
-#include "run_config.h"
+#include "cmd/run_config.h"
 
 static const char manifest[] = "manifest_version: 2\n"
                                "pipeline: fuzz\n"

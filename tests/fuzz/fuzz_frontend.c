@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "diag.h"
-#include "fmt.h"
-#include "parse.h"
-#include "program.h"
-#include "strbuf.h"
+#include "util/diag.h"
+#include "cli/fmt.h"
+#include "front/parse.h"
+#include "check/program.h"
+#include "util/strbuf.h"
 
 static void discard(void *user, const char *text, size_t len)
 {

@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "metrics.h"
-#include "nvml.h"
-#include "proc_sample.h"
-#include "profiler.h"
-#include "resources.h"
+#include "observe/metrics.h"
+#include "observe/nvml.h"
+#include "observe/proc_sample.h"
+#include "observe/profiler.h"
+#include "exec/resources.h"
 #include "step_fixture.h"
 
 static const char *full_lib, *minimal_lib, *broken_lib;

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store.h"
-#include "util.h"
+#include "store/store.h"
+#include "util/util.h"
 
 /* A fresh directory under $TMPDIR (or /tmp); malloc'ed. */
 static inline char *fx_tempdir(const char *tag)

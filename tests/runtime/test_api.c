@@ -9,12 +9,12 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "ctx.h"
+#include "api/ctx.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
 #include "pipe/pipe.h"
 #include "step_fixture.h"
-#include "worker.h"
+#include "exec/worker.h"
 
 static void clear_rank_env(void)
 {

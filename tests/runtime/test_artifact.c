@@ -9,12 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "artifact.h"
+#include "store/artifact.h"
 #include "check.h"
-#include "command.h"
+#include "exec/command.h"
 #include "pipe/error.h"
-#include "store.h"
-#include "util.h"
+#include "store/store.h"
+#include "util/util.h"
 
 static char root[] = "/tmp/pipe-test-artifact-XXXXXX";
 

@@ -3,12 +3,12 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "cache.h"
+#include "store/cache.h"
 #include "check.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
 #include "step_fixture.h"
-#include "stepfile.h"
+#include "store/stepfile.h"
 
 static void key_of(const char *code, const pipe_kv *params, size_t np, const pipe_step_artifact *in, size_t ni,
                    char out[PIPE_SHA256_HEX_SIZE])

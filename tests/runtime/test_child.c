@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "child.h"
+#include "exec/child.h"
 #include "pipe/error.h"
-#include "util.h"
+#include "util/util.h"
 
 /* ---- what the children wrote ---- */
 

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "../unit/check.h"
-#include "coll_cpu.h"
-#include "ctx.h"
-#include "rendezvous.h"
-#include "util.h"
+#include "dist/coll_cpu.h"
+#include "api/ctx.h"
+#include "dist/rendezvous.h"
+#include "util/util.h"
 
 static const pipe_dtype dtypes[] = {PIPE_F32, PIPE_F64, PIPE_I32, PIPE_I64, PIPE_U8, PIPE_F16, PIPE_BF16};
 static const pipe_op ops[] = {PIPE_SUM, PIPE_PROD, PIPE_MAX, PIPE_MIN, PIPE_AVG};

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "child.h"
-#include "coll_watch.h"
-#include "supervisor.h"
+#include "exec/child.h"
+#include "dist/coll_watch.h"
+#include "exec/supervisor.h"
 
 #define RANKS 2
 #define TIMEOUT_MS 60000

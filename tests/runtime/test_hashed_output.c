@@ -11,11 +11,11 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "artifact.h"
+#include "store/artifact.h"
 #include "check.h"
-#include "ctx.h"
-#include "digest_note.h"
-#include "hashed_stream.h"
+#include "api/ctx.h"
+#include "store/digest_note.h"
+#include "store/hashed_stream.h"
 #include "pipe/pipe.h"
 #include "step_fixture.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "metrics.h"
+#include "observe/metrics.h"
 #include "step_fixture.h"
 
 static void test_writer(void)

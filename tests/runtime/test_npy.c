@@ -10,8 +10,8 @@
 #include "check.h"
 #include "pipe/npy.h"
 #include "pipe/precision.h"
-#include "store.h"
-#include "util.h"
+#include "store/store.h"
+#include "util/util.h"
 
 static char dir[] = "/tmp/pipe-npy-XXXXXX";
 

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "../unit/check.h"
-#include "collectives.h"
-#include "ctx.h"
+#include "dist/collectives.h"
+#include "api/ctx.h"
 #include "pipe/precision.h"
 
 static void test_f16(void)

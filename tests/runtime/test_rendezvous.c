@@ -12,8 +12,8 @@
 
 #include "../unit/check.h"
 #include "pipe/error.h"
-#include "rendezvous.h"
-#include "util.h"
+#include "dist/rendezvous.h"
+#include "util/util.h"
 
 enum { WORLD = 8 };
 

@@ -20,8 +20,8 @@
 
 #include "../unit/check.h"
 #include "pipe/error.h"
-#include "rendezvous.h"
-#include "util.h"
+#include "dist/rendezvous.h"
+#include "util/util.h"
 
 enum { RANKS = 8, STRANGERS = 300 };
 

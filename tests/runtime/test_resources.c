@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "resources.h"
+#include "exec/resources.h"
 
 static void clear_env(void)
 {

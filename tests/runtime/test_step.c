@@ -13,12 +13,12 @@
 #include <time.h>
 
 #include "check.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
 #include "pipe/pipe.h"
 #include "step_fixture.h"
-#include "stepfile.h"
+#include "store/stepfile.h"
 
 static const char manifest_text[] =
     "manifest_version: 2\n"

@@ -4,7 +4,7 @@
 #include "check.h"
 #include "pipe/error.h"
 #include "step_fixture.h"
-#include "stepfile.h"
+#include "store/stepfile.h"
 
 static pipe_step_record *full_record(void)
 {

@@ -5,7 +5,7 @@
 #include "check.h"
 #include "pipe/error.h"
 #include "step_fixture.h"
-#include "store.h"
+#include "store/store.h"
 
 static void test_run_ids(void)
 {

@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "diag.h"
-#include "program.h"
-#include "strbuf.h"
+#include "util/diag.h"
+#include "check/program.h"
+#include "util/strbuf.h"
 
 typedef struct checked {
     arena a;

@@ -1,4 +1,4 @@
-/* `pipec fmt` (compiler/fmt.c, docs/fmt.md): canonical output for a set of
+/* `pipec fmt` (compiler/cli/fmt.c, docs/fmt.md): canonical output for a set of
    inputs, idempotence, and that nothing is lost: every comment keeps its
    text and the tree of the output equals the tree of the input.
 
@@ -8,7 +8,7 @@
 
    The repository root is argv[1], else $PIPEC_SOURCE_DIR, else found from
    __FILE__. */
-#include "fmt.h"
+#include "cli/fmt.h"
 
 #include "check.h"
 
@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "parse.h"
-#include "strbuf.h"
+#include "util/arena.h"
+#include "util/diag.h"
+#include "front/parse.h"
+#include "util/strbuf.h"
 
 /* ---- formatting a string ---- */
 

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "diag.h"
-#include "parse.h"
+#include "util/diag.h"
+#include "front/parse.h"
 #include "parser.h"
 
 int pipe_yylex_init_extra(parse_ctx *extra, void **scanner);

@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bundle.h"
+#include "gen/bundle.h"
 #include "check.h"
-#include "diag.h"
-#include "model_build.h"
-#include "program.h"
+#include "util/diag.h"
+#include "model/model_build.h"
+#include "check/program.h"
 #include "pipe/base.h"
 
 #ifndef PIPEC_SOURCE_DIR

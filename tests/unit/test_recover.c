@@ -1,4 +1,4 @@
-/* Error recovery (compiler/lex_recover.c, compiler/parse_recover.c), one
+/* Error recovery (compiler/front/lex_recover.c, compiler/front/parse_recover.c), one
    heuristic at a time: each is called directly on a parse context over a
    small text, as the lexer or the parser would call it, and what it
    reports, returns and remembers is checked. */
@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "diag.h"
-#include "lex_recover.h"
-#include "parse.h"
-#include "parse_recover.h"
+#include "util/diag.h"
+#include "front/lex_recover.h"
+#include "front/parse.h"
+#include "front/parse_recover.h"
 #include "parser.h"
 
 typedef struct fixture {

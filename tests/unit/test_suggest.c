@@ -1,10 +1,10 @@
-/* "Did you mean" support (compiler/suggest.c: the diagnostics' threshold on
+/* "Did you mean" support (compiler/util/suggest.c: the diagnostics' threshold on
  * top of pipe_closest_name, tested with the edit distance in tests/base) and
- * the explanations (compiler/diag_codes.def, compiler/explain/). */
-#include "diag_codes.h"
-#include "embedded.h"
-#include "explain.h"
-#include "suggest.h"
+ * the explanations (compiler/util/diag_codes.def, compiler/explain/). */
+#include "util/diag_codes.h"
+#include "util/embedded.h"
+#include "cli/explain.h"
+#include "util/suggest.h"
 
 #include "check.h"
 

@@ -1,6 +1,6 @@
 /* The launch manifest (bundle.yaml), and the typed model of a checked
    pipeline. pipec's checker builds these structs with every default and
-   rule applied (compiler/model_build.c), its generators read only them, and
+   rule applied (compiler/model/model_build.c), its generators read only them, and
    gen_manifest writes them to bundle.yaml; the runtime parses bundle.yaml
    back into the same structs (pipe_manifest_parse), so what the compiler
    decided is what the runtime runs. tests/unit/test_model_roundtrip.c

@@ -1,6 +1,6 @@
 /* Compiled, not run (tests/CMakeLists.txt): a diagnostic code is an enum
    constant, so a misspelt one (-DMISSPELT) must not compile. */
-#include "diag.h"
+#include "util/diag.h"
 
 diagnostic *report(diag_engine *d, span sp);
 

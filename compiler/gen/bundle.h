@@ -1,0 +1,126 @@
+/* `pipec build`: runs the generators over the typed model of a checked
+   pipeline (model.h) and writes the bundle, touching only files whose bytes
+   changed. Generators see the model, never the syntax tree. */
+#ifndef PIPEC_BUNDLE_H
+#define PIPEC_BUNDLE_H
+
+#include <stdbool.h>
+
+#include "util/arena.h"
+#include "model/model.h"
+#include "util/strbuf.h"
+
+enum {
+    TARGET_LOCAL = 1 << 0, /* driver sources, bundle CMakeLists.txt, runtime copy: always emitted */
+    TARGET_DOCKER = 1 << 1,
+    TARGET_SLURM = 1 << 2,
+    TARGET_KUBERNETES = 1 << 3,
+    TARGET_SKYPILOT = 1 << 4,
+    TARGET_ALL = (1 << 5) - 1,
+};
+
+/* Parses "local,docker" or "all"; false with the bad word in *bad. */
+bool parse_targets(const char *list, unsigned *mask, const char **bad);
+
+typedef struct build_options {
+    const char *out_dir;
+    const char *pipeline; /* NULL: the only one */
+    unsigned targets;
+    const char *depfile;    /* -MD -MF: Make-format dependencies */
+    const char *dep_target; /* -MT: the rule's target (default OUT/bundle.yaml) */
+    bool verbose;           /* -v: name each file written */
+    /* For pipec-rebuild.cmake (gen_rebuild.c), absolute; NULL: not written. */
+    const char *pipec_path;
+    const char *pipe_path;
+    const char *pipeline_name; /* the pipeline built (as --pipeline) */
+} build_options;
+
+/* A user file copied into the bundle. */
+typedef struct bundle_source {
+    const char *disk_path;   /* where pipec read it (as the checker resolved it) */
+    const char *bundle_path; /* relative to the bundle root: src/user/... */
+    model_source_kind kind;  /* C, C++, CUDA, a header (listed or found through #include "..."),
+                                or a file a command step ships (MODEL_SRC_FILE) */
+} bundle_source;
+
+/* What the generators know about an invoked step beyond its settings. */
+typedef struct bundle_step {
+    const pipe_mstep *m;  /* its settings (code_digest and sources filled by gen_user_sources) */
+    const model_step *ms; /* its source files as the checker resolved them */
+    ptr_vec files;        /* bundle_source*: its sources, then the headers they include */
+    bool needs_gpu;       /* in some invocation */
+    const char *workdir;  /* a command step's folder in the bundle (gen_user_sources) */
+} bundle_step;
+
+typedef struct bundle_file {
+    const char *path; /* relative to the bundle root */
+    strbuf text;
+    bool executable;
+} bundle_file;
+
+typedef struct bundle {
+    model *model;
+    const pipe_manifest *mf; /* &model->manifest */
+    const build_options *opts;
+    arena *arena;
+    const char *source_name; /* the .pipe file's name, for banners (mf->source) */
+    bundle_step *steps;      /* one per mf->steps, in first-use order */
+    ptr_vec sources;         /* bundle_source*, every user file once */
+    ptr_vec inputs;          /* const char*: every file read (for the depfile) */
+    ptr_vec files;           /* bundle_file* to write */
+    bool needs_cuda;         /* some invocation of a native step needs a GPU: emit <pipeline>_cuda.cu */
+    bool has_commands;       /* some step runs a program: the bundle installs src/user */
+    ptr_vec images;          /* bundle_image*, distinct, in first-use order */
+} bundle;
+
+/* The container image an invocation runs in (bundle_images.c). Steps
+   without @docker get a default: a CUDA image matching the local toolkit
+   when they need a GPU, Debian otherwise (is_default says so). */
+typedef struct bundle_image {
+    const char *id;     /* folder under docker/: "<base-name>-<8 hex>", unique per distinct image */
+    const char *ref;    /* what deploy targets run: "pipec/<pipeline>-<id>:latest" */
+    const char *parent; /* runtime stage base */
+    const char *build;  /* build stage base */
+    const pipe_mimage *given; /* the @docker options of its first invocation (lists, environment) */
+    bool is_default;
+    bool cuda;          /* some step using it needs a GPU or has .cu sources */
+} bundle_image;
+
+/* The image of inv; the same pointer for invocations that share an image. */
+const bundle_image *bundle_image_of(bundle *b, const pipe_minvocation *inv);
+
+/* Adds an output file; returns its text buffer. */
+strbuf *bundle_add_file(bundle *b, const char *path, bool executable);
+/* The step an invocation runs. */
+const pipe_mstep *bundle_step_of(const bundle *b, const pipe_minvocation *inv);
+/* The banner every generated text file starts with, in a comment of `prefix`
+   (e.g. "#" or "//"); C uses the block form. */
+void bundle_banner(const bundle *b, strbuf *sb, const char *prefix);
+
+/* The invocations that run on more than one machine. */
+static inline int64_t invocation_machines(const pipe_minvocation *inv)
+{
+    return inv->accelerate.enabled && inv->accelerate.num_machines > 1 ? inv->accelerate.num_machines : 1;
+}
+
+/* Generators, one file each (gen_*.c), run in this order from bundle.c. */
+int gen_user_sources(bundle *b, char *err, size_t errsize);
+int gen_manifest(bundle *b, char *err, size_t errsize);
+int gen_c(bundle *b, char *err, size_t errsize);
+int gen_cuda(bundle *b, char *err, size_t errsize);
+int gen_cmake(bundle *b, char *err, size_t errsize);
+int gen_runtime(bundle *b, char *err, size_t errsize);
+int gen_docker(bundle *b, char *err, size_t errsize);
+int gen_slurm(bundle *b, char *err, size_t errsize);
+int gen_kubernetes(bundle *b, char *err, size_t errsize);
+int gen_skypilot(bundle *b, char *err, size_t errsize);
+int gen_rebuild(bundle *b, char *err, size_t errsize); /* last: it lists every file of the bundle */
+
+/* "all", or the targets of mask as --target takes them ("local,slurm"). */
+const char *targets_text(arena *a, unsigned mask);
+
+/* Writes the bundle of a model (model_build). Returns 0, or -1 with a
+   message in err (I/O). Fills each step's code_digest and sources in m. */
+int bundle_build(model *m, const build_options *opts, arena *a, char *err, size_t errsize);
+
+#endif

@@ -1,0 +1,408 @@
+/* From the checked program to the typed model (model.h). Every rule that
+   turns decorators into settings is applied here, once: defaults, the
+   pipeline-over-step merge (effective_opt), "no @retry means no retry",
+   the build image derived from the parent. The generators only read the
+   result. */
+#include "model_build.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/images.h"
+#include "util/strbuf.h"
+#include "util/symtab.h"
+#include "pipe/base.h"
+
+typedef struct builder {
+    arena *a;
+    model *m;
+    const program *pg;
+    const pipeline_info *pl;
+} builder;
+
+static char *dup_or_null(arena *a, const char *s) { return s ? arena_strdup(a, s) : NULL; }
+
+/* The canonical text of a literal: what run records and the runtime use. */
+static char *canonical_text(arena *a, const ast_expr *v)
+{
+    char buf[64];
+    switch (v->kind) {
+    case EXPR_INT: return arena_printf(a, "%lld", (long long)v->u.i);
+    case EXPR_FLOAT: pipe_format_double(v->u.f, buf, sizeof buf); return arena_strdup(a, buf);
+    case EXPR_BOOL: return arena_strdup(a, v->u.b ? "true" : "false");
+    case EXPR_STRING: return arena_strdup(a, v->u.s.text);
+    default: return arena_strdup(a, "");
+    }
+}
+
+static pipe_type param_type(value_type t)
+{
+    switch (t) {
+    case TYPE_INT: return PIPE_TYPE_INT;
+    case TYPE_FLOAT: return PIPE_TYPE_FLOAT;
+    case TYPE_BOOL: return PIPE_TYPE_BOOL;
+    case TYPE_STRING: return PIPE_TYPE_STRING;
+    case TYPE_ARTIFACT: return PIPE_TYPE_ARTIFACT;
+    }
+    return PIPE_TYPE_STRING;
+}
+
+static pipe_mparam *params_of(arena *a, const param_info *ps, size_t n)
+{
+    pipe_mparam *out = n ? arena_alloc(a, n * sizeof *out) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        out[i].name = arena_strdup(a, ps[i].name);
+        out[i].type = param_type(ps[i].type);
+        out[i].type_name = arena_strdup(a, ps[i].type_name);
+        out[i].default_value = ps[i].default_value ? canonical_text(a, ps[i].default_value) : NULL;
+    }
+    return out;
+}
+
+/* A list literal of strings (apt_packages, requirements, extra). */
+static char **string_list(arena *a, const ast_expr *list, size_t *n)
+{
+    *n = 0;
+    if (!list || list->kind != EXPR_LIST || list->u.items.len == 0)
+        return NULL;
+    char **out = arena_alloc(a, list->u.items.len * sizeof *out);
+    for (size_t i = 0; i < list->u.items.len; i++) {
+        const ast_expr *e = list->u.items.items[i];
+        if (e->kind == EXPR_STRING)
+            out[(*n)++] = arena_strdup(a, e->u.s.text);
+    }
+    return out;
+}
+
+/* A map literal of strings (environments, node_selector); a value of another
+   kind (reported by the checker) reads as "". */
+static pipe_kv *string_map(arena *a, const ast_expr *map, size_t *n)
+{
+    *n = 0;
+    if (!map || map->kind != EXPR_MAP || map->u.items.len == 0)
+        return NULL;
+    pipe_kv *out = arena_alloc(a, map->u.items.len * sizeof *out);
+    for (size_t i = 0; i < map->u.items.len; i++) {
+        const ast_map_entry *e = map->u.items.items[i];
+        out[i].key = arena_strdup(a, e->key.text);
+        out[i].value = arena_strdup(a, e->value->kind == EXPR_STRING ? e->value->u.s.text : "");
+    }
+    *n = map->u.items.len;
+    return out;
+}
+
+static void any_value(arena *a, const ast_expr *v, pipe_mvalue *out)
+{
+    memset(out, 0, sizeof *out);
+    if (v->kind == EXPR_LIST || v->kind == EXPR_MAP) {
+        out->kind = v->kind == EXPR_LIST ? PIPE_MV_LIST : PIPE_MV_MAP;
+        out->n = v->u.items.len;
+        out->items = out->n ? arena_alloc(a, out->n * sizeof *out->items) : NULL;
+        if (out->kind == PIPE_MV_MAP && out->n)
+            out->keys = arena_alloc(a, out->n * sizeof *out->keys);
+        for (size_t i = 0; i < out->n; i++) {
+            if (out->kind == PIPE_MV_LIST) {
+                any_value(a, v->u.items.items[i], &out->items[i]);
+            } else {
+                const ast_map_entry *e = v->u.items.items[i];
+                out->keys[i] = arena_strdup(a, e->key.text);
+                any_value(a, e->value, &out->items[i]);
+            }
+        }
+        return;
+    }
+    out->kind = v->kind == EXPR_STRING ? PIPE_MV_STRING : PIPE_MV_SCALAR;
+    out->text = canonical_text(a, v);
+}
+
+static model_source_kind source_kind_of(source_kind k)
+{
+    switch (k) {
+    case SOURCE_C: return MODEL_SRC_C;
+    case SOURCE_CXX: return MODEL_SRC_CXX;
+    case SOURCE_CUDA: return MODEL_SRC_CUDA;
+    case SOURCE_HEADER: return MODEL_SRC_HEADER;
+    case SOURCE_FILE: return MODEL_SRC_FILE;
+    case SOURCE_FOLDER: return MODEL_SRC_FOLDER;
+    }
+    return MODEL_SRC_FILE;
+}
+
+static pipe_mstep build_step(builder *b, const step_info *st, model_step *ms)
+{
+    arena *a = b->a;
+    pipe_mstep s = {0};
+    s.name = arena_strdup(a, st->name);
+    s.entry = dup_or_null(a, st->is_command ? NULL : st->entry);
+    if (st->is_command) {
+        s.ncommand = st->ncommand;
+        s.command = arena_alloc(a, (st->ncommand + 1) * sizeof *s.command);
+        for (size_t i = 0; i < st->ncommand; i++)
+            s.command[i] = arena_strdup(a, st->command[i]);
+    } else if (st->nlibraries) {
+        s.nlibraries = st->nlibraries;
+        s.libraries = arena_alloc(a, st->nlibraries * sizeof *s.libraries);
+        for (size_t i = 0; i < st->nlibraries; i++)
+            s.libraries[i] = arena_strdup(a, st->libraries[i].name);
+    }
+    s.description = dup_or_null(a, st->description);
+    s.cache = st->cache;
+    s.params = params_of(a, st->params, st->nparams);
+    s.nparams = st->nparams;
+    s.noutputs = st->noutputs;
+    s.outputs = st->noutputs ? arena_alloc(a, st->noutputs * sizeof *s.outputs) : NULL;
+    for (size_t i = 0; i < st->noutputs; i++) {
+        s.outputs[i].name = arena_strdup(a, st->outputs[i].name);
+        s.outputs[i].type_name = arena_strdup(a, st->outputs[i].type_name);
+    }
+    s.environment = string_map(a, st->environment, &s.nenvironment);
+    ms->nsources = st->nsources;
+    ms->sources = st->nsources ? arena_alloc(a, st->nsources * sizeof *ms->sources) : NULL;
+    for (size_t i = 0; i < st->nsources; i++) {
+        ms->sources[i].path = arena_strdup(a, st->sources[i].path);
+        ms->sources[i].resolved = arena_strdup(a, st->sources[i].resolved);
+        ms->sources[i].kind = source_kind_of(st->sources[i].kind);
+        ms->sources[i].text = st->sources[i].text;
+        ms->sources[i].len = st->sources[i].len;
+        s.needs_cuda = s.needs_cuda || st->sources[i].kind == SOURCE_CUDA;
+    }
+    ms->pipe_dir = arena_strdup(a, st->dir);
+    const source_file *f = b->pg->sources->files[st->decl->file];
+    ms->decl_file = f->path;
+    source_position(f, st->decl->name.sp.start, &ms->decl_line, &ms->decl_col);
+    return s;
+}
+
+/* The steps the pipeline invokes, in first-use order; *index gets each
+   invocation's step index. */
+static void build_steps(builder *b, int *index)
+{
+    const ptr_vec *invs = &b->pl->invocations;
+    const step_info **seen = arena_alloc(b->a, (invs->len + 1) * sizeof *seen);
+    size_t n = 0;
+    symtab position = {0}; /* step name (unique) -> its index + 1 */
+    for (size_t i = 0; i < invs->len; i++) {
+        const invocation *inv = invs->items[i];
+        size_t k = (size_t)(uintptr_t)symtab_get(&position, inv->step->name);
+        if (k == 0) {
+            seen[n++] = inv->step;
+            symtab_put(&position, inv->step->name, (void *)(uintptr_t)n);
+            k = n;
+        }
+        index[i] = (int)(k - 1);
+    }
+    symtab_free(&position);
+    pipe_manifest *m = &b->m->manifest;
+    m->nsteps = n;
+    m->steps = arena_alloc(b->a, (n + 1) * sizeof *m->steps);
+    b->m->steps = arena_alloc(b->a, (n + 1) * sizeof *b->m->steps);
+    for (size_t k = 0; k < n; k++)
+        m->steps[k] = build_step(b, seen[k], &b->m->steps[k]);
+}
+
+static void build_args(builder *b, const invocation *inv, pipe_minvocation *out)
+{
+    arena *a = b->a;
+    size_t n = inv->step->nparams;
+    out->nargs = n;
+    out->args = n ? arena_alloc(a, n * sizeof *out->args) : NULL;
+    for (size_t k = 0; k < n; k++) {
+        const arg_binding *src = &inv->args[k];
+        pipe_marg *arg = &out->args[k];
+        arg->name = arena_strdup(a, inv->step->params[k].name);
+        arg->producer = arg->output = -1;
+        switch (src->kind) {
+        case ARG_DEFAULT:
+            arg->kind = PIPE_ARG_DEFAULT;
+            arg->value = canonical_text(a, src->value);
+            break;
+        case ARG_LITERAL:
+            arg->kind = PIPE_ARG_VALUE;
+            arg->value = canonical_text(a, src->value);
+            break;
+        case ARG_PIPELINE_PARAM:
+            arg->kind = PIPE_ARG_PARAM;
+            arg->value = arena_strdup(a, src->ref);
+            break;
+        case ARG_ARTIFACT:
+            arg->kind = PIPE_ARG_ARTIFACT;
+            arg->value = arena_strdup(a, src->producer->id);
+            arg->producer = (int)src->producer->index;
+            arg->output = (int)src->producer_output;
+            break;
+        }
+    }
+    out->nneeds = inv->deps.len;
+    out->needs = inv->deps.len ? arena_alloc(a, inv->deps.len * sizeof *out->needs) : NULL;
+    for (size_t k = 0; k < inv->deps.len; k++)
+        out->needs[k] = (int)((const invocation *)inv->deps.items[k])->index;
+}
+
+static void build_resources(builder *b, const effective_options *o, pipe_resources *r)
+{
+    opt_value cpu = effective_opt(o, DEC_RESOURCES, RES_CPU);
+    opt_value type = effective_opt(o, DEC_RESOURCES, RES_GPU_TYPE);
+    r->cpu = cpu.set ? cpu.num : 0;
+    r->gpu = effective_opt(o, DEC_RESOURCES, RES_GPU).i;
+    r->memory = effective_opt(o, DEC_RESOURCES, RES_MEMORY).u;
+    r->disk = effective_opt(o, DEC_RESOURCES, RES_DISK).u;
+    r->shm = effective_opt(o, DEC_RESOURCES, RES_SHM).u;
+    r->gpu_type = type.set ? arena_strdup(b->a, type.s) : NULL;
+}
+
+static void build_accelerate(builder *b, const invocation *inv, pipe_accelerate *acc)
+{
+    const effective_options *o = &inv->options;
+    *acc = pipe_accelerate_none();
+    if (!inv->step->accelerated)
+        return;
+    acc->enabled = true;
+    acc->num_processes = effective_opt(o, DEC_ACCELERATE, ACC_NUM_PROCESSES).i;
+    acc->num_machines = effective_opt(o, DEC_ACCELERATE, ACC_NUM_MACHINES).i;
+    acc->multi_gpu = effective_opt(o, DEC_ACCELERATE, ACC_MULTI_GPU).b;
+    acc->cpu = effective_opt(o, DEC_ACCELERATE, ACC_CPU).b;
+    acc->mixed_precision = arena_strdup(b->a, effective_opt(o, DEC_ACCELERATE, ACC_MIXED_PRECISION).s);
+    /* Not given: a free port on one machine (0), 29500 across machines. */
+    opt_value port = effective_opt(o, DEC_ACCELERATE, ACC_MAIN_PROCESS_PORT);
+    acc->main_process_port = port.set ? port.i : acc->num_machines > 1 ? 29500 : 0;
+    acc->gpu_ids = arena_strdup(b->a, effective_opt(o, DEC_ACCELERATE, ACC_GPU_IDS).s);
+    acc->max_restarts = effective_opt(o, DEC_ACCELERATE, ACC_MAX_RESTARTS).i;
+    acc->rdzv_timeout_ms = effective_opt(o, DEC_ACCELERATE, ACC_RDZV_TIMEOUT).u;
+    acc->collective_timeout_ms = effective_opt(o, DEC_ACCELERATE, ACC_COLLECTIVE_TIMEOUT).u;
+}
+
+static void build_image(builder *b, const effective_options *o, pipe_mimage *img)
+{
+    opt_value parent = effective_opt(o, DEC_DOCKER, DOCKER_PARENT_IMAGE);
+    opt_value build = effective_opt(o, DEC_DOCKER, DOCKER_BUILD_IMAGE);
+    img->parent = parent.set ? arena_strdup(b->a, parent.s) : NULL;
+    if (build.set)
+        img->build = arena_strdup(b->a, build.s);
+    else if (parent.set)
+        img->build = arena_strdup(b->a, image_default_build(b->a, parent.s));
+    img->apt_packages = string_list(b->a, effective_opt(o, DEC_DOCKER, DOCKER_APT_PACKAGES).expr, &img->napt_packages);
+    img->requirements = string_list(b->a, effective_opt(o, DEC_DOCKER, DOCKER_REQUIREMENTS).expr, &img->nrequirements);
+    img->environment = string_map(b->a, effective_opt(o, DEC_DOCKER, DOCKER_ENVIRONMENT).expr, &img->nenvironment);
+}
+
+/* A string option when written, else NULL; marks it in *given. */
+static char *given_string(builder *b, const effective_options *o, decorator_id dec, int opt, unsigned *given)
+{
+    opt_value v = effective_opt(o, dec, opt);
+    if (!v.set)
+        return NULL;
+    *given |= 1u << opt;
+    return arena_strdup(b->a, v.expr && v.expr->kind == EXPR_STRING ? v.expr->u.s.text : v.s);
+}
+
+static bool is_given(const effective_options *o, decorator_id dec, int opt, unsigned *given)
+{
+    bool set = effective_opt(o, dec, opt).set;
+    if (set)
+        *given |= 1u << opt;
+    return set;
+}
+
+static void build_orchestrators(builder *b, const effective_options *o, pipe_minvocation *inv)
+{
+    pipe_mslurm *sl = &inv->slurm;
+    sl->partition = given_string(b, o, DEC_SLURM, SLURM_PARTITION, &sl->given);
+    sl->account = given_string(b, o, DEC_SLURM, SLURM_ACCOUNT, &sl->given);
+    sl->qos = given_string(b, o, DEC_SLURM, SLURM_QOS, &sl->given);
+    sl->constraint = given_string(b, o, DEC_SLURM, SLURM_CONSTRAINT, &sl->given);
+    if (is_given(o, DEC_SLURM, SLURM_EXTRA, &sl->given))
+        sl->extra = string_list(b->a, effective_opt(o, DEC_SLURM, SLURM_EXTRA).expr, &sl->nextra);
+
+    pipe_mkubernetes *k = &inv->kubernetes;
+    k->namespace_ = given_string(b, o, DEC_KUBERNETES, K8S_NAMESPACE, &k->given);
+    k->service_account = given_string(b, o, DEC_KUBERNETES, K8S_SERVICE_ACCOUNT, &k->given);
+    is_given(o, DEC_KUBERNETES, K8S_GPU_VENDOR, &k->given);
+    k->gpu_vendor = arena_strdup(b->a, effective_opt(o, DEC_KUBERNETES, K8S_GPU_VENDOR).s);
+    if (is_given(o, DEC_KUBERNETES, K8S_NODE_SELECTOR, &k->given))
+        k->node_selector = string_map(b->a, effective_opt(o, DEC_KUBERNETES, K8S_NODE_SELECTOR).expr,
+                                      &k->nnode_selector);
+    k->tolerations.kind = PIPE_MV_LIST;
+    if (is_given(o, DEC_KUBERNETES, K8S_TOLERATIONS, &k->given))
+        any_value(b->a, effective_opt(o, DEC_KUBERNETES, K8S_TOLERATIONS).expr, &k->tolerations);
+
+    pipe_mskypilot *sky = &inv->skypilot;
+    sky->cloud = given_string(b, o, DEC_SKYPILOT, SKY_CLOUD, &sky->given);
+    sky->region = given_string(b, o, DEC_SKYPILOT, SKY_REGION, &sky->given);
+    is_given(o, DEC_SKYPILOT, SKY_USE_SPOT, &sky->given);
+    sky->use_spot = effective_opt(o, DEC_SKYPILOT, SKY_USE_SPOT).b;
+    sky->accelerators = given_string(b, o, DEC_SKYPILOT, SKY_ACCELERATORS, &sky->given);
+}
+
+static void build_invocation(builder *b, const invocation *inv, int step, pipe_minvocation *out)
+{
+    const effective_options *o = &inv->options;
+    out->id = arena_strdup(b->a, inv->id);
+    out->step = step;
+    build_args(b, inv, out);
+    build_resources(b, o, &out->resources);
+    build_accelerate(b, inv, &out->accelerate);
+    out->cleanup_memory = effective_decorator(o, DEC_CLEANUP_MEMORY) != NULL;
+    if (effective_decorator(o, DEC_GPU_PROFILE))
+        out->profile_interval_ms = effective_opt(o, DEC_GPU_PROFILE, PROFILE_INTERVAL).u;
+    if (effective_decorator(o, DEC_TIMEOUT))
+        out->timeout_ms = effective_opt(o, DEC_TIMEOUT, TIMEOUT_LIMIT).u;
+    /* Without @retry a step runs once; @retry's own default is one retry. */
+    if (effective_decorator(o, DEC_RETRY))
+        out->retry_max = effective_opt(o, DEC_RETRY, RETRY_MAX).i;
+    out->retry_delay_ms = effective_opt(o, DEC_RETRY, RETRY_DELAY).u;
+    build_image(b, o, &out->image);
+    build_orchestrators(b, o, out);
+}
+
+/* The .pipe file's name as banners and the manifest show it: no control
+   character (a newline would end a `#` comment) and no comment end. */
+static char *source_name(arena *a, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    strbuf sb = STRBUF_INIT;
+    for (const char *p = name; *p; p++) {
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            sb_putc(&sb, '?');
+        else if (*p == '*' && p[1] == '/')
+            sb_puts(&sb, "* ");
+        else
+            sb_putc(&sb, *p);
+    }
+    char *out = arena_strdup(a, sb_cstr(&sb));
+    sb_free(&sb);
+    return out;
+}
+
+void model_build(model *out, arena *a, const program *pg, const pipeline_info *pl)
+{
+    memset(out, 0, sizeof *out);
+    builder b = {a, out, pg, pl};
+    pipe_manifest *m = &out->manifest;
+    m->version = PIPE_MANIFEST_VERSION;
+    m->pipeline = arena_strdup(a, pl->name);
+    m->source = source_name(a, pg->sources->files[pg->root->file]->path);
+    m->params = params_of(a, pl->params, pl->nparams);
+    m->nparams = pl->nparams;
+    effective_options pl_opts = {NULL, &pl->decorators};
+    opt_value ns = effective_opt(&pl_opts, DEC_KUBERNETES, K8S_NAMESPACE);
+    out->workflow_namespace = ns.set ? arena_strdup(a, ns.s) : NULL;
+
+    size_t ninv = pl->invocations.len;
+    int *step_of = arena_alloc(a, (ninv + 1) * sizeof *step_of);
+    build_steps(&b, step_of);
+    m->ninvocations = ninv;
+    m->invocations = arena_alloc(a, (ninv + 1) * sizeof *m->invocations);
+    for (size_t i = 0; i < ninv; i++) {
+        memset(&m->invocations[i], 0, sizeof m->invocations[i]);
+        build_invocation(&b, pl->invocations.items[i], step_of[i], &m->invocations[i]);
+    }
+
+    out->npipe_files = pg->files.len;
+    out->pipe_files = arena_alloc(a, (pg->files.len + 1) * sizeof *out->pipe_files);
+    for (size_t i = 0; i < pg->files.len; i++) {
+        const ast_file *f = pg->files.items[i];
+        out->pipe_files[i] = pg->sources->files[f->file]->path;
+    }
+}

@@ -1,0 +1,432 @@
+/* slurm/<invocation>.sbatch and slurm/submit.sh (docs/deploy-slurm.md).
+
+   Every value from the .pipe file that reaches these scripts is escaped for
+   where it lands: `#SBATCH` arguments for sbatch's own directive parser
+   (sbatch_value), shell words with esc_shell_word, comments with control
+   characters blanked. Job names are built from identifiers only and
+   shortened with a digest when long, so they stay unique. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gen/bundle.h"
+#include "gen/escape.h"
+#include "pipe/base.h"
+#include "pipe/version.h"
+#include "util/symtab.h"
+#include "gen/template.h"
+
+/* What a job needs besides its attempts (each up to its @timeout plus
+   PIPE_KILL_GRACE_MS, the runtime's SIGTERM-to-SIGKILL grace): starting
+   the executable, reading inputs, writing step.yaml. */
+#define JOB_MARGIN_MS 60000u
+/* Slurm shows and stores long names, but keeps them readable this short. */
+#define JOB_NAME_MAX 64
+
+/* Characters that need no quoting in an `#SBATCH` argument (or in a shell word). */
+static bool plain_char(unsigned char c) { return isalnum(c) || (c && strchr("_-./:=,+@%", c)); }
+
+static bool has_packjob(const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (strncasecmp(p, "packjob", 7) == 0)
+            return true;
+    return false;
+}
+
+static bool plain_text(const char *s)
+{
+    if (!*s)
+        return false;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (!plain_char(*p))
+            return false;
+    return true;
+}
+
+/* One `#SBATCH` argument value as sbatch's directive parser reads it: plain
+   text as it is, anything else in double quotes with `\` before `"`, `\`,
+   `'` and `#` (the parser ends an argument at an unquoted blank and a line
+   at an unquoted `#`). Old sbatch versions blank "packjob" anywhere on a
+   line; a backslash inside the word keeps it whole. A control character
+   cannot be written (a newline would end the comment line and start a
+   command): the checker rejects them in @slurm options, and this returns
+   false should one get here anyway. */
+static bool sbatch_value(strbuf *sb, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return false;
+    if (plain_text(s) && !has_packjob(s)) {
+        sb_puts(sb, s);
+        return true;
+    }
+    sb_putc(sb, '"');
+    for (const char *p = s; *p; p++) {
+        if (strchr("\"\\'#", *p))
+            sb_putc(sb, '\\');
+        else if (strncasecmp(p, "packjob", 7) == 0) {
+            sb_putn(sb, p, 4);
+            sb_putc(sb, '\\');
+            p += 3;
+            continue;
+        }
+        sb_putc(sb, *p);
+    }
+    sb_putc(sb, '"');
+    return true;
+}
+
+/* Text for a `#` comment: control characters (a newline would end the
+   comment and start a command) become spaces. */
+static void comment_text(strbuf *sb, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        sb_putc(sb, (*p < 0x20 || *p == 0x7f) ? ' ' : (char)*p);
+}
+
+static bool is_identifier(const char *s)
+{
+    if (!(isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '_'))
+            return false;
+    return true;
+}
+
+/* `pipe-<pipeline>-<invocation>`, only [A-Za-z0-9_.-] (anything else
+   becomes `-`). Longer than JOB_NAME_MAX, it keeps at most 16 characters
+   of the pipeline, as much of the invocation as fits, and ends in `-` and 8
+   hex digits of the full name's SHA-256, so that it stays unique. */
+static const char *job_name(bundle *b, const pipe_minvocation *inv)
+{
+    const char *pipeline = b->mf->pipeline;
+    const char *full = arena_printf(b->arena, "pipe-%s-%s", pipeline, inv->id);
+    char *name = (char *)full;
+    if (strlen(full) > JOB_NAME_MAX) {
+        char hex[PIPE_SHA256_HEX_SIZE];
+        pipe_sha256_hex_of(full, strlen(full), hex);
+        size_t plen = strlen(pipeline) < 16 ? strlen(pipeline) : 16;
+        size_t room = JOB_NAME_MAX - strlen("pipe-") - plen - strlen("--") - 8;
+        name = arena_printf(b->arena, "pipe-%.*s-%.*s-%.8s", (int)plen, pipeline, (int)room, inv->id, hex);
+    } else {
+        name = arena_strdup(b->arena, full);
+    }
+    for (char *p = name; *p; p++)
+        if (!(isalnum((unsigned char)*p) || strchr("_.-", *p)))
+            *p = '-';
+    return name;
+}
+
+/* Bytes in Slurm's binary units: T or G when exact, else MiB rounded up. */
+static void slurm_size(strbuf *sb, uint64_t bytes)
+{
+    const uint64_t mib = UINT64_C(1) << 20, gib = UINT64_C(1) << 30, tib = UINT64_C(1) << 40;
+    if (bytes % tib == 0)
+        sb_printf(sb, "%" PRIu64 "T", bytes / tib);
+    else if (bytes % gib == 0)
+        sb_printf(sb, "%" PRIu64 "G", bytes / gib);
+    else
+        sb_printf(sb, "%" PRIu64 "M", bytes / mib + (bytes % mib != 0));
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
+/* The job's time limit: every attempt may run to its @timeout plus the
+   kill grace, with the retry delays between them and a margin, rounded up
+   to whole minutes, as D-HH:MM:SS. */
+static void slurm_time(strbuf *sb, uint64_t timeout_ms, uint64_t retries, uint64_t delay_ms)
+{
+    uint64_t ms = sat_mul(sat_add(timeout_ms, PIPE_KILL_GRACE_MS), sat_add(retries, 1));
+    ms = sat_add(ms, sat_mul(delay_ms, retries));
+    ms = sat_add(ms, JOB_MARGIN_MS);
+    uint64_t minutes = ms / 60000 + (ms % 60000 != 0);
+    sb_printf(sb, "%" PRIu64 "-%02" PRIu64 ":%02" PRIu64 ":00", minutes / 1440, minutes / 60 % 24, minutes % 60);
+}
+
+/* A gres type: lower case, and only [a-z0-9_.-] (others become `_`), so
+   that a `:` or `,` cannot add to the gres list. */
+static void gres_type(strbuf *sb, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned char c = (unsigned char)tolower(*p);
+        sb_putc(sb, (isalnum(c) && c < 0x80) || c == '_' || c == '.' || c == '-' ? (char)c : '_');
+    }
+}
+
+static bool directive(strbuf *sb, const char *option, const char *value)
+{
+    sb_printf(sb, "#SBATCH %s=", option);
+    if (!sbatch_value(sb, value))
+        return false;
+    sb_putc(sb, '\n');
+    return true;
+}
+
+static int sbatch_lines(const pipe_minvocation *inv, const char *name, strbuf *sb, char *err, size_t errsize)
+{
+    const pipe_resources *r = &inv->resources;
+    sb_printf(sb, "#SBATCH --job-name=%s\n", name);
+    sb_printf(sb, "#SBATCH --nodes=%lld\n", (long long)invocation_machines(inv));
+    sb_puts(sb, "#SBATCH --ntasks-per-node=1\n");
+
+    if (r->cpu > 0)
+        sb_printf(sb, "#SBATCH --cpus-per-task=%.0f\n", ceil(r->cpu));
+    if (r->memory > 0) {
+        sb_puts(sb, "#SBATCH --mem=");
+        slurm_size(sb, r->memory);
+        sb_putc(sb, '\n');
+    }
+    if (r->gpu > 0) {
+        if (r->gpu_type && *r->gpu_type) {
+            sb_puts(sb, "#SBATCH --gres=gpu:");
+            gres_type(sb, r->gpu_type);
+            sb_printf(sb, ":%lld\n", (long long)r->gpu);
+        } else {
+            sb_printf(sb, "#SBATCH --gpus-per-node=%lld\n", (long long)r->gpu);
+        }
+    }
+    if (r->disk > 0) {
+        sb_puts(sb, "#SBATCH --tmp=");
+        slurm_size(sb, r->disk);
+        sb_putc(sb, '\n');
+    }
+
+    uint64_t retries = inv->retry_max > 0 ? (uint64_t)inv->retry_max : 0;
+    uint64_t delay_ms = retries > 0 ? inv->retry_delay_ms : 0;
+    if (inv->timeout_ms) {
+        sb_puts(sb, "#SBATCH --time=");
+        slurm_time(sb, inv->timeout_ms, retries, delay_ms);
+        sb_putc(sb, '\n');
+    }
+    /* The runtime retries a failed step inside the job (@retry); Slurm
+       requeues the job when its node fails or it is preempted. */
+    sb_puts(sb, retries > 0 ? "#SBATCH --requeue\n" : "#SBATCH --no-requeue\n");
+    sb_puts(sb, "#SBATCH --open-mode=append\n");
+
+    const pipe_mslurm *sl = &inv->slurm;
+    const struct {
+        const char *value;
+        const char *flag;
+    } strings[] = {{sl->partition, "--partition"},
+                   {sl->account, "--account"},
+                   {sl->qos, "--qos"},
+                   {sl->constraint, "--constraint"}};
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        if (strings[i].value && !directive(sb, strings[i].flag, strings[i].value))
+            goto control;
+    for (size_t i = 0; i < sl->nextra; i++) {
+        /* "--name=value": the name as it is when plain, the value escaped. */
+        const char *t = sl->extra[i];
+        const char *eq = strchr(t, '=');
+        size_t name_len = eq ? (size_t)(eq - t) : strlen(t);
+        bool plain_name = true;
+        for (size_t k = 0; k < name_len; k++)
+            plain_name = plain_name && (isalnum((unsigned char)t[k]) || t[k] == '-');
+        sb_puts(sb, "#SBATCH ");
+        bool ok;
+        if (plain_name && !has_packjob(t)) {
+            sb_putn(sb, t, name_len);
+            ok = !eq || (sb_putc(sb, '='), sbatch_value(sb, eq + 1));
+        } else {
+            ok = sbatch_value(sb, t);
+        }
+        if (!ok)
+            goto control;
+        sb_putc(sb, '\n');
+    }
+    return 0;
+control:
+    snprintf(err, errsize, "invocation `%s`: an @slurm value holds a control character, which no #SBATCH line can carry",
+             inv->id);
+    return -1;
+}
+
+/* `export NAME=VALUE` for @docker's environment: Slurm runs no container,
+   so the batch script sets what the image would. (The step's own
+   `environment` is set by the runtime for every target.) */
+static int environment_lines(const pipe_minvocation *inv, strbuf *sb, char *err, size_t errsize)
+{
+    const pipe_mimage *img = &inv->image;
+    if (img->nenvironment == 0)
+        return 0;
+    sb_puts(sb, "# The environment of the step's image (@docker): Slurm runs no container.\n"
+                "# The values are literal text, in single quotes.\n"
+                "# shellcheck disable=SC1003,SC2016\n"
+                "export");
+    for (size_t i = 0; i < img->nenvironment; i++) {
+        const pipe_kv *e = &img->environment[i];
+        if (!is_identifier(e->key)) {
+            snprintf(err, errsize, "invocation `%s`: \"%.60s\" is not an environment variable name", inv->id,
+                     e->key);
+            return -1;
+        }
+        sb_printf(sb, " \\\n    %s=", e->key);
+        esc_shell_word(sb, e->value);
+    }
+    sb_putc(sb, '\n');
+    return 0;
+}
+
+/* Multi-machine steps: the main process's address is the first node of
+   the allocation, as its NodeAddr (node names need not resolve), and all
+   launchers share one rendezvous token. */
+static const char distributed_text[] =
+    "\n"
+    "# Machine rank: SLURM_NODEID. Main process: the first node of the job,\n"
+    "# by its address; one rendezvous token for the launchers on every node.\n"
+    "# (No `| head` here: with pipefail, a closed pipe would fail the job.)\n"
+    "NODES=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\n"
+    "FIRST_NODE=${NODES%%$'\\n'*}\n"
+    "MAIN_ADDR=$(scontrol show node \"$FIRST_NODE\" | sed -n 's/.*NodeAddr=\\([^ ]*\\).*/\\1/p') || true\n"
+    "MAIN_ADDR=${MAIN_ADDR%%$'\\n'*}\n"
+    "export MASTER_ADDR=\"${MAIN_ADDR:-$FIRST_NODE}\"\n"
+    "if [ -z \"${PIPE_RDZV_TOKEN:-}\" ]; then\n"
+    "    PIPE_RDZV_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')\n"
+    "    export PIPE_RDZV_TOKEN\n"
+    "fi\n";
+
+static int render(bundle *b, const char *tmpl, const char *path, bool executable, const tmpl_var *vars, size_t n,
+                  char *err, size_t errsize)
+{
+    strbuf *out = bundle_add_file(b, path, executable);
+    const char *missing = NULL;
+    if (tmpl_render(tmpl, vars, n, out, &missing) != 0) {
+        snprintf(err, errsize, "internal error: template %s needs `%.40s`", tmpl, missing ? missing : "?");
+        return -1;
+    }
+    return 0;
+}
+
+static int gen_sbatch(bundle *b, const pipe_minvocation *inv, const char *name, const char *source, char *err,
+                      size_t errsize)
+{
+    strbuf description = STRBUF_INIT, lines = STRBUF_INIT, env = STRBUF_INIT, word = STRBUF_INIT;
+    const pipe_mstep *step = bundle_step_of(b, inv);
+    int rc = -1;
+    if (step->description) {
+        sb_puts(&description, "\n# ");
+        comment_text(&description, step->description);
+    }
+    if (sbatch_lines(inv, name, &lines, err, errsize) != 0 || environment_lines(inv, &env, err, errsize) != 0)
+        goto done;
+    esc_shell_word(&word, inv->id);
+    bool multi = invocation_machines(inv) > 1;
+    tmpl_var vars[] = {
+        {"source", source},
+        {"invocation", inv->id},
+        {"invocation_word", sb_cstr(&word)},
+        {"step", step->name},
+        {"pipeline", b->mf->pipeline},
+        {"description", description.len ? sb_cstr(&description) : ""},
+        {"sbatch_lines", sb_cstr(&lines)},
+        {"environment", env.len ? sb_cstr(&env) : ""},
+        {"distributed", multi ? distributed_text : ""},
+    };
+    const char *path = arena_printf(b->arena, "slurm/%s.sbatch", inv->id);
+    rc = render(b, "sbatch.tmpl", path, true, vars, sizeof vars / sizeof vars[0], err, errsize);
+done:
+    sb_free(&description);
+    sb_free(&lines);
+    sb_free(&env);
+    sb_free(&word);
+    return rc;
+}
+
+static int gen_submit(bundle *b, const char *source, char *err, size_t errsize)
+{
+    const pipe_manifest *m = b->mf;
+    strbuf names = STRBUF_INIT, required = STRBUF_INIT, help = STRBUF_INIT, subs = STRBUF_INIT,
+           line = STRBUF_INIT, word = STRBUF_INIT;
+    for (size_t i = 0; i < m->nparams; i++) {
+        const pipe_mparam *p = &m->params[i];
+        if (i)
+            sb_putc(&names, ' ');
+        esc_shell_word(&names, p->name);
+        if (!p->default_value) {
+            if (required.len)
+                sb_putc(&required, ' ');
+            esc_shell_word(&required, p->name);
+        }
+        sb_reset(&line);
+        sb_printf(&line, "%s: %s", p->name, p->type_name);
+        if (p->default_value)
+            sb_printf(&line, " = %s", p->default_value);
+        else
+            sb_puts(&line, " (required)");
+        sb_puts(&help, "    ");
+        esc_shell_word(&help, sb_cstr(&line));
+        sb_putc(&help, '\n');
+    }
+    sb_puts(&subs, "# Invocations in DAG order: submit INDEX INVOCATION INDICES-OF-THE-INVOCATIONS-IT-NEEDS...\n");
+    for (size_t i = 0; i < m->ninvocations; i++) {
+        const pipe_minvocation *inv = &m->invocations[i];
+        sb_printf(&subs, "submit %zu ", i);
+        esc_shell_word(&subs, inv->id);
+        for (size_t k = 0; k < inv->nneeds; k++)
+            sb_printf(&subs, " %d", inv->needs[k]);
+        sb_putc(&subs, '\n');
+    }
+    esc_shell_word(&word, m->pipeline);
+    tmpl_var vars[] = {
+        {"source", source},
+        {"pipeline", m->pipeline},
+        {"pipeline_word", sb_cstr(&word)},
+        {"param_names", sb_cstr(&names)},
+        {"required_params", sb_cstr(&required)},
+        {"param_help", sb_cstr(&help)},
+        {"submissions", sb_cstr(&subs)},
+    };
+    int rc = render(b, "submit.sh.tmpl", "slurm/submit.sh", true, vars, sizeof vars / sizeof vars[0], err, errsize);
+    sb_free(&names);
+    sb_free(&required);
+    sb_free(&help);
+    sb_free(&subs);
+    sb_free(&line);
+    sb_free(&word);
+    return rc;
+}
+
+int gen_slurm(bundle *b, char *err, size_t errsize)
+{
+    const pipe_manifest *m = b->mf;
+    /* Names reach file names, variables and messages unquoted: they must be
+       identifiers (the grammar makes them so; check rather than trust). */
+    if (!is_identifier(m->pipeline)) {
+        snprintf(err, errsize, "pipeline name `%.60s` is not an identifier", m->pipeline);
+        return -1;
+    }
+    for (size_t i = 0; i < m->ninvocations; i++) {
+        const pipe_minvocation *inv = &m->invocations[i];
+        if (!is_identifier(inv->id) || !is_identifier(bundle_step_of(b, inv)->name)) {
+            snprintf(err, errsize, "invocation `%.60s` is not an identifier", inv->id);
+            return -1;
+        }
+    }
+    strbuf source = STRBUF_INIT;
+    comment_text(&source, b->source_name);
+    const char *src = arena_strdup(b->arena, sb_cstr(&source));
+    sb_free(&source);
+
+    symtab owners = {0}; /* job name -> the invocation that has it */
+    int rc = 0;
+    for (size_t i = 0; i < m->ninvocations && rc == 0; i++) {
+        const pipe_minvocation *inv = &m->invocations[i];
+        const char *name = job_name(b, inv);
+        const pipe_minvocation *owner = symtab_get(&owners, name);
+        if (owner) {
+            snprintf(err, errsize, "Slurm job names of invocations `%.60s` and `%.60s` collide", owner->id, inv->id);
+            rc = -1;
+            break;
+        }
+        symtab_put(&owners, name, (void *)inv);
+        rc = gen_sbatch(b, inv, name, src, err, errsize);
+    }
+    symtab_free(&owners);
+    return rc != 0 ? rc : gen_submit(b, src, err, errsize);
+}

@@ -1,0 +1,186 @@
+/* `describe`: the pipeline as the embedded manifest has it — parameters
+   with their defaults, and per invocation its step, needs, arguments,
+   resources, accelerate options, image, timeout and retry. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cliopt.h"
+#include "commands.h"
+#include "pipe/base.h"
+#include "exec/resources.h"
+
+static const char *type_word(const pipe_mparam *p)
+{
+    return p->type == PIPE_TYPE_ARTIFACT ? p->type_name : p->type_name ? p->type_name : "?";
+}
+
+static void print_resources(const pipe_resources *r)
+{
+    char mem[48];
+    const char *sep = "";
+    printf("    resources    ");
+    if (r->cpu > 0) {
+        printf("%g CPU%s", r->cpu, r->cpu == 1 ? "" : "s");
+        sep = ", ";
+    }
+    if (r->gpu > 0) {
+        printf("%s%" PRId64 " GPU%s", sep, r->gpu, r->gpu == 1 ? "" : "s");
+        if (r->gpu_type)
+            printf(" (%s)", r->gpu_type);
+        sep = ", ";
+    }
+    if (r->memory > 0) {
+        pipe_format_size_human(r->memory, mem, sizeof mem);
+        printf("%s%s memory", sep, mem);
+        sep = ", ";
+    }
+    if (r->disk > 0) {
+        pipe_format_size_human(r->disk, mem, sizeof mem);
+        printf("%s%s disk", sep, mem);
+        sep = ", ";
+    }
+    if (r->shm > 0) {
+        pipe_format_size_human(r->shm, mem, sizeof mem);
+        printf("%s%s shm", sep, mem);
+        sep = ", ";
+    }
+    if (!*sep)
+        printf("none requested (counts as 1 CPU locally)");
+    putchar('\n');
+}
+
+static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv)
+{
+    const pipe_mstep *s = &m->steps[inv->step];
+    char buf[64];
+    printf("  %s\n", inv->id);
+    if (pipe_step_is_command(s)) {
+        printf("    step         %s (runs", s->name);
+        for (size_t k = 0; k < s->ncommand; k++)
+            printf(" %s", s->command[k]);
+        printf(" in %s)\n", s->workdir);
+    } else {
+        printf("    step         %s (entry %s)%s\n", s->name, s->entry, s->needs_cuda ? ", CUDA" : "");
+    }
+    if (s->nlibraries) {
+        printf("    libraries    ");
+        for (size_t k = 0; k < s->nlibraries; k++)
+            printf("%s%s", k ? ", " : "", s->libraries[k]);
+        putchar('\n');
+    }
+    if (s->description)
+        printf("    description  %s\n", s->description);
+    printf("    needs        ");
+    if (inv->nneeds == 0)
+        printf("nothing");
+    for (size_t k = 0; k < inv->nneeds; k++)
+        printf("%s%s", k ? ", " : "", m->invocations[inv->needs[k]].id);
+    putchar('\n');
+    if (inv->nargs > 0) {
+        printf("    args         ");
+        for (size_t k = 0; k < inv->nargs; k++) {
+            const pipe_marg *a = &inv->args[k];
+            printf("%s%s = ", k ? ", " : "", a->name);
+            switch (a->kind) {
+            case PIPE_ARG_ARTIFACT:
+                printf("%s.%s", m->invocations[a->producer].id,
+                       m->steps[m->invocations[a->producer].step].outputs[a->output].name);
+                break;
+            case PIPE_ARG_PARAM: printf("params.%s", a->value); break;
+            case PIPE_ARG_VALUE:
+                printf(s->params[k].type == PIPE_TYPE_STRING ? "\"%s\"" : "%s", a->value);
+                break;
+            case PIPE_ARG_DEFAULT:
+                printf(s->params[k].type == PIPE_TYPE_STRING ? "\"%s\" (default)" : "%s (default)", a->value);
+                break;
+            }
+        }
+        putchar('\n');
+    }
+    if (s->noutputs > 0) {
+        printf("    outputs      ");
+        for (size_t k = 0; k < s->noutputs; k++)
+            printf("%s%s: %s", k ? ", " : "", s->outputs[k].name, s->outputs[k].type_name);
+        putchar('\n');
+    }
+    print_resources(&inv->resources);
+    if (inv->accelerate.enabled) {
+        const pipe_accelerate *a = &inv->accelerate;
+        char coll[64];
+        pipe_format_duration(a->rdzv_timeout_ms, buf, sizeof buf);
+        pipe_format_duration(a->collective_timeout_ms, coll, sizeof coll);
+        printf("    accelerate   %" PRId64 " process%s on %" PRId64 " machine%s, %s, mixed_precision %s, "
+               "main_process_port %" PRId64 "%s, gpu_ids %s, max_restarts %" PRId64 ", rdzv_timeout %s, "
+               "collective_timeout %s\n",
+               a->num_processes, a->num_processes == 1 ? "" : "es", a->num_machines, a->num_machines == 1 ? "" : "s",
+               a->cpu ? "cpu" : a->multi_gpu ? "multi_gpu" : "single device",
+               a->mixed_precision ? a->mixed_precision : "no", a->main_process_port,
+               a->main_process_port ? "" : " (free ports)", a->gpu_ids ? a->gpu_ids : "all",
+               a->max_restarts, buf, coll);
+    }
+    printf("    image        %s\n", inv->image.parent ? inv->image.parent : "none");
+    if (inv->timeout_ms > 0) {
+        pipe_format_duration(inv->timeout_ms, buf, sizeof buf);
+        printf("    timeout      %s\n", buf);
+    } else {
+        printf("    timeout      none\n");
+    }
+    if (inv->retry_max > 0) {
+        pipe_format_duration(inv->retry_delay_ms, buf, sizeof buf);
+        printf("    retry        %" PRId64 " more attempt%s", inv->retry_max, inv->retry_max == 1 ? "" : "s");
+        if (inv->retry_delay_ms > 0)
+            printf(", %s apart", buf);
+        putchar('\n');
+    } else {
+        printf("    retry        none\n");
+    }
+    printf("    cache        %s\n", s->cache ? "on" : "off");
+    if (inv->cleanup_memory)
+        printf("    cleanup      release CUDA caches before the step\n");
+    if (inv->profile_interval_ms > 0) {
+        pipe_format_duration(inv->profile_interval_ms, buf, sizeof buf);
+        printf("    gpu_profile  every %s\n", buf);
+    }
+    if (s->nenvironment > 0) {
+        printf("    environment  ");
+        for (size_t k = 0; k < s->nenvironment; k++)
+            printf("%s%s=%s", k ? ", " : "", s->environment[k].key, s->environment[k].value);
+        putchar('\n');
+    }
+}
+
+int pipe_cmd_describe(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+{
+    (void)prog;
+    for (int i = 1; i < argc; i++) {
+        if (pipe_opt_is_help(argv[i])) {
+            puts("usage: EXE describe\n\nThe pipeline: parameters, invocations, resources, images.");
+            return PIPE_EXIT_OK;
+        }
+        pipe_cli_error("describe takes no %s `%s`", argv[i][0] == '-' ? "option" : "argument", argv[i]);
+        return PIPE_EXIT_USAGE;
+    }
+    printf("pipeline %s", m->pipeline);
+    if (m->source)
+        printf(" (from %s)", m->source);
+    printf("\n\nparameters:\n");
+    if (m->nparams == 0)
+        printf("  none\n");
+    int w = 0;
+    for (size_t i = 0; i < m->nparams; i++)
+        if ((int)strlen(m->params[i].name) > w)
+            w = (int)strlen(m->params[i].name);
+    for (size_t i = 0; i < m->nparams; i++) {
+        const pipe_mparam *p = &m->params[i];
+        printf("  %-*s  %-6s  ", w, p->name, type_word(p));
+        if (!p->default_value)
+            printf("required\n");
+        else
+            printf(p->type == PIPE_TYPE_STRING ? "default \"%s\"\n" : "default %s\n", p->default_value);
+    }
+    printf("\ninvocations (%zu, in run order):\n", m->ninvocations);
+    for (size_t i = 0; i < m->ninvocations; i++)
+        print_invocation(m, &m->invocations[i]);
+    return PIPE_EXIT_OK;
+}

@@ -1,0 +1,303 @@
+/* `runs` and `show RUN`: the history kept in the artifact store
+   (docs/runtime.md, "Commands"). RUN is an id, a unique prefix or `latest`. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cliopt.h"
+#include "commands.h"
+#include "history.h"
+#include "exec/progress.h"
+#include "exec/resources.h"
+#include "run_cmd.h"
+#include "exec/run_state.h"
+#include "util/util.h"
+
+void pipe_metric_summarize(const pipe_metric_series *s, pipe_metric_summary *out)
+{
+    out->points = s->n;
+    out->last = out->min = out->max = NAN;
+    out->first_step = out->last_step = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const pipe_metric_point *p = &s->points[i];
+        if (i == 0 || p->step < out->first_step)
+            out->first_step = p->step;
+        if (i == 0 || p->step > out->last_step)
+            out->last_step = p->step;
+        if (!isfinite(p->value))
+            continue;
+        if (!(p->value >= out->min))
+            out->min = p->value;
+        if (!(p->value <= out->max))
+            out->max = p->value;
+    }
+    if (s->n > 0)
+        out->last = s->points[s->n - 1].value;
+}
+
+static void duration_text(double seconds, char *buf, size_t size)
+{
+    if (isfinite(seconds) && seconds >= 0)
+        pipe_format_seconds(seconds, buf, size);
+    else
+        snprintf(buf, size, "-");
+}
+
+/* ---- runs ---- */
+
+static const char runs_usage[] =
+    "usage: EXE runs [--json] [--store DIR]\n\n"
+    "The runs in the store, newest first: id, pipeline, status (running, succeeded, failed or\n"
+    "interrupted), started, duration. --json: the same as a JSON document (docs/runtime.md).";
+
+int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+{
+    (void)prog;
+    pipe_run_args a;
+    char err[1024], *store = NULL;
+    pipe_run_entry *runs = NULL;
+    size_t n = 0;
+    int status = PIPE_EXIT_USAGE;
+    int rc = pipe_run_args_parse(argc, argv, PIPE_ARG_JSON, 0, runs_usage, &a);
+    if (rc != 0) {
+        if (rc > 0)
+            puts(runs_usage);
+        return rc > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
+    }
+    if (!(store = pipe_store_resolve(a.store, NULL)))
+        goto nomem;
+    if (pipe_run_entries_read(store, &runs, &n, err, sizeof err) != 0) {
+        pipe_cli_error("%s", err);
+        goto done;
+    }
+    if (a.json) {
+        pipe_textbuf b = {0};
+        pipe_runs_json(&b, store, runs, n, m);
+        if (pipe_tb_write(&b, stdout) != 0)
+            goto nomem;
+        status = PIPE_EXIT_OK;
+        goto done;
+    }
+    if (n == 0) {
+        printf("no runs in %s\n", store);
+        status = PIPE_EXIT_OK;
+        goto done;
+    }
+    int wid = (int)strlen("RUN"), wpipe = (int)strlen("PIPELINE");
+    for (size_t i = 0; i < n; i++) {
+        if ((int)strlen(runs[i].id) > wid)
+            wid = (int)strlen(runs[i].id);
+        if (runs[i].info && runs[i].info->pipeline && (int)strlen(runs[i].info->pipeline) > wpipe)
+            wpipe = (int)strlen(runs[i].info->pipeline);
+    }
+    printf("%-*s  %-*s  %-11s  %-24s  %s\n", wid, "RUN", wpipe, "PIPELINE", "STATUS", "STARTED", "DURATION");
+    for (size_t i = 0; i < n; i++) {
+        const pipe_run_info *info = runs[i].info;
+        if (!info) {
+            printf("%-*s  %-*s  %-11s\n", wid, runs[i].id, wpipe, "?", "unreadable");
+            continue;
+        }
+        pipe_run_state st = pipe_run_state_of(store, runs[i].id, info, m);
+        double a0 = pipe_parse_iso8601(info->started), b0 = pipe_parse_iso8601(info->finished);
+        char d[32];
+        duration_text(a0 >= 0 && b0 >= a0 ? b0 - a0 : NAN, d, sizeof d);
+        printf("%-*s  %-*s  %-11s  %-24s  %s\n", wid, runs[i].id, wpipe, info->pipeline ? info->pipeline : "?",
+               pipe_run_state_name(st), info->started ? info->started : "?", d);
+    }
+    status = PIPE_EXIT_OK;
+    goto done;
+nomem:
+    pipe_cli_error("out of memory");
+done:
+    pipe_run_entries_free(runs, n);
+    free(store);
+    return status;
+}
+
+/* ---- show ---- */
+
+static const char show_usage[] =
+    "usage: EXE show [RUN] [--json] [--store DIR]\n\n"
+    "One run: its parameters, and each invocation's status, times, parameters, inputs and outputs\n"
+    "(size, SHA-256), metrics and profile; for a failure, the root cause. RUN is a run id, a unique\n"
+    "prefix of one, or `latest` (the default). --json: a JSON document (docs/runtime.md).";
+
+void pipe_artifact_size_text(const char *path, char *buf, size_t size)
+{
+    long long bytes = path ? pipe_path_size(path) : -1;
+    if (bytes < 0)
+        snprintf(buf, size, "missing");
+    else
+        pipe_format_size_human((uint64_t)bytes, buf, size);
+}
+
+static void print_artifacts(const pipe_run_view *v, const char *label, const pipe_step_artifact *a, size_t n,
+                            bool inputs)
+{
+    for (size_t k = 0; k < n; k++) {
+        char size[32];
+        pipe_artifact_size_text(a[k].path, size, sizeof size);
+        printf("      %-8s %s", label, a[k].name);
+        const char *output = NULL;
+        long from = inputs ? pipe_run_view_producer(v, a[k].path, &output) : -1;
+        if (from >= 0)
+            printf(" <- %s.%s", v->inv[from].id, output);
+        printf("  %s  sha256 %s\n", size, a[k].sha256 ? a[k].sha256 : "(none)");
+        if (from < 0)
+            printf("               %s\n", a[k].path ? a[k].path : "?");
+    }
+}
+
+static void print_metrics(const pipe_view_invocation *inv)
+{
+    const pipe_step_record *r = inv->rec;
+    if (inv->metrics.n > 0) {
+        for (size_t k = 0; k < inv->metrics.n; k++) {
+            pipe_metric_summary s;
+            char last[64], lo[64], hi[64];
+            pipe_metric_summarize(&inv->metrics.series[k], &s);
+            pipe_format_number(s.last, 6, last, sizeof last);
+            printf("      %-8s %s=%s", k == 0 ? "metrics" : "", inv->metrics.series[k].name, last);
+            if (s.points > 1) {
+                pipe_format_number(s.min, 4, lo, sizeof lo);
+                pipe_format_number(s.max, 4, hi, sizeof hi);
+                printf("  (%zu values, steps %lld..%lld, min %s, max %s)", s.points, s.first_step, s.last_step, lo,
+                       hi);
+            }
+            putchar('\n');
+        }
+        if (inv->metrics_from)
+            printf("               (recorded by %s)\n", inv->metrics_from);
+    } else if (r && r->nmetrics > 0) {
+        printf("      %-8s", "metrics");
+        for (size_t k = 0; k < r->nmetrics; k++) {
+            char val[64];
+            pipe_format_number(r->metrics[k].value, 6, val, sizeof val);
+            printf(" %s=%s", r->metrics[k].name, val);
+        }
+        putchar('\n');
+    }
+}
+
+static void print_profile(const pipe_view_invocation *inv)
+{
+    const pipe_profile *p = &inv->profile;
+    if (!p->present)
+        return;
+    for (size_t g = 0; g < p->ngpus; g++) {
+        const pipe_gpu_profile *gp = &p->gpus[g];
+        double mean, peak, mmean, mpeak;
+        pipe_series_stats(&gp->utilization, &mean, &peak);
+        pipe_series_stats(&gp->memory_used, &mmean, &mpeak);
+        printf("      %-8s GPU %d (%s): utilization mean %.0f%%, peak %.0f%%; memory peak %.0f of %.0f MiB (%zu "
+               "samples)\n",
+               g == 0 ? "profile" : "", gp->index, gp->name, mean, peak, mpeak, gp->memory_total_mib,
+               gp->utilization.n);
+    }
+    if (p->ngpus == 0)
+        printf("      %-8s no GPU samples: %s\n", "profile", p->gpu_unavailable ? p->gpu_unavailable : "none recorded");
+    double cmean, cpeak, rmean, rpeak;
+    pipe_series_stats(&p->cpu, &cmean, &cpeak);
+    pipe_series_stats(&p->rss, &rmean, &rpeak);
+    if (p->cpu.n > 0)
+        printf("               processes: CPU mean %.0f%%, peak %.0f%% of one core; memory peak %.1f MiB (%zu "
+               "samples)\n",
+               cmean, cpeak, rpeak, p->cpu.n);
+}
+
+static void print_invocation(const pipe_run_view *v, const pipe_view_invocation *inv, int w)
+{
+    const pipe_step_record *r = inv->rec;
+    if (!r) {
+        printf("  %-*s  %s\n", w, inv->id, pipe_view_status(inv));
+        if (inv->rec_error)
+            printf("      error    %s\n", inv->rec_error);
+        return;
+    }
+    char d[32];
+    pipe_format_seconds(r->duration_s, d, sizeof d);
+    printf("  %-*s  %-6s  %8s", w, inv->id, pipe_step_status_name(r->status), d);
+    if (r->status == PIPE_STEP_CACHED && r->cached_from)
+        printf("  (from %s)", r->cached_from);
+    if (r->status == PIPE_STEP_FAILED) {
+        if (r->has_exit_code)
+            printf("  exit %d", r->exit_code);
+        else if (r->signal)
+            printf("  %s", r->signal);
+    }
+    if (r->attempts > 1)
+        printf("  %d attempts", r->attempts);
+    putchar('\n');
+    if (r->started)
+        printf("      %-8s %s .. %s\n", "times", r->started, r->finished ? r->finished : "?");
+    if (r->nparams > 0) {
+        printf("      %-8s", "params");
+        for (size_t k = 0; k < r->nparams; k++)
+            printf(" %s=%s", r->params[k].key, r->params[k].value);
+        putchar('\n');
+    }
+    print_artifacts(v, "input", r->inputs, r->ninputs, true);
+    print_artifacts(v, "output", r->outputs, r->noutputs, false);
+    print_metrics(inv);
+    print_profile(inv);
+    if (r->error) {
+        /* Indented under its label, line by line (a log tail may follow). */
+        const char *e = r->error;
+        printf("      %-8s ", "error");
+        for (; *e; e++) {
+            putchar(*e);
+            if (*e == '\n' && e[1])
+                printf("               ");
+        }
+        putchar('\n');
+    }
+}
+
+int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+{
+    (void)prog;
+    pipe_run_args a;
+    pipe_run_view *v = NULL;
+    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_JSON, 1, show_usage, m,
+                                    PIPE_VIEW_METRICS | PIPE_VIEW_PROFILE, &a, &v);
+    if (status >= 0)
+        return status;
+    if (a.json) {
+        pipe_textbuf b = {0};
+        pipe_show_json(&b, v);
+        status = pipe_tb_write(&b, stdout) == 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
+        if (status != PIPE_EXIT_OK)
+            pipe_cli_error("out of memory");
+        pipe_run_view_free(v);
+        return status;
+    }
+    const pipe_run_info *info = v->info;
+    char d[32];
+    duration_text(v->duration_s, d, sizeof d);
+    printf("run %s of pipeline %s: %s\n", v->run_id, info->pipeline ? info->pipeline : "?",
+           pipe_run_state_name(v->state));
+    printf("  started   %s\n", info->started ? info->started : "?");
+    if (info->finished)
+        printf("  finished  %s (%s)\n", info->finished, d);
+    printf("  params    ");
+    if (info->nparams == 0)
+        printf("none");
+    for (size_t i = 0; i < info->nparams; i++)
+        printf("%s%s=%s", i ? " " : "", info->params[i].key, info->params[i].value);
+    printf("\n  store     %s\n\ninvocations:\n", v->run_dir);
+    int w = 0;
+    for (size_t i = 0; i < v->n; i++)
+        if ((int)strlen(v->inv[i].id) > w)
+            w = (int)strlen(v->inv[i].id);
+    for (size_t i = 0; i < v->n; i++)
+        print_invocation(v, &v->inv[i], w);
+    if (v->root_cause >= 0) {
+        const pipe_view_invocation *rc_inv = &v->inv[v->root_cause];
+        const char *why = rc_inv->rec->error ? rc_inv->rec->error : "it failed";
+        printf("\nroot cause: %s failed: %.*s\n", rc_inv->id, (int)strcspn(why, "\n"), why);
+        printf("  (the whole log: logs %s %s)\n", v->run_id, rc_inv->id);
+    }
+    pipe_run_view_free(v);
+    return PIPE_EXIT_OK;
+}

@@ -1,0 +1,29 @@
+/* The history commands' shared pieces (history.c: runs and show as text;
+   history_json.c: --json; logs.c). Private to the runtime. */
+#ifndef PIPE_HISTORY_H
+#define PIPE_HISTORY_H
+
+#include <stddef.h>
+
+#include "pipe/manifest.h"
+#include "run_ref.h"
+#include "run_view.h"
+#include "util/textbuf.h"
+
+/* `runs --json` and `show --json` (docs/runtime.md, "JSON output"). */
+void pipe_runs_json(pipe_textbuf *b, const char *store, const pipe_run_entry *runs, size_t n,
+                    const pipe_manifest *m);
+void pipe_show_json(pipe_textbuf *b, const pipe_run_view *v);
+
+/* Summaries shared by the text, the JSON and the report. */
+typedef struct pipe_metric_summary {
+    size_t points;       /* rows */
+    double last, min, max; /* over the finite values; NaN when none */
+    long long first_step, last_step;
+} pipe_metric_summary;
+void pipe_metric_summarize(const pipe_metric_series *s, pipe_metric_summary *out);
+
+/* An artifact's size for people ("1.2 MiB"), or "missing" when PATH is NULL or gone. */
+void pipe_artifact_size_text(const char *path, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,145 @@
+/* `logs RUN [INVOCATION] [--rank N]`: an invocation's log, or every
+   invocation's one after the other (docs/runtime.md, "Commands"). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cliopt.h"
+#include "commands.h"
+#include "pipe/base.h"
+#include "run_cmd.h"
+#include "run_view.h"
+#include "util/util.h"
+
+static const char logs_usage[] =
+    "usage: EXE logs [RUN] [INVOCATION] [--rank N] [--store DIR]\n\n"
+    "The log of one invocation of a run, or of each in turn. RUN is a run id, a unique prefix of one,\n"
+    "or `latest` (the default). --rank N: only the lines of rank N (its own output and pipe_log lines).";
+
+/* Whether a log line is rank's: tagged "[rank N] "; in a one-rank world an
+   untagged line that is not the supervisor's "[pipe]" is rank 0's too. */
+static bool rank_line(const char *line, size_t len, long rank, int world)
+{
+    char tag[32];
+    int n = snprintf(tag, sizeof tag, "[rank %ld] ", rank);
+    for (size_t i = 0; i + (size_t)n <= len; i++)
+        if (memcmp(line + i, tag, (size_t)n) == 0)
+            return true;
+    if (world > 1 || rank != 0)
+        return false;
+    for (size_t i = 0; i + 7 <= len; i++)
+        if (memcmp(line + i, "[pipe] ", 7) == 0 || memcmp(line + i, "[rank ", 6) == 0)
+            return false;
+    return true;
+}
+
+/* The log files of an invocation: log, then log.machine-N. */
+static int log_files(const char *dir, char ***out, size_t *n)
+{
+    struct dirent **names = NULL;
+    *out = NULL;
+    *n = 0;
+    int count = scandir(dir, &names, NULL, alphasort);
+    if (count < 0)
+        return 0;
+    char **files = calloc((size_t)count + 1, sizeof *files);
+    int rc = files ? 0 : PIPE_ENOMEM;
+    for (int i = 0; i < count; i++) {
+        const char *name = names[i]->d_name;
+        if (rc == 0 && (strcmp(name, "log") == 0 || strncmp(name, "log.machine-", 12) == 0) &&
+            !(files[(*n)++] = pipe_asprintf("%s/%s", dir, name)))
+            rc = PIPE_ENOMEM;
+        free(names[i]);
+    }
+    free(names);
+    *out = files;
+    return rc;
+}
+
+/* Prints one invocation's log; 0, or 1 when it has none. */
+static int print_log(const pipe_view_invocation *inv, long rank, bool header)
+{
+    char **files = NULL;
+    size_t n = 0;
+    if (log_files(inv->dir, &files, &n) != 0) {
+        pipe_cli_error("out of memory");
+        return 1;
+    }
+    if (header)
+        printf("==> %s (%s) <==\n", inv->id, pipe_view_status(inv));
+    int status = n > 0 ? 0 : 1;
+    if (n == 0 && !header)
+        pipe_cli_error("invocation `%s` has no log in %s (%s)", inv->id, inv->dir, pipe_view_status(inv));
+    for (size_t f = 0; f < n; f++) {
+        char *text = NULL;
+        size_t len = 0;
+        char err[512];
+        if (n > 1)
+            printf("--- %s\n", files[f]);
+        if (pipe_read_file(files[f], &text, &len, err, sizeof err) != 0) {
+            pipe_cli_error("%s", err);
+            status = 1;
+            continue;
+        }
+        for (size_t i = 0; i < len;) {
+            const char *nl = memchr(text + i, '\n', len - i);
+            size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
+            if (rank < 0 || rank_line(text + i, l, rank, inv->world))
+                printf("%.*s\n", (int)l, text + i);
+            i += l + 1;
+        }
+        free(text);
+    }
+    for (size_t f = 0; f < n; f++)
+        free(files[f]);
+    free(files);
+    return status;
+}
+
+int pipe_cmd_logs(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+{
+    (void)prog;
+    pipe_run_args a;
+    pipe_run_view *v = NULL;
+    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_RANK, 2, logs_usage, m, 0, &a, &v);
+    if (status >= 0)
+        return status;
+    status = PIPE_EXIT_USAGE;
+    if (a.npositional == 2) {
+        const char *id = a.positional[1];
+        long i = pipe_run_view_find(v, id);
+        if (i < 0) {
+            const char **ids = calloc(v->n + 1, sizeof *ids);
+            const char *best = NULL;
+            for (size_t k = 0; ids && k < v->n; k++)
+                ids[k] = v->inv[k].id;
+            if (ids)
+                best = pipe_closest_name(id, ids, v->n, strlen(id) / 3 + 2);
+            if (best)
+                pipe_cli_error("run %s has no invocation `%s`; did you mean `%s`?", v->run_id, id, best);
+            else
+                pipe_cli_error("run %s has no invocation `%s` (see `show %s`)", v->run_id, id, v->run_id);
+            free(ids);
+            goto done;
+        }
+        if (a.rank >= v->inv[i].world) {
+            pipe_cli_error("invocation `%s` has %d rank%s; there is no rank %ld", id, v->inv[i].world,
+                           v->inv[i].world == 1 ? "" : "s", a.rank);
+            goto done;
+        }
+        status = print_log(&v->inv[i], a.rank, false) == 0 ? PIPE_EXIT_OK : PIPE_EXIT_FAILED;
+        goto done;
+    }
+    status = PIPE_EXIT_OK;
+    for (size_t i = 0; i < v->n; i++) {
+        if (!v->inv[i].rec && !pipe_dir_exists(v->inv[i].dir))
+            continue; /* never started: nothing to show */
+        if (i > 0)
+            putchar('\n');
+        print_log(&v->inv[i], a.rank, true);
+    }
+done:
+    pipe_run_view_free(v);
+    return status;
+}

@@ -1,0 +1,440 @@
+#define _GNU_SOURCE /* accept4 */
+#include "coll_cpu.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "api/ctx.h"
+#include "coll_watch.h"
+#include "api/ctx_error.h"
+#include "pipe/precision.h"
+#include "dist.h"
+#include "net.h"
+#include "rendezvous_wire.h"
+#include "util/util.h"
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
+
+/* Each rank copies a chunk of its buffer into its slot; each reduces its
+   share of the chunk across all slots into the result; machine leaders
+   combine results over TCP; everyone copies the result back. */
+enum { SLOT_BYTES = 4 << 20, HEADER_BYTES = 4096 };
+
+typedef struct shm_header {
+    pthread_barrier_t barrier;
+    uint32_t local_world;
+    uint64_t slot_bytes;
+} shm_header;
+
+typedef struct cpu_state {
+    pipe_dist_env env;
+    void *map; /* the whole segment: the hung-rank table (coll_watch.h), then shm */
+    size_t map_size;
+    shm_header *shm;
+    unsigned char *slots;  /* local_world slots, then the result */
+    int *peers;            /* machine 0's leader: a socket per other machine (index = machine) */
+    int leader0_fd;        /* other leaders: the socket to machine 0 */
+} cpu_state;
+
+static unsigned char *slot(cpu_state *s, int i) { return s->slots + (size_t)i * s->shm->slot_bytes; }
+static unsigned char *result(cpu_state *s) { return slot(s, s->env.local_world_size); }
+
+static int local_barrier(cpu_state *s)
+{
+    int rc = pthread_barrier_wait(&s->shm->barrier);
+    return rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD ? 0 : PIPE_ECOMM;
+}
+
+/* ---- reductions ---- */
+
+#define COMBINE(a, b, op) \
+    ((op) == PIPE_MAX ? ((a) > (b) ? (a) : (b)) : (op) == PIPE_MIN ? ((a) < (b) ? (a) : (b)) : (op) == PIPE_PROD ? (a) * (b) : (a) + (b))
+
+#define REDUCE_TYPED(T)                                                            \
+    do {                                                                           \
+        T *out = (T *)dst;                                                         \
+        for (size_t i = lo; i < hi; i++) {                                         \
+            T acc = ((const T *)srcs[0])[i];                                       \
+            for (int k = 1; k < nsrc; k++)                                         \
+                acc = COMBINE(acc, ((const T *)srcs[k])[i], op);                   \
+            out[i] = acc;                                                          \
+        }                                                                          \
+    } while (0)
+
+#define REDUCE_HALF(TO_F, FROM_F)                                                  \
+    do {                                                                           \
+        uint16_t *out = (uint16_t *)dst;                                           \
+        for (size_t i = lo; i < hi; i++) {                                         \
+            float acc = TO_F(((const uint16_t *)srcs[0])[i]);                      \
+            for (int k = 1; k < nsrc; k++)                                         \
+                acc = COMBINE(acc, TO_F(((const uint16_t *)srcs[k])[i]), op);      \
+            out[i] = FROM_F(acc);                                                  \
+        }                                                                          \
+    } while (0)
+
+/* dst[lo..hi) = srcs[0] op ... op srcs[nsrc-1] over elements lo..hi. AVG sums here. */
+static void reduce(void *dst, const void *const *srcs, int nsrc, size_t lo, size_t hi, pipe_dtype dtype, pipe_op op)
+{
+    if (op == PIPE_AVG)
+        op = PIPE_SUM;
+    switch (dtype) {
+    case PIPE_F32: REDUCE_TYPED(float); break;
+    case PIPE_F64: REDUCE_TYPED(double); break;
+    case PIPE_I32: REDUCE_TYPED(int32_t); break;
+    case PIPE_I64: REDUCE_TYPED(int64_t); break;
+    case PIPE_U8: REDUCE_TYPED(uint8_t); break;
+    case PIPE_F16: REDUCE_HALF(pipe_f16_to_f32, pipe_f32_to_f16); break;
+    case PIPE_BF16: REDUCE_HALF(pipe_bf16_to_f32, pipe_f32_to_bf16); break;
+    }
+}
+
+/* AVG: divide the sum by the world size, in place. */
+static void scale(void *buf, size_t n, pipe_dtype dtype, int world)
+{
+    for (size_t i = 0; i < n; i++) {
+        switch (dtype) {
+        case PIPE_F32: ((float *)buf)[i] /= (float)world; break;
+        case PIPE_F64: ((double *)buf)[i] /= (double)world; break;
+        case PIPE_I32: ((int32_t *)buf)[i] /= world; break;
+        case PIPE_I64: ((int64_t *)buf)[i] /= world; break;
+        case PIPE_U8: ((uint8_t *)buf)[i] = (uint8_t)(((uint8_t *)buf)[i] / world); break;
+        case PIPE_F16: ((uint16_t *)buf)[i] = pipe_f32_to_f16(pipe_f16_to_f32(((uint16_t *)buf)[i]) / (float)world); break;
+        case PIPE_BF16:
+            ((uint16_t *)buf)[i] = pipe_f32_to_bf16(pipe_bf16_to_f32(((uint16_t *)buf)[i]) / (float)world);
+            break;
+        }
+    }
+}
+
+/* ---- between machines ---- */
+
+/* Machine leaders combine their machines' results: the others send theirs
+   to machine 0, which reduces and sends the total back. */
+static int exchange_results(cpu_state *s, size_t n, pipe_dtype dtype, pipe_op op, unsigned char *scratch)
+{
+    size_t esize = pipe_dtype_size(dtype), elems = n / esize;
+    if (s->env.machine_rank != 0) {
+        int rc = pipe_send_all(s->leader0_fd, result(s), n);
+        return rc ? rc : pipe_recv_all(s->leader0_fd, result(s), n);
+    }
+    for (int m = 1; m < s->env.num_machines; m++) {
+        int rc = pipe_recv_all(s->peers[m], scratch, n);
+        if (rc)
+            return rc;
+        const void *srcs[2] = {result(s), scratch};
+        reduce(result(s), srcs, 2, 0, elems, dtype, op);
+    }
+    for (int m = 1; m < s->env.num_machines; m++) {
+        int rc = pipe_send_all(s->peers[m], result(s), n);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int cpu_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
+{
+    cpu_state *s = ctx->coll_state;
+    size_t esize = pipe_dtype_size(dtype), bytes = count * esize;
+    size_t chunk = s->shm->slot_bytes / esize * esize;
+    int L = s->env.local_world_size, lr = s->env.local_rank;
+    bool leader = lr == 0 && s->env.num_machines > 1;
+    unsigned char *scratch = NULL;
+    if (leader && s->env.machine_rank == 0 && !(scratch = malloc(chunk)))
+        return pipe_ctx_error(ctx, PIPE_ENOMEM, "pipe_allreduce: out of memory");
+    const void *srcs[256];
+    int rc = 0;
+    for (int k = 0; k < L && k < 256; k++)
+        srcs[k] = slot(s, k);
+    for (size_t off = 0; off < bytes && rc == 0; off += chunk) {
+        size_t n = bytes - off < chunk ? bytes - off : chunk, elems = n / esize;
+        memcpy(slot(s, lr), (unsigned char *)buf + off, n);
+        if ((rc = local_barrier(s)) != 0)
+            break;
+        reduce(result(s), srcs, L, elems * (size_t)lr / (size_t)L, elems * (size_t)(lr + 1) / (size_t)L, dtype, op);
+        if ((rc = local_barrier(s)) != 0)
+            break;
+        if (s->env.num_machines > 1) {
+            if (leader && (rc = exchange_results(s, n, dtype, op, scratch)) != 0)
+                break;
+            if ((rc = local_barrier(s)) != 0)
+                break;
+        }
+        memcpy((unsigned char *)buf + off, result(s), n);
+    }
+    free(scratch);
+    if (rc != 0)
+        return pipe_ctx_error(ctx, PIPE_ECOMM, "pipe_allreduce: rank %d lost contact with the other ranks", ctx->rank);
+    if (op == PIPE_AVG)
+        scale(buf, count, dtype, s->env.world_size);
+    /* The next call's first copy must not overwrite a slot still being read. */
+    return local_barrier(s) == 0 ? 0 : pipe_ctx_error(ctx, PIPE_ECOMM, "pipe_allreduce: barrier failed");
+}
+
+/* Broadcast and allgather as a byte-wise sum in which only one rank
+   contributes each byte: simple, exact for every type, and cheap next to
+   the allreduce the bench measures. */
+static int cpu_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root)
+{
+    if (ctx->rank != root)
+        memset(buf, 0, count * pipe_dtype_size(dtype));
+    return cpu_allreduce(ctx, buf, count * pipe_dtype_size(dtype), PIPE_U8, PIPE_SUM);
+}
+
+static int cpu_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype)
+{
+    size_t bytes = count * pipe_dtype_size(dtype);
+    unsigned char *mine = (unsigned char *)recv + (size_t)ctx->rank * bytes;
+    if (send != mine)
+        memmove(mine, send, bytes);
+    memset(recv, 0, (size_t)ctx->rank * bytes);
+    memset(mine + bytes, 0, (size_t)(ctx->world_size - ctx->rank - 1) * bytes);
+    return cpu_allreduce(ctx, recv, bytes * (size_t)ctx->world_size, PIPE_U8, PIPE_SUM);
+}
+
+static int cpu_barrier(pipe_ctx *ctx)
+{
+    unsigned char token = 0;
+    return cpu_allreduce(ctx, &token, 1, PIPE_U8, PIPE_SUM);
+}
+
+/* ---- set-up ---- */
+
+/* What a machine's leader sends machine 0's first: the run's token, so
+   that a stranger who finds the port is turned away, and its machine. */
+typedef struct leader_hello {
+    char token[PIPE_RDZV_TOKEN_MAX];
+    uint32_t machine;
+} leader_hello;
+
+/* Machine 0's leader accepts one connection from each other machine until
+   the rendezvous timeout; strangers (wrong token, silence for 5 s) are
+   closed and waited past. */
+static int accept_leaders(cpu_state *s, int lfd, char *err, size_t errsize)
+{
+    int M = s->env.num_machines;
+    double deadline = pipe_now() + (double)s->env.rdzv_timeout_ms / 1000.0;
+    for (int joined = 1; joined < M;) {
+        double left = deadline - pipe_now();
+        struct pollfd p = {.fd = lfd, .events = POLLIN};
+        int r = left > 0 ? poll(&p, 1, (int)(left * 1000.0) + 1) : 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            pipe_errf(err, errsize, "collectives: only %d of %d machines connected to machine 0 within %.0f s",
+                      joined, M, (double)s->env.rdzv_timeout_ms / 1000.0);
+            return PIPE_ECOMM;
+        }
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE)
+                pipe_sleep_ms(100); /* no busy loop while out of descriptors */
+            continue;
+        }
+        leader_hello hello;
+        pipe_tcp_set_timeouts(fd, PIPE_RDZV_REQUEST_TIMEOUT_MS);
+        if (pipe_recv_all(fd, &hello, sizeof hello) != 0 ||
+            !pipe_token_equal(hello.token, s->env.token, PIPE_RDZV_TOKEN_MAX) || hello.machine == 0 ||
+            hello.machine >= (uint32_t)M || s->peers[hello.machine] >= 0) {
+            close(fd); /* not one of ours: keep waiting */
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        pipe_tcp_set_timeouts(fd, s->env.collective_timeout_ms);
+        s->peers[hello.machine] = fd;
+        joined++;
+    }
+    return 0;
+}
+
+static int connect_leaders(cpu_state *s, pipe_rdzv_client *rdzv, char *err, size_t errsize)
+{
+    int M = s->env.num_machines;
+    leader_hello hello;
+    pipe_token_copy(hello.token, s->env.token, PIPE_RDZV_TOKEN_MAX);
+    if (s->env.machine_rank == 0) {
+        int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in addr = {0};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_ANY);
+        socklen_t len = sizeof addr;
+        if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(lfd, M) != 0 ||
+            getsockname(lfd, (struct sockaddr *)&addr, &len) != 0) {
+            pipe_errf(err, errsize, "collectives: cannot listen for other machines: %s", strerror(errno));
+            if (lfd >= 0)
+                close(lfd);
+            return PIPE_ECOMM;
+        }
+        char port[16];
+        snprintf(port, sizeof port, "%d", ntohs(addr.sin_port));
+        int rc = pipe_rdzv_set(rdzv, "coll/leader0", port, strlen(port), err, errsize);
+        s->peers = calloc((size_t)M, sizeof *s->peers);
+        for (int m = 0; m < M && s->peers; m++)
+            s->peers[m] = -1;
+        if (rc == 0 && !s->peers)
+            rc = PIPE_ENOMEM;
+        if (rc == 0)
+            rc = accept_leaders(s, lfd, err, errsize);
+        close(lfd);
+        return rc;
+    }
+    void *port = NULL;
+    size_t len = 0;
+    int rc = pipe_rdzv_get(rdzv, "coll/leader0", &port, &len, s->env.rdzv_timeout_ms, err, errsize);
+    if (rc != 0)
+        return rc;
+    char portbuf[16], why[128];
+    snprintf(portbuf, sizeof portbuf, "%.*s", (int)(len < 15 ? len : 15), (char *)port);
+    free(port);
+    int fd;
+    if (pipe_tcp_connect(s->env.master_addr, atoi(portbuf), s->env.rdzv_timeout_ms, &fd, why, sizeof why) != 0) {
+        pipe_errf(err, errsize, "collectives: machine %d cannot reach machine 0 at %s:%s: %s", s->env.machine_rank,
+                  s->env.master_addr, portbuf, why);
+        return PIPE_ECOMM;
+    }
+    hello.machine = (uint32_t)s->env.machine_rank;
+    if (pipe_send_all(fd, &hello, sizeof hello) != 0) {
+        close(fd);
+        pipe_errf(err, errsize, "collectives: machine 0 at %s:%s closed the connection", s->env.master_addr, portbuf);
+        return PIPE_ECOMM;
+    }
+    pipe_tcp_set_timeouts(fd, s->env.collective_timeout_ms);
+    s->leader0_fd = fd;
+    return 0;
+}
+
+/* The segment: the hung-rank table, the header, a slot per local rank and
+   the result. */
+static size_t segment_size(int local_world)
+{
+    return pipe_coll_watch_bytes(local_world) + HEADER_BYTES + (size_t)(local_world + 1) * SLOT_BYTES;
+}
+
+int pipe_coll_shm_create(int local_world, int *fd, char *err, size_t errsize)
+{
+    size_t size = segment_size(local_world), watch = pipe_coll_watch_bytes(local_world);
+    /* Close-on-exec: forked ranks inherit it; a program a step executes has
+       no use for it. */
+    int f = (int)syscall(SYS_memfd_create, "pipe-collectives", MFD_CLOEXEC);
+    if (f < 0 || ftruncate(f, (off_t)size) != 0) {
+        pipe_errf(err, errsize, "cannot create the shared memory of the collectives (%zu MiB): %s", size >> 20,
+                  strerror(errno));
+        if (f >= 0)
+            close(f);
+        return PIPE_ENOMEM;
+    }
+    unsigned char *base = mmap(NULL, watch + HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+    if (base == MAP_FAILED) {
+        pipe_errf(err, errsize, "cannot map the shared memory of the collectives: %s", strerror(errno));
+        close(f);
+        return PIPE_ENOMEM;
+    }
+    pipe_coll_watch_init(base, local_world);
+    shm_header *h = (shm_header *)(base + watch);
+    pthread_barrierattr_t attr;
+    pthread_barrierattr_init(&attr);
+    pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+    int rc = pthread_barrier_init(&h->barrier, &attr, (unsigned)local_world);
+    pthread_barrierattr_destroy(&attr);
+    h->local_world = (uint32_t)local_world;
+    h->slot_bytes = SLOT_BYTES;
+    munmap(base, watch + HEADER_BYTES);
+    if (rc != 0) {
+        pipe_errf(err, errsize, "cannot set up the barrier of the collectives");
+        close(f);
+        return PIPE_ENOMEM;
+    }
+    *fd = f;
+    return 0;
+}
+
+static void cpu_destroy(pipe_ctx *ctx)
+{
+    cpu_state *s = ctx->coll_state;
+    if (!s)
+        return;
+    if (s->map)
+        munmap(s->map, s->map_size);
+    if (s->peers) {
+        for (int m = 0; m < s->env.num_machines; m++)
+            if (s->peers[m] >= 0)
+                close(s->peers[m]);
+        free(s->peers);
+    }
+    if (s->leader0_fd >= 0)
+        close(s->leader0_fd);
+    free(s);
+    ctx->coll_state = NULL;
+}
+
+static int cpu_init(pipe_ctx *ctx, char *err, size_t errsize)
+{
+    cpu_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return PIPE_ENOMEM;
+    s->leader0_fd = -1;
+    ctx->coll_state = s;
+    pipe_rdzv_client *rdzv = NULL;
+    int rc = pipe_dist_env_read(&s->env, err, errsize);
+    if (rc != 0)
+        goto fail;
+    if (s->env.shm_fd < 0) {
+        pipe_errf(err, errsize, "rank %d: PIPE_SHM_FD is not set; accelerated steps are started by the bundle's "
+                  "launcher (`step`), not by hand", s->env.rank);
+        rc = PIPE_EINVAL;
+        goto fail;
+    }
+    s->map_size = segment_size(s->env.local_world_size);
+    s->map = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, s->env.shm_fd, 0);
+    if (s->map == MAP_FAILED) {
+        s->map = NULL;
+        pipe_errf(err, errsize, "rank %d: cannot map the shared memory (PIPE_SHM_FD=%d): %s", s->env.rank,
+                  s->env.shm_fd, strerror(errno));
+        rc = PIPE_ECOMM;
+        goto fail;
+    }
+    s->shm = (shm_header *)((unsigned char *)s->map + pipe_coll_watch_bytes(s->env.local_world_size));
+    if (s->shm->local_world != (uint32_t)s->env.local_world_size) {
+        pipe_errf(err, errsize, "rank %d: the shared memory was made for %u local ranks, not %d", s->env.rank,
+                  s->shm->local_world, s->env.local_world_size);
+        rc = PIPE_EINVAL;
+        goto fail;
+    }
+    s->slots = (unsigned char *)s->shm + HEADER_BYTES;
+    if ((rc = pipe_dist_join(&s->env, &rdzv, err, errsize)) != 0)
+        goto fail;
+    if (s->env.num_machines > 1 && s->env.local_rank == 0 && (rc = connect_leaders(s, rdzv, err, errsize)) != 0)
+        goto fail;
+    pipe_rdzv_close(rdzv);
+    return 0;
+fail:
+    pipe_rdzv_close(rdzv);
+    cpu_destroy(ctx);
+    return rc;
+}
+
+const pipe_coll_backend pipe_coll_cpu_backend = {
+    .name = "cpu",
+    .init = cpu_init,
+    .allreduce = cpu_allreduce,
+    .broadcast = cpu_broadcast,
+    .allgather = cpu_allgather,
+    .barrier = cpu_barrier,
+    .destroy = cpu_destroy,
+};

@@ -1,0 +1,310 @@
+#include "launcher.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "coll_cpu.h"
+#include "coll_watch.h"
+#include "net.h"
+#include "pipe/base.h"
+#include "pipe/error.h"
+#include "util/util.h"
+
+int pipe_slurm_first_host(const char *nodelist, char *out, size_t size)
+{
+    /* The first entry: up to a ',' that is not inside brackets. */
+    size_t n = 0;
+    int depth = 0;
+    while (nodelist[n] && !(nodelist[n] == ',' && depth == 0)) {
+        depth += nodelist[n] == '[' ? 1 : nodelist[n] == ']' ? -1 : 0;
+        n++;
+    }
+    const char *open = memchr(nodelist, '[', n);
+    if (!open) {
+        if (n == 0 || n >= size)
+            return PIPE_EINVAL;
+        snprintf(out, size, "%.*s", (int)n, nodelist);
+        return 0;
+    }
+    /* prefix[a-b,c] -> prefix + a (zero padding kept). */
+    const char *num = open + 1, *end = num;
+    while (isdigit((unsigned char)*end))
+        end++;
+    if (end == num)
+        return PIPE_EINVAL;
+    int len = snprintf(out, size, "%.*s%.*s", (int)(open - nodelist), nodelist, (int)(end - num), num);
+    return len < 0 || (size_t)len >= size ? PIPE_EINVAL : 0;
+}
+
+static int env_rank(const char *name, int machines, int *out, char *err, size_t errsize)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 1;
+    char *end;
+    long r = strtol(v, &end, 10);
+    if (*end || r < 0 || r >= machines) {
+        pipe_errf(err, errsize, "%s=%s is not a machine rank below %d", name, v, machines);
+        return PIPE_EUSAGE;
+    }
+    *out = (int)r;
+    return 0;
+}
+
+static void random_token(char *out, size_t size)
+{
+    unsigned char bytes[16];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd >= 0 ? read(fd, bytes, sizeof bytes) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (got != (ssize_t)sizeof bytes) {
+        /* No urandom: the time and pid still differ between runs. */
+        double t = pipe_now();
+        pid_t pid = getpid();
+        memcpy(bytes, &t, sizeof t);
+        memcpy(bytes + 8, &pid, sizeof pid);
+    }
+    char hex[PIPE_SHA256_HEX_SIZE];
+    pipe_sha256_hex_of(bytes, sizeof bytes, hex);
+    snprintf(out, size, "%.32s", hex);
+}
+
+/* MASTER_PORT and PIPE_RDZV_PORT: the given port and the one above it, or
+   on one machine a free port for the framework and, when machine 0 starts
+   the rendezvous, another for it. */
+static int choose_ports(pipe_launch *l, const pipe_minvocation *inv, char *err, size_t errsize)
+{
+    int port = (int)inv->accelerate.main_process_port;
+    /* As with torchrun, MASTER_PORT in the environment wins. */
+    const char *port_env = getenv("MASTER_PORT");
+    if (port_env && *port_env) {
+        char *end;
+        long p = strtol(port_env, &end, 10);
+        if (*end || p < 0 || p > 65534) {
+            pipe_errf(err, errsize, "MASTER_PORT=%s is not a port number from 0 to 65534 (the port above it is "
+                                    "pipe's rendezvous)",
+                      port_env);
+            return PIPE_EUSAGE;
+        }
+        port = (int)p;
+    }
+    if (port > 0) {
+        l->master_port = port;
+        l->rdzv_port = port + 1;
+        return 0;
+    }
+    if (l->num_machines > 1) {
+        pipe_errf(err, errsize, "invocation `%s`: main_process_port = 0 cannot be used across %d machines", inv->id,
+                  l->num_machines);
+        return PIPE_EUSAGE;
+    }
+    char why[256];
+    if (pipe_tcp_free_port(&l->master_port, why, sizeof why) != 0) {
+        pipe_errf(err, errsize, "invocation `%s`: cannot find a free port for MASTER_PORT: %s", inv->id, why);
+        return PIPE_EIO;
+    }
+    l->rdzv_port = 0;
+    return 0;
+}
+
+int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *run_id, bool gpu_step, bool command,
+                      const pipe_launch_options *o, char *err, size_t errsize)
+{
+    memset(l, 0, sizeof *l);
+    l->shm_fd = -1;
+    const pipe_accelerate *acc = &inv->accelerate;
+    /* pipe_manifest_parse checked the counts: at most PIPE_MAX_PROCESSES, a
+       multiple of num_machines. */
+    l->num_machines = acc->enabled ? (int)acc->num_machines : 1;
+    l->world = acc->enabled ? (int)acc->num_processes : 1;
+    l->nlocal = l->world / l->num_machines;
+    l->distributed = l->world > 1;
+    l->pipe_rendezvous = l->distributed && !command;
+    l->cpu_only = pipe_invocation_cpu_only(inv);
+    l->gpu_per_rank = !command;
+    l->max_restarts = acc->enabled ? (int)acc->max_restarts : 0;
+    snprintf(l->run_id, sizeof l->run_id, "%s/%s", run_id, inv->id);
+    snprintf(l->mixed_precision, sizeof l->mixed_precision, "%s",
+             acc->enabled && acc->mixed_precision ? acc->mixed_precision : "no");
+    l->rdzv_timeout_ms = acc->rdzv_timeout_ms ? acc->rdzv_timeout_ms : 300000;
+    l->collective_timeout_ms = acc->collective_timeout_ms >= PIPE_COLLECTIVE_TIMEOUT_MIN_MS
+                                   ? acc->collective_timeout_ms
+                                   : PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS;
+    snprintf(l->gpu_ids, sizeof l->gpu_ids, "%s", acc->gpu_ids && strcmp(acc->gpu_ids, "all") != 0 ? acc->gpu_ids : "");
+    l->backend = gpu_step && acc->multi_gpu && !acc->cpu ? "nccl" : "cpu";
+
+    if (o && o->machine_rank >= 0) {
+        if (o->machine_rank >= l->num_machines) {
+            pipe_errf(err, errsize, "--machine-rank %d is not below num_machines %d", o->machine_rank,
+                      l->num_machines);
+            return PIPE_EUSAGE;
+        }
+        l->machine_rank = o->machine_rank;
+    } else if (l->num_machines > 1) {
+        static const char *const vars[] = {"PIPE_MACHINE_RANK", "SLURM_NODEID", "JOB_COMPLETION_INDEX",
+                                           "SKYPILOT_NODE_RANK"};
+        for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+            int rc = env_rank(vars[i], l->num_machines, &l->machine_rank, err, errsize);
+            if (rc == 0)
+                break;
+            if (rc < 0)
+                return rc;
+        }
+    }
+
+    const char *addr = o && o->main_process_ip ? o->main_process_ip : getenv("MASTER_ADDR");
+    const char *nodelist = getenv("SLURM_JOB_NODELIST"), *sky = getenv("SKYPILOT_NODE_IPS");
+    if (addr && *addr) {
+        snprintf(l->master_addr, sizeof l->master_addr, "%s", addr);
+    } else if (l->num_machines > 1 && nodelist && *nodelist) {
+        if (pipe_slurm_first_host(nodelist, l->master_addr, sizeof l->master_addr) != 0) {
+            pipe_errf(err, errsize, "cannot read the first host of SLURM_JOB_NODELIST=%s", nodelist);
+            return PIPE_EUSAGE;
+        }
+    } else if (l->num_machines > 1 && sky && *sky) {
+        snprintf(l->master_addr, sizeof l->master_addr, "%.*s", (int)strcspn(sky, "\n "), sky);
+    } else {
+        snprintf(l->master_addr, sizeof l->master_addr, "127.0.0.1");
+    }
+    int rc;
+    if (acc->enabled && (rc = choose_ports(l, inv, err, errsize)) != 0)
+        return rc;
+
+    const char *token = getenv("PIPE_RDZV_TOKEN");
+    if (token && *token) {
+        snprintf(l->token, sizeof l->token, "%s", token);
+    } else if (l->num_machines == 1) {
+        random_token(l->token, sizeof l->token);
+    } else {
+        /* Every machine's launcher must agree without talking first: derive
+           it from what they share. Set PIPE_RDZV_TOKEN for a secret one. */
+        char *seed = pipe_asprintf("pipe-rdzv/%s/%s", run_id, inv->id);
+        char hex[PIPE_SHA256_HEX_SIZE];
+        if (!seed)
+            return PIPE_ENOMEM;
+        pipe_sha256_hex_of(seed, strlen(seed), hex);
+        free(seed);
+        snprintf(l->token, sizeof l->token, "%.32s", hex);
+    }
+    return 0;
+}
+
+int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize)
+{
+    if (!l->pipe_rendezvous)
+        return 0;
+    int rc;
+    if (l->machine_rank == 0) {
+        int bound = 0;
+        /* One machine: nobody else has any business with it. */
+        pipe_rdzv_server_config cfg = {
+            .bind_addr = l->num_machines == 1 ? "127.0.0.1" : NULL,
+            .port = l->rdzv_port,
+            .token = l->token,
+            .peers = l->world,
+        };
+        rc = pipe_rdzv_server_start(&cfg, &l->server, &bound, err, errsize);
+        if (rc != 0)
+            return rc;
+        l->rdzv_port = bound;
+    }
+    if ((rc = pipe_coll_shm_create(l->nlocal, &l->shm_fd, err, errsize)) != 0) {
+        pipe_launch_end(l);
+        return rc;
+    }
+    /* The supervisor's view of the hung-rank table. */
+    l->watch_size = pipe_coll_watch_bytes(l->nlocal);
+    l->watch = mmap(NULL, l->watch_size, PROT_READ | PROT_WRITE, MAP_SHARED, l->shm_fd, 0);
+    if (l->watch == MAP_FAILED) {
+        l->watch = NULL;
+        pipe_errf(err, errsize, "cannot map the shared memory of the collectives: %s", strerror(errno));
+        pipe_launch_end(l);
+        return PIPE_ENOMEM;
+    }
+    l->attempt_started = pipe_now();
+    l->all_joined = false;
+    return 0;
+}
+
+char *pipe_launch_check(pipe_launch *l, double now)
+{
+    if (!l->server || l->all_joined)
+        return NULL;
+    bool all = true;
+    for (int r = 0; r < l->world && all; r++) {
+        char key[32];
+        snprintf(key, sizeof key, "rank/%d", r);
+        all = pipe_rdzv_server_has(l->server, key);
+    }
+    if (all) {
+        l->all_joined = true;
+        return NULL;
+    }
+    if (now - l->attempt_started < (double)l->rdzv_timeout_ms / 1000.0)
+        return NULL;
+    /* Name the ranks that never came, and their machines. */
+    char ranks[512] = "", machines[256] = "";
+    size_t rl = 0, ml = 0;
+    int nmissing = 0, last_machine = -1;
+    for (int r = 0; r < l->world; r++) {
+        char key[32];
+        snprintf(key, sizeof key, "rank/%d", r);
+        if (pipe_rdzv_server_has(l->server, key))
+            continue;
+        if (rl < sizeof ranks - 16)
+            rl += (size_t)snprintf(ranks + rl, sizeof ranks - rl, "%s%d", nmissing ? ", " : "", r);
+        nmissing++;
+        int m = r / l->nlocal;
+        if (m != last_machine && ml < sizeof machines - 16) {
+            ml += (size_t)snprintf(machines + ml, sizeof machines - ml, "%s%d", last_machine >= 0 ? ", " : "", m);
+            last_machine = m;
+        }
+    }
+    l->all_joined = true; /* reported once */
+    if (l->num_machines == 1)
+        return pipe_asprintf("rendezvous timed out after %.0f s: rank%s %s of %d never joined at %s:%d",
+                             (double)l->rdzv_timeout_ms / 1000.0, nmissing == 1 ? "" : "s", ranks, l->world,
+                             pipe_launch_rdzv_addr(l), l->rdzv_port);
+    return pipe_asprintf("rendezvous timed out after %.0f s: rank%s %s of %d never joined at %s:%d (they run on "
+                         "machine %s: is its launcher started, and can it reach %s:%d?)",
+                         (double)l->rdzv_timeout_ms / 1000.0, nmissing == 1 ? "" : "s", ranks, l->world,
+                         l->master_addr, l->rdzv_port, machines, l->master_addr, l->rdzv_port);
+}
+
+const char *pipe_launch_rdzv_addr(const pipe_launch *l)
+{
+    return l->num_machines == 1 ? "127.0.0.1" : l->master_addr;
+}
+
+char *pipe_launch_take_notes(pipe_launch *l)
+{
+    return l->server ? pipe_rdzv_server_take_log(l->server) : NULL;
+}
+
+void pipe_launch_close_in_child(pipe_launch *l)
+{
+    pipe_rdzv_server_close_in_child(l->server);
+}
+
+void pipe_launch_end(pipe_launch *l)
+{
+    if (l->server) {
+        pipe_rdzv_server_stop(l->server);
+        l->server = NULL;
+    }
+    if (l->watch) {
+        munmap(l->watch, l->watch_size);
+        l->watch = NULL;
+    }
+    if (l->shm_fd >= 0) {
+        close(l->shm_fd);
+        l->shm_fd = -1;
+    }
+}

@@ -1,0 +1,605 @@
+/* `EXE step INVOCATION --run-id ID`: the supervisor of one invocation
+   (docs/runtime.md, "Process model"). It reads or creates run.yaml, resolves
+   the inputs from the producers' step.yaml, checks the cache, runs the
+   attempts (each forks one worker per local rank), enforces @retry and
+   max_restarts, verifies the outputs and writes step.yaml. The parts are
+   listed in supervisor.h. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store/cache.h"
+#include "child.h"
+#include "cmd/commands.h"
+#include "gpu_probe.h"
+#include "params.h"
+#include "pipe/base.h"
+#include "pipe/error.h"
+#include "run_lock.h"
+#include "supervisor.h"
+#include "sweep.h"
+#include "util/util.h"
+
+static void unknown_invocation(const pipe_manifest *m, const char *id, char *err, size_t errsize)
+{
+    const char *best = NULL;
+    size_t limit = strlen(id) / 3 + 1;
+    const char **ids = calloc(m->ninvocations + 1, sizeof *ids);
+    if (ids) { /* out of memory: no suggestion */
+        for (size_t i = 0; i < m->ninvocations; i++)
+            ids[i] = m->invocations[i].id;
+        best = pipe_closest_name(id, ids, m->ninvocations, limit < 2 ? 2 : limit);
+        free(ids);
+    }
+    if (best) {
+        pipe_errf(err, errsize, "pipeline `%s` has no invocation `%s`; did you mean `%s`?", m->pipeline, id, best);
+        return;
+    }
+    char list[1024] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < m->ninvocations && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", m->invocations[i].id);
+    pipe_errf(err, errsize, "pipeline `%s` has no invocation `%s` (its invocations: %s)", m->pipeline, id, list);
+}
+
+/* ---- options ---- */
+
+static const char usage_text[] =
+    "usage: step INVOCATION --run-id ID [--store DIR] [--param NAME=VALUE ...] [--no-cache] [--verify]\n"
+    "            [--echo] [--machine-rank N] [--main-process-ip ADDR]";
+
+/* 1 for --help; 0; or PIPE_EUSAGE with the message in err. */
+static int parse_options(int argc, char **argv, pipe_step_options *o, char *err, size_t errsize)
+{
+    if (argc > 1 && !(o->params = calloc((size_t)argc, sizeof *o->params)))
+        return PIPE_ENOMEM;
+    o->launch.machine_rank = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+            return 1;
+        if (strcmp(a, "--no-cache") == 0) {
+            o->no_cache = true;
+            continue;
+        }
+        if (strcmp(a, "--echo") == 0) {
+            o->echo = true;
+            continue;
+        }
+        if (strcmp(a, "--verify") == 0) {
+            o->verify = true;
+            continue;
+        }
+        static const char *const with_value[] = {"--run-id", "--store", "--param", "--machine-rank",
+                                                 "--main-process-ip"};
+        const char *value = NULL;
+        size_t k = 0;
+        for (; k < 5; k++) {
+            size_t n = strlen(with_value[k]);
+            if (strncmp(a, with_value[k], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
+                if (a[n] == '=')
+                    value = a + n + 1;
+                else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+                    value = argv[++i];
+                else {
+                    pipe_errf(err, errsize, "option %s needs a value\n%s", with_value[k], usage_text);
+                    return PIPE_EUSAGE;
+                }
+                break;
+            }
+        }
+        if (k == 0)
+            o->run_id = value;
+        else if (k == 1)
+            o->store = value;
+        else if (k == 2)
+            o->params[o->nparams++] = value;
+        else if (k == 3) {
+            char *end;
+            long r = strtol(value, &end, 10);
+            if (*end || r < 0 || r > 65535) {
+                pipe_errf(err, errsize, "--machine-rank needs a machine number, not `%s`", value);
+                return PIPE_EUSAGE;
+            }
+            o->launch.machine_rank = (int)r;
+        } else if (k == 4)
+            o->launch.main_process_ip = value;
+        else if (a[0] == '-' && a[1] != '\0') {
+            pipe_errf(err, errsize,
+                      "unknown option `%s` for step (options: --run-id, --store, --param, --no-cache, --verify, --echo, "
+                      "--machine-rank, --main-process-ip)",
+                      a);
+            return PIPE_EUSAGE;
+        } else if (!o->invocation) {
+            o->invocation = a;
+        } else {
+            pipe_errf(err, errsize, "step runs one invocation; unexpected argument `%s`\n%s", a, usage_text);
+            return PIPE_EUSAGE;
+        }
+    }
+    if (!o->invocation) {
+        pipe_errf(err, errsize, "step needs the id of the invocation to run\n%s", usage_text);
+        return PIPE_EUSAGE;
+    }
+    if (!o->run_id) {
+        pipe_errf(err, errsize, "step `%s` needs --run-id ID: the run it belongs to\n%s", o->invocation, usage_text);
+        return PIPE_EUSAGE;
+    }
+    return 0;
+}
+
+/* ---- setup: invocation, store, run.yaml ---- */
+
+static const pipe_step_impl *find_impl(const pipe_program *prog, const char *name)
+{
+    for (size_t i = 0; i < prog->nsteps; i++)
+        if (strcmp(prog->steps[i].name, name) == 0)
+            return &prog->steps[i];
+    return NULL;
+}
+
+/* The run's parameters: run.yaml when it exists (checking that --param
+   agrees), else defaults plus --param, written as run.yaml (first writer
+   wins). */
+static int load_run(pipe_supervisor *s, char *err, size_t errsize)
+{
+    pipe_param_values pv = {0};
+    pipe_run_info info = {0};
+    int rc = pipe_run_info_read(s->store, s->o.run_id, &s->run, err, errsize);
+    if (rc != 0 && rc != PIPE_ENOENT)
+        return rc == PIPE_ENOMEM ? rc : PIPE_EUSAGE;
+    if ((rc = pipe_params_init(s->m, &pv)) != 0)
+        goto fail;
+    if ((rc = pipe_params_assign_all(s->m, &pv, s->o.params, s->o.nparams, err, errsize)) != 0)
+        goto fail;
+    if (!s->run) {
+        if ((rc = pipe_params_check_complete(s->m, &pv, err, errsize)) != 0)
+            goto fail;
+        char started[40];
+        pipe_iso8601(started, sizeof started);
+        if (s->m->nparams > 0 && !(info.params = calloc(s->m->nparams, sizeof *info.params))) {
+            rc = PIPE_ENOMEM;
+            goto fail;
+        }
+        for (size_t i = 0; i < s->m->nparams; i++)
+            if (pv.values[i]) {
+                info.params[info.nparams].key = s->m->params[i].name;
+                info.params[info.nparams++].value = pv.values[i];
+            }
+        info.run_id = (char *)s->o.run_id;
+        info.pipeline = s->m->pipeline;
+        info.started = started;
+        info.status = "running";
+        if ((rc = pipe_run_info_write(s->store, s->o.run_id, &info, PIPE_RUN_WRITE_CREATE, NULL, err, errsize)) != 0)
+            goto fail;
+        /* Whoever won, run.yaml now exists: read what it says. */
+        if ((rc = pipe_run_info_read(s->store, s->o.run_id, &s->run, err, errsize)) != 0) {
+            rc = rc == PIPE_ENOMEM ? rc : PIPE_EUSAGE;
+            goto fail;
+        }
+    }
+    if (s->run->pipeline && strcmp(s->run->pipeline, s->m->pipeline) != 0) {
+        pipe_errf(err, errsize, "run `%s` in %s belongs to pipeline `%s`, not `%s`", s->o.run_id, s->store,
+                  s->run->pipeline, s->m->pipeline);
+        rc = PIPE_EUSAGE;
+        goto fail;
+    }
+    /* --param must agree with a run that already exists. */
+    for (size_t i = 0; i < s->o.nparams; i++) {
+        size_t n = strcspn(s->o.params[i], "=");
+        for (size_t p = 0; p < s->m->nparams; p++) {
+            const char *name = s->m->params[p].name;
+            if (strlen(name) != n || strncmp(name, s->o.params[i], n) != 0)
+                continue;
+            const char *have = pipe_run_info_param(s->run, name);
+            if (!have || strcmp(have, pv.values[p]) != 0) {
+                pipe_errf(err, errsize,
+                          "parameter `%s` is %s%s%s in run `%s`, but --param %s disagrees (a run's parameters are "
+                          "fixed when it starts)",
+                          name, have ? "`" : "", have ? have : "unset", have ? "`" : "", s->o.run_id, s->o.params[i]);
+                rc = PIPE_EUSAGE;
+                goto fail;
+            }
+        }
+    }
+    rc = 0;
+fail:
+    free(info.params);
+    pipe_params_free(&pv);
+    return rc;
+}
+
+/* --param values, checked before anything is written: a bad one touches
+   nothing (load_run checks them again against the run). */
+static int check_params(pipe_supervisor *s, char *err, size_t errsize)
+{
+    pipe_param_values pv = {0};
+    int rc = pipe_params_init(s->m, &pv);
+    for (size_t i = 0; rc == 0 && i < s->o.nparams; i++)
+        rc = pipe_params_assign(s->m, &pv, s->o.params[i], err, errsize);
+    pipe_params_free(&pv);
+    return rc;
+}
+
+/* Takes the invocation's lock, or refuses (PIPE_ESTATE) naming who holds
+   it. What a dead holder left is swept first (its scratch folder; the
+   outputs are cleaned by prepare_dir as for any new execution). */
+static int lock_invocation(pipe_supervisor *s, char *err, size_t errsize)
+{
+    char *dir = pipe_store_invocation_dir(s->store, s->o.run_id, s->inv->id);
+    char *path = pipe_invocation_lock_path(s->store, s->o.run_id, s->inv->id, s->machine_rank);
+    char *prev = NULL, holder[512];
+    int rc = !dir || !path ? PIPE_ENOMEM : pipe_mkdirs(dir, err, errsize);
+    /* A sweeper may hold the lock for a moment: wait a little for it. */
+    if (rc == 0)
+        rc = pipe_lock_take(path, 500, &s->lock_fd, &prev, holder, sizeof holder, err, errsize);
+    if (rc == PIPE_ESTATE)
+        pipe_errf(err, errsize,
+                  "invocation `%s` of run %s is being executed by another process (%s); this step leaves it "
+                  "alone",
+                  s->inv->id, s->o.run_id, holder);
+    if (rc == 0) {
+        pipe_sweep_record(prev);
+        if (pipe_lock_record(s->lock_fd, NULL) != 0) {
+            pipe_errf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+            rc = PIPE_EIO;
+        }
+    }
+    free(prev);
+    free(path);
+    free(dir);
+    return rc;
+}
+
+static int setup(pipe_supervisor *s, char *err, size_t errsize)
+{
+    int rc;
+    const pipe_manifest *m = s->m;
+    int idx = pipe_manifest_find_invocation(m, s->o.invocation);
+    if (idx < 0) {
+        unknown_invocation(m, s->o.invocation, err, errsize);
+        return PIPE_EUSAGE;
+    }
+    s->inv = &m->invocations[idx];
+    if (s->inv->step < 0 || (size_t)s->inv->step >= m->nsteps) {
+        pipe_errf(err, errsize, "invocation `%s` names no step of the manifest", s->inv->id);
+        return PIPE_EUSAGE;
+    }
+    s->ms = &m->steps[s->inv->step];
+    bool command = pipe_step_is_command(s->ms);
+    if (!command && (!(s->impl = find_impl(s->prog, s->ms->name)) || !s->impl->fn)) {
+        pipe_errf(err, errsize, "this executable has no code for step `%s`: the driver and its manifest disagree",
+                  s->ms->name);
+        return PIPE_EUSAGE;
+    }
+    if (s->inv->nargs != s->ms->nparams) {
+        pipe_errf(err, errsize, "invocation `%s` has %zu arguments but step `%s` %zu parameters", s->inv->id,
+                  s->inv->nargs, s->ms->name, s->ms->nparams);
+        return PIPE_EUSAGE;
+    }
+    if ((rc = pipe_run_id_check(s->o.run_id, err, errsize)) != 0)
+        return rc;
+    char *store = pipe_store_resolve(s->o.store, NULL);
+    if (!store)
+        return PIPE_ENOMEM;
+    rc = pipe_mkdirs(store, err, errsize);
+    if (rc == 0) {
+        s->store = realpath(store, NULL);
+        if (!s->store) {
+            pipe_errf(err, errsize, "cannot resolve the store %s: %s", store, strerror(errno));
+            rc = PIPE_EIO;
+        }
+    }
+    free(store);
+    if (rc != 0)
+        return rc;
+
+    /* Ranks on this machine, and where they meet. */
+    bool gpu_step = !pipe_invocation_cpu_only(s->inv) && (s->ms->needs_cuda || s->inv->resources.gpu > 0);
+    if ((rc = pipe_launch_setup(&s->launch, s->inv, s->o.run_id, gpu_step, command, &s->o.launch, err, errsize)) !=
+        0)
+        return rc;
+    s->world = s->launch.world;
+    s->nlocal = s->launch.nlocal;
+    s->machine_rank = s->launch.machine_rank;
+    /* One process executes an invocation at a time: before anything of the
+       run or the invocation is read or written. */
+    if ((rc = check_params(s, err, errsize)) != 0 || (rc = lock_invocation(s, err, errsize)) != 0)
+        return rc;
+    if ((rc = load_run(s, err, errsize)) != 0)
+        return rc;
+    if (s->inv->resources.cpu > 0 && !getenv("OMP_NUM_THREADS")) {
+        double per_rank = ceil(s->inv->resources.cpu / s->nlocal);
+        s->omp_threads = pipe_asprintf("%lld", (long long)(per_rank < 1 ? 1 : per_rank));
+        if (!s->omp_threads)
+            return PIPE_ENOMEM;
+    }
+    const char *grace = getenv("PIPE_KILL_GRACE_MS");
+    s->grace_ms = PIPE_KILL_GRACE_MS;
+    if (grace && *grace) {
+        char *end;
+        unsigned long long g = strtoull(grace, &end, 10);
+        if (!*end)
+            s->grace_ms = g;
+    }
+    return 0;
+}
+
+/* ---- GPUs ---- */
+
+/* A step that needs a GPU on a machine without a usable one says so before
+   it starts, in one line: what it asked for and what was found (NVML's own
+   reason). A native step built with CUDA would fail in every rank when it
+   selects its device, so it fails here; others (a program may fall back to
+   the CPU, a bundle without CUDA runs the step on the CPU) are warned about
+   and run. PIPE_LOCAL_GPUS, when set, is trusted as the local scheduler
+   trusts it. */
+static int check_gpus(pipe_supervisor *s, char *err, size_t errsize)
+{
+    const pipe_minvocation *inv = s->inv;
+    const char *declared = getenv("PIPE_LOCAL_GPUS");
+    if (!pipe_invocation_needs_gpu(inv) || (declared && *declared))
+        return 0;
+    char why[512] = "";
+    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    if (cvd && (!*cvd || strcmp(cvd, "-1") == 0))
+        snprintf(why, sizeof why, "CUDA_VISIBLE_DEVICES=\"%s\" hides them all", cvd);
+    else if (pipe_gpu_probe(why, sizeof why) > 0)
+        return 0;
+    long long asked = inv->resources.gpu > 0 ? (long long)inv->resources.gpu : (long long)s->nlocal;
+    char what[64], line[1024];
+    if (inv->resources.gpu > 0)
+        snprintf(what, sizeof what, "@resources(gpu = %lld)", asked);
+    else
+        snprintf(what, sizeof what, "multi_gpu with %d local ranks", s->nlocal);
+    snprintf(line, sizeof line, "step `%s` asks for %lld GPU%s (%s) but this machine has no usable GPU: %s",
+             inv->id, asked, asked == 1 ? "" : "s", what, why);
+    bool selects_device = !pipe_step_is_command(s->ms) && s->prog->cuda && s->prog->cuda->select_device;
+    if (selects_device) {
+        pipe_errf(err, errsize, "%s", line);
+        return PIPE_ERESOURCE;
+    }
+    pipe_supervisor_note(s, "warning: %s; running it anyway", line);
+    if (!s->o.echo) /* with --echo the note reached stderr */
+        fprintf(stderr, "warning: %s; running it anyway\n", line);
+    return 0;
+}
+
+/* ---- the attempts ---- */
+
+
+/* The attempts; returns the exit status. */
+static int run_attempts(pipe_supervisor *s)
+{
+    char err[1024];
+    int64_t max = 1 + (s->inv->retry_max > 0 ? s->inv->retry_max : 0), restarts = 0;
+    for (int64_t attempt = 1;; attempt++) {
+        pipe_attempt_result res;
+        char *why = NULL;
+        s->rec->attempts = (int)attempt;
+        if (attempt > 1)
+            pipe_supervisor_reset_attempt(s);
+        if (max > 1)
+            pipe_supervisor_note(s, "attempt %lld of %lld", (long long)attempt, (long long)max);
+        int rc = pipe_scratch_make(s->lock_fd, s->inv->id, &s->scratch_root, err, sizeof err);
+        s->launch.restarts = (int)restarts;
+        if (rc == 0)
+            rc = pipe_supervisor_run_attempt(s, &res, err, sizeof err);
+        if (s->scratch_root) {
+            pipe_scratch_remove(s->lock_fd, s->scratch_root);
+            free(s->scratch_root);
+            s->scratch_root = NULL;
+        }
+        if (rc != 0) {
+            s->rec->has_exit_code = false;
+            return pipe_supervisor_fail(s, err);
+        }
+        s->rec->has_exit_code = WIFEXITED(res.status);
+        s->rec->exit_code = WIFEXITED(res.status) ? WEXITSTATUS(res.status) : 0;
+        free(s->rec->signal);
+        s->rec->signal = NULL;
+        if (WIFSIGNALED(res.status)) {
+            char sig[32];
+            pipe_signal_text(WTERMSIG(res.status), sig, sizeof sig);
+            s->rec->signal = pipe_strdup(sig);
+        }
+        if (res.ok && s->machine_rank == 0) {
+            why = pipe_step_is_command(s->ms) ? pipe_supervisor_command_commit(s) : NULL;
+            if (!why)
+                why = pipe_supervisor_collect_outputs(s);
+            if (!why) {
+                pipe_supervisor_read_metrics(s);
+                if (pipe_supervisor_finish_record(s, PIPE_STEP_DONE, err, sizeof err) != 0) {
+                    pipe_supervisor_report(s, err);
+                    return PIPE_EXIT_FAILED;
+                }
+                if (pipe_cache_record(s->store, s->rec->cache_key, s->o.run_id, s->inv->id, err, sizeof err) != 0)
+                    pipe_supervisor_note(s, "cannot record the cache entry: %s", err);
+                pipe_supervisor_note(s, "done in %.3f s", s->rec->duration_s);
+                return PIPE_EXIT_OK;
+            }
+            s->rec->has_exit_code = true;
+        } else if (res.ok) {
+            return PIPE_EXIT_OK;
+        } else {
+            why = pipe_supervisor_describe_failure(s, &res);
+        }
+        if (!why)
+            why = pipe_strdup("the step failed");
+        pipe_supervisor_read_metrics(s);
+        free(res.rendezvous);
+        free(res.collective);
+        res.rendezvous = res.collective = NULL;
+        /* max_restarts: the whole group again at once, before any @retry. */
+        if (!res.interrupted && s->launch.distributed && restarts < s->inv->accelerate.max_restarts) {
+            restarts++;
+            pipe_supervisor_note(s, "%.*s; restarting the %d ranks (restart %lld of %lld)", (int)strcspn(why, "\n"),
+                                 why, s->world, (long long)restarts, (long long)s->inv->accelerate.max_restarts);
+            free(why);
+            pipe_supervisor_reset_attempt(s);
+            attempt--;
+            continue;
+        }
+        if (res.interrupted || attempt >= max) {
+            int status = pipe_supervisor_fail(s, why ? why : "the step failed");
+            free(why);
+            return status;
+        }
+        char d[64];
+        pipe_format_duration(s->inv->retry_delay_ms, d, sizeof d);
+        pipe_supervisor_note(s, "attempt %lld failed: %.*s; retrying%s%s", (long long)attempt,
+                             (int)strcspn(why, "\n"), why, s->inv->retry_delay_ms ? " in " : "",
+                             s->inv->retry_delay_ms ? d : "");
+        free(why);
+        /* Wait, but wake for SIGINT/SIGTERM. */
+        double until = pipe_now() + (double)s->inv->retry_delay_ms / 1000.0;
+        while (!pipe_child_signal_pending()) {
+            double left = until - pipe_now();
+            if (left <= 0)
+                break;
+            pipe_child_wait(NULL, 0, (int)(left * 1000.0) + 1, err, sizeof err);
+        }
+        if (pipe_child_signal_pending()) {
+            char sig[32], msg[64];
+            pipe_signal_text(pipe_child_signal_pending(), sig, sizeof sig);
+            snprintf(msg, sizeof msg, "interrupted by %s", sig);
+            return pipe_supervisor_fail(s, msg);
+        }
+    }
+}
+
+static void profile_note(void *arg, const char *msg) { pipe_supervisor_note(arg, "%s", msg); }
+
+/* @gpu_profile around the attempts: machine 0 in profile/, the others in
+   profile/machine-N/ (a shared store holds them all). */
+static int execute(pipe_supervisor *s)
+{
+    if (s->inv->profile_interval_ms > 0) {
+        char err[1024];
+        char *dir = s->machine_rank > 0 ? pipe_asprintf("%s/profile/machine-%d", s->dir, s->machine_rank)
+                                        : pipe_asprintf("%s/profile", s->dir);
+        pipe_profiler_config cfg = {
+            .dir = dir,
+            .interval_ms = s->inv->profile_interval_ms,
+            .t0 = s->t0,
+            .gpus = getenv("CUDA_VISIBLE_DEVICES"),
+            .note = profile_note,
+            .note_arg = s,
+        };
+        if (!dir)
+            pipe_supervisor_note(s, "gpu_profile: out of memory; not sampling");
+        else if (pipe_profiler_start(&s->profiler, &cfg, err, sizeof err) != 0)
+            pipe_supervisor_note(s, "gpu_profile: %s; not sampling", err); /* the step runs all the same */
+        free(dir);
+    }
+    int status = run_attempts(s);
+    pipe_profiler_stop(s->profiler);
+    s->profiler = NULL;
+    return status;
+}
+
+static void supervisor_free(pipe_supervisor *s)
+{
+    pipe_supervisor_command_free(s);
+    if (s->log_fd >= 0)
+        close(s->log_fd);
+    pipe_lock_release(s->lock_fd); /* last: what this execution made is gone or recorded */
+    pipe_child_signals_restore();
+    for (size_t i = 0; s->values && s->ms && i < s->ms->nparams; i++)
+        free(s->values[i]);
+    free(s->values);
+    free(s->output_names);
+    pipe_step_record_free(s->rec);
+    pipe_run_info_free(s->run);
+    free(s->store);
+    free(s->dir);
+    free(s->outdir);
+    free(s->log_path);
+    free(s->metrics_path);
+    free(s->step_path);
+    free(s->omp_threads);
+    free(s->scratch_root);
+    free((void *)s->o.params);
+}
+
+int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+{
+    pipe_supervisor s;
+    memset(&s, 0, sizeof s);
+    s.prog = prog;
+    s.m = m;
+    s.log_fd = -1;
+    s.lock_fd = -1;
+    s.metrics_fd = -1;
+    s.t0 = pipe_now();
+    char err[2048] = "";
+    int status = PIPE_EXIT_USAGE;
+    int rc = parse_options(argc, argv, &s.o, err, sizeof err);
+    if (rc == 1) {
+        printf("%s\n", usage_text);
+        status = PIPE_EXIT_OK;
+        goto done;
+    }
+    if (rc == 0)
+        rc = setup(&s, err, sizeof err);
+    if (rc != 0) {
+        pipe_supervisor_report(&s, rc == PIPE_ENOMEM ? "out of memory" : err);
+        status = rc == PIPE_EUSAGE ? PIPE_EXIT_USAGE : PIPE_EXIT_FAILED;
+        goto done;
+    }
+    if ((rc = pipe_supervisor_prepare_dir(&s, err, sizeof err)) != 0 ||
+        (rc = pipe_child_signals_install(err, sizeof err)) != 0) {
+        pipe_supervisor_report(&s, rc == PIPE_ENOMEM ? "out of memory" : err);
+        status = PIPE_EXIT_FAILED;
+        goto done;
+    }
+    char started[40];
+    pipe_iso8601(started, sizeof started);
+    if (!(s.rec = calloc(1, sizeof *s.rec)) || !(s.rec->invocation = pipe_strdup(s.inv->id)) ||
+        !(s.rec->step = pipe_strdup(s.ms->name)) || !(s.rec->run_id = pipe_strdup(s.o.run_id)) ||
+        !(s.rec->started = pipe_strdup(started))) {
+        pipe_supervisor_report(&s, "out of memory");
+        status = PIPE_EXIT_FAILED;
+        goto done;
+    }
+    pipe_supervisor_note(&s, "step `%s` of run %s", s.inv->id, s.o.run_id);
+    rc = pipe_supervisor_resolve_args(&s, err, sizeof err);
+    if (rc == PIPE_EUSAGE || rc == PIPE_ENOMEM) {
+        pipe_supervisor_report(&s, rc == PIPE_ENOMEM ? "out of memory" : err);
+        status = rc == PIPE_EUSAGE ? PIPE_EXIT_USAGE : PIPE_EXIT_FAILED;
+        goto done;
+    }
+    if (rc != 0) {
+        status = pipe_supervisor_fail(&s, err);
+        goto done;
+    }
+    pipe_supervisor_cache_key(&s);
+    if (!s.rec->cache_key) {
+        pipe_supervisor_report(&s, "out of memory");
+        status = PIPE_EXIT_FAILED;
+        goto done;
+    }
+    if (s.ms->cache && !s.o.no_cache && s.machine_rank == 0 && pipe_supervisor_try_cache(&s)) {
+        status = PIPE_EXIT_OK;
+        goto done;
+    }
+    /* What it runs on: the program and the GPUs, checked once before it starts. */
+    rc = pipe_step_is_command(s.ms) ? pipe_supervisor_command_setup(&s, err, sizeof err) : 0;
+    if (rc == 0)
+        rc = check_gpus(&s, err, sizeof err);
+    if (rc != 0) {
+        status = rc == PIPE_ENOMEM ? (pipe_supervisor_report(&s, "out of memory"), PIPE_EXIT_FAILED)
+                                   : pipe_supervisor_fail(&s, err);
+        goto done;
+    }
+    pipe_supervisor_tell_runner(&s, "running");
+    status = execute(&s);
+done:
+    supervisor_free(&s);
+    return status;
+}

@@ -1,0 +1,380 @@
+/* A command step (supervisor.h; docs/command-steps.md): its program runs in
+   every rank, exec'ed without a shell in the bundle's copy of the folder of
+   its .pipe file, with the values of its parameters, inputs and outputs in
+   its arguments ({NAME}) and its environment (PIPE_PARAM_*, PIPE_INPUT_*,
+   PIPE_OUTPUT_*). Rank 0 writes its outputs where the store commits them
+   (outputs/.NAME.tmp, moved into place after success, as a native step's);
+   the other ranks write into their scratch folder, which is discarded.
+   Rank 0's PIPE_METRICS lines become metrics as pipe_metric's do. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/artifact.h"
+#include "command.h"
+#include "pipe/error.h"
+#include "supervisor.h"
+#include "util/util.h"
+
+/* PIPE_METRICS lines that cannot be read are logged, up to this many. */
+#define MAX_COMPLAINTS 10
+
+static int global_rank(const pipe_supervisor *s, int local_rank) { return s->machine_rank * s->nlocal + local_rank; }
+
+/* Where rank writes output name: rank 0 next to the store's outputs/NAME,
+   the others in their scratch folder. */
+static char *output_path(const pipe_supervisor *s, int rank, const char *name)
+{
+    return rank == 0 ? pipe_asprintf("%s/.%s.tmp", s->outdir, name)
+                     : pipe_asprintf("%s/rank-%d/outputs/%s", s->scratch_root, rank, name);
+}
+
+static char *rank_file(const pipe_supervisor *s, int rank, const char *what)
+{
+    return pipe_asprintf("%s/rank-%d/%s", s->scratch_root, rank, what);
+}
+
+/* ---- placeholders ---- */
+
+typedef struct expansion {
+    const pipe_supervisor *s;
+    int rank;
+    char **owned; /* output paths made for this expansion */
+    size_t nowned, cap;
+} expansion;
+
+static const char *placeholder_value(void *arg, const char *name, size_t len)
+{
+    expansion *x = arg;
+    const pipe_mstep *ms = x->s->ms;
+    for (size_t i = 0; i < ms->nparams; i++)
+        if (strlen(ms->params[i].name) == len && strncmp(ms->params[i].name, name, len) == 0)
+            return x->s->values[i];
+    for (size_t i = 0; i < ms->noutputs; i++) {
+        if (strlen(ms->outputs[i].name) != len || strncmp(ms->outputs[i].name, name, len) != 0)
+            continue;
+        if (x->nowned == x->cap) {
+            size_t cap = x->cap ? 2 * x->cap : 8;
+            char **more = realloc(x->owned, cap * sizeof *more);
+            if (!more)
+                return NULL;
+            x->owned = more;
+            x->cap = cap;
+        }
+        char *path = output_path(x->s, x->rank, ms->outputs[i].name);
+        x->owned[x->nowned] = path;
+        x->nowned += path != NULL;
+        return path;
+    }
+    return NULL;
+}
+
+static void free_argv(char **argv, size_t n)
+{
+    for (size_t i = 0; argv && i < n; i++)
+        free(argv[i]);
+    free(argv);
+}
+
+/* The program and arguments of rank, expanded; NULL-terminated. */
+static int expand_argv(const pipe_supervisor *s, int rank, char ***out, char *err, size_t errsize)
+{
+    const pipe_mstep *ms = s->ms;
+    char **argv = calloc(ms->ncommand + 1, sizeof *argv);
+    expansion x = {s, rank, NULL, 0, 0};
+    int rc = argv ? 0 : PIPE_ENOMEM;
+    size_t n = 0;
+    for (; n < ms->ncommand && rc == 0; n++) {
+        char why[512];
+        rc = pipe_command_expand(ms->command[n], placeholder_value, &x, &argv[n], why, sizeof why);
+        if (rc == PIPE_EINVAL)
+            pipe_errf(err, errsize, "step `%s`: argument %zu of its command, %s", ms->name, n + 1, why);
+    }
+    for (size_t i = 0; i < x.nowned; i++)
+        free(x.owned[i]);
+    free(x.owned);
+    if (rc != 0) {
+        free_argv(argv, n);
+        return rc;
+    }
+    *out = argv;
+    return 0;
+}
+
+/* ---- setup ---- */
+
+/* PATH as the ranks will have it: the step's own, else ours. */
+static const char *rank_path(const pipe_supervisor *s)
+{
+    for (size_t i = 0; i < s->ms->nenvironment; i++)
+        if (strcmp(s->ms->environment[i].key, "PATH") == 0)
+            return s->ms->environment[i].value;
+    return getenv("PATH");
+}
+
+int pipe_supervisor_command_setup(pipe_supervisor *s, char *err, size_t errsize)
+{
+    char why[1024];
+    char *bundle = pipe_bundle_dir(s->prog, s->m->pipeline, why, sizeof why);
+    if (!bundle) {
+        pipe_errf(err, errsize, "step `%s` runs in the bundle's %s, but %s", s->ms->name, s->ms->workdir, why);
+        return PIPE_EUSAGE;
+    }
+    s->workdir = pipe_asprintf("%s/%s", bundle, s->ms->workdir);
+    free(bundle);
+    if (!s->workdir)
+        return PIPE_ENOMEM;
+    if (!pipe_dir_exists(s->workdir)) {
+        pipe_errf(err, errsize, "step `%s` runs in %s, which is missing: is the bundle complete (set PIPE_BUNDLE_DIR "
+                                "to its folder)?",
+                  s->ms->name, s->workdir);
+        return PIPE_EUSAGE;
+    }
+    /* The program as rank 0 names it (a placeholder there is unusual). */
+    char **argv = NULL;
+    int rc = expand_argv(s, 0, &argv, err, errsize);
+    if (rc != 0)
+        return rc == PIPE_EINVAL ? PIPE_EUSAGE : rc;
+    rc = pipe_command_find(argv[0], rank_path(s), s->workdir, &s->program, why, sizeof why);
+    if (rc == PIPE_ENOENT)
+        pipe_errf(err, errsize, "step `%s` runs `%s`, which was not found: %s", s->ms->name, argv[0], why);
+    free_argv(argv, s->ms->ncommand);
+    return rc == PIPE_ENOENT ? PIPE_EUSAGE : rc;
+}
+
+int pipe_supervisor_command_begin(pipe_supervisor *s, char *err, size_t errsize)
+{
+    int rc = 0;
+    for (int local = 0; local < s->nlocal && rc == 0; local++) {
+        int rank = global_rank(s, local);
+        char *tmp = rank_file(s, rank, "tmp"), *outs = rank_file(s, rank, "outputs");
+        if (!tmp || !outs)
+            rc = PIPE_ENOMEM;
+        if (rc == 0)
+            rc = pipe_mkdirs(tmp, err, errsize);
+        if (rc == 0 && rank != 0)
+            rc = pipe_mkdirs(outs, err, errsize);
+        free(tmp);
+        free(outs);
+    }
+    if (rc != 0 || s->machine_rank != 0)
+        return rc;
+    /* Rank 0's PIPE_METRICS: empty, so that appending works; read as it grows. */
+    char *path = rank_file(s, 0, "metrics");
+    if (!path)
+        return PIPE_ENOMEM;
+    s->metrics_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (s->metrics_fd < 0) {
+        pipe_errf(err, errsize, "cannot create %s: %s", path, strerror(errno));
+        rc = PIPE_EIO;
+    }
+    free(path);
+    s->metrics_len = 0;
+    s->metrics_lineno = 0;
+    pipe_metrics_writer_close(&s->metrics_out);
+    if (rc == 0)
+        rc = pipe_metrics_writer_init(&s->metrics_out, s->metrics_path, pipe_now());
+    return rc;
+}
+
+/* ---- a rank ---- */
+
+typedef struct command_rank {
+    pipe_supervisor *s;
+    int local_rank;
+} command_rank;
+
+/* name=value with NAME upper-cased after prefix. */
+static void set_named(const char *prefix, const char *name, const char *value)
+{
+    char key[300];
+    size_t n = (size_t)snprintf(key, sizeof key, "%s", prefix);
+    for (const char *p = name; *p && n + 1 < sizeof key; p++)
+        key[n++] = (char)toupper((unsigned char)*p);
+    key[n] = '\0';
+    setenv(key, value ? value : "", 1);
+}
+
+/* In the forked rank, before exec: the environment of a command step. */
+static int rank_setup(void *arg)
+{
+    const command_rank *r = arg;
+    pipe_supervisor *s = r->s;
+    int rank = global_rank(s, r->local_rank);
+    pipe_supervisor_rank_env(s, r->local_rank);
+    const pipe_mstep *ms = s->ms;
+    for (size_t i = 0; i < ms->nparams; i++)
+        set_named(ms->params[i].type == PIPE_TYPE_ARTIFACT ? "PIPE_INPUT_" : "PIPE_PARAM_", ms->params[i].name,
+                  s->values[i]);
+    for (size_t i = 0; i < ms->noutputs; i++) {
+        char *path = output_path(s, rank, ms->outputs[i].name);
+        if (!path)
+            return 1;
+        set_named("PIPE_OUTPUT_", ms->outputs[i].name, path);
+        free(path);
+    }
+    char *metrics = rank_file(s, rank, "metrics"), *tmp = rank_file(s, rank, "tmp");
+    if (!metrics || !tmp)
+        return 1;
+    setenv("PIPE_METRICS", metrics, 1);
+    setenv("PIPE_SCRATCH_DIR", tmp, 1);
+    free(metrics);
+    free(tmp);
+    /* Lines reach the log as they are printed, not when a buffer fills. */
+    setenv("PYTHONUNBUFFERED", "1", 0);
+    return 0;
+}
+
+int pipe_supervisor_command_spawn(pipe_supervisor *s, pipe_child_group *g, int local_rank, char *err, size_t errsize)
+{
+    char **argv = NULL;
+    int rc = expand_argv(s, global_rank(s, local_rank), &argv, err, errsize);
+    if (rc != 0)
+        return rc;
+    command_rank r = {s, local_rank};
+    pipe_child_spec spec = {
+        .setup = rank_setup,
+        .arg = &r,
+        .path = s->program,
+        .argv = argv,
+        .cwd = s->workdir,
+        .what = argv[0],
+    };
+    char why[512];
+    if ((rc = pipe_child_spawn(g, &spec, why, sizeof why)) != 0)
+        pipe_errf(err, errsize, "cannot start `%s` for rank %d: %s", argv[0], global_rank(s, local_rank), why);
+    free_argv(argv, s->ms->ncommand);
+    return rc;
+}
+
+/* ---- metrics ---- */
+
+static void complain(pipe_supervisor *s, const char *line, const char *why)
+{
+    if (s->metrics_complaints++ < MAX_COMPLAINTS)
+        pipe_supervisor_note(s, "PIPE_METRICS line %zu ignored (%s): %.200s", s->metrics_lineno, why, line);
+}
+
+/* "NAME VALUE" or "NAME STEP VALUE", separated by spaces or tabs. */
+static void metric_line(pipe_supervisor *s, char *line)
+{
+    s->metrics_lineno++;
+    char shown[256];
+    snprintf(shown, sizeof shown, "%s", line);
+    char *words[4];
+    int n = 0;
+    for (char *save = NULL, *w = strtok_r(line, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save)) {
+        if (n < 4)
+            words[n] = w;
+        n++;
+    }
+    if (n == 0)
+        return; /* a blank line */
+    if (n != 2 && n != 3) {
+        complain(s, shown, "expected NAME VALUE or NAME STEP VALUE");
+        return;
+    }
+    char *end;
+    errno = 0;
+    double value = strtod(words[n - 1], &end);
+    long long step = -1;
+    if (*end || errno == ERANGE) {
+        complain(s, shown, "the value is not a number");
+        return;
+    }
+    if (n == 3) {
+        step = strtoll(words[1], &end, 10);
+        if (*end || step < 0) {
+            complain(s, shown, "the step is not a whole number of at least 0");
+            return;
+        }
+    }
+    char err[512];
+    if (pipe_metric_name_check(words[0], err, sizeof err) != 0 ||
+        pipe_metrics_writer_record(&s->metrics_out, words[0], step, value, -1, err, sizeof err) != 0)
+        complain(s, shown, err);
+}
+
+void pipe_supervisor_command_metrics(pipe_supervisor *s, bool final)
+{
+    if (s->metrics_fd < 0)
+        return;
+    char buf[8192];
+    for (;;) {
+        ssize_t n = read(s->metrics_fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] == '\n') {
+                if (s->metrics_line)
+                    s->metrics_line[s->metrics_len] = '\0';
+                metric_line(s, s->metrics_line ? s->metrics_line : (char[]){""});
+                s->metrics_len = 0;
+                continue;
+            }
+            if (s->metrics_len >= 4096)
+                continue; /* an overlong line is cut; its start still counts */
+            char *more = realloc(s->metrics_line, s->metrics_len + 2);
+            if (!more)
+                continue;
+            s->metrics_line = more;
+            s->metrics_line[s->metrics_len++] = buf[i];
+        }
+    }
+    if (!final)
+        return;
+    if (s->metrics_len > 0) {
+        s->metrics_line[s->metrics_len] = '\0';
+        metric_line(s, s->metrics_line);
+        s->metrics_len = 0;
+    }
+    close(s->metrics_fd);
+    s->metrics_fd = -1;
+    pipe_metrics_writer_close(&s->metrics_out);
+}
+
+/* ---- outputs ---- */
+
+char *pipe_supervisor_command_commit(pipe_supervisor *s)
+{
+    for (size_t i = 0; i < s->ms->noutputs; i++) {
+        const char *name = s->ms->outputs[i].name;
+        char *tmp = output_path(s, 0, name), *final = pipe_asprintf("%s/%s", s->outdir, name);
+        char *why = NULL, err[1024];
+        if (!tmp || !final) {
+            why = pipe_strdup("out of memory");
+        } else if (!pipe_artifact_exists(tmp)) {
+            char var[300];
+            snprintf(var, sizeof var, "PIPE_OUTPUT_");
+            for (size_t k = strlen(var), c = 0; name[c] && k + 1 < sizeof var; k++, c++)
+                var[k] = (char)toupper((unsigned char)name[c]), var[k + 1] = '\0';
+            why = pipe_asprintf("step `%s`: `%s` exited 0 but did not write output `%s` (a file or folder at the "
+                                "path in {%s} and %s)",
+                                s->ms->name, s->ms->command[0], name, name, var);
+        } else if (pipe_artifact_commit(tmp, final, err, sizeof err) != 0) {
+            why = pipe_asprintf("output `%s`: %s", name, err);
+        }
+        free(tmp);
+        free(final);
+        if (why)
+            return why;
+    }
+    return NULL;
+}
+
+void pipe_supervisor_command_free(pipe_supervisor *s)
+{
+    if (s->metrics_fd >= 0)
+        close(s->metrics_fd);
+    s->metrics_fd = -1;
+    pipe_metrics_writer_close(&s->metrics_out);
+    free(s->metrics_line);
+    free(s->workdir);
+    free(s->program);
+}

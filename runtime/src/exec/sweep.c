@@ -1,0 +1,294 @@
+#include "sweep.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pipe/error.h"
+#include "run_lock.h"
+#include "store/stepfile.h"
+#include "store/store.h"
+#include "util/util.h"
+
+/* The part of an invocation id that goes into a scratch folder's name. */
+#define SCRATCH_NAME_ID_MAX 64
+
+static void random_suffix(char *out, size_t n)
+{
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    unsigned char bytes[16] = {0};
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd >= 0 ? read(fd, bytes, sizeof bytes) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (got != (ssize_t)sizeof bytes) { /* no urandom: time and pid still differ */
+        unsigned long x = (unsigned long)(pipe_now() * 1e6) ^ ((unsigned long)getpid() << 16);
+        for (size_t i = 0; i < sizeof bytes; i++, x = x * 6364136223846793005ul + 1442695040888963407ul)
+            bytes[i] = (unsigned char)(x >> 33);
+    }
+    for (size_t i = 0; i + 1 < n && i < sizeof bytes; i++)
+        out[i] = alphabet[bytes[i] % (sizeof alphabet - 1)];
+    out[n - 1] = '\0';
+}
+
+int pipe_scratch_make(int lock_fd, const char *invocation, char **path, char *err, size_t errsize)
+{
+    const char *tmp = getenv("TMPDIR");
+    char cwd[4096] = "";
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    /* Absolute: the record must name it for a sweeper in another folder. */
+    if (tmp[0] != '/' && !getcwd(cwd, sizeof cwd)) {
+        pipe_errf(err, errsize, "cannot find the working directory for TMPDIR=%s: %s", tmp, strerror(errno));
+        return PIPE_EIO;
+    }
+    for (int attempt = 0; attempt < 100; attempt++) {
+        char suffix[7];
+        random_suffix(suffix, sizeof suffix);
+        char *p = pipe_asprintf("%s%s%s/pipe-%.*s-%s", cwd, cwd[0] ? "/" : "", tmp, SCRATCH_NAME_ID_MAX, invocation,
+                                suffix);
+        char *line = p ? pipe_asprintf("scratch %s\n", p) : NULL;
+        /* Recorded first: if this process dies after mkdir, a sweep knows. */
+        if (!line) {
+            free(p);
+            return PIPE_ENOMEM;
+        }
+        if (lock_fd >= 0 && pipe_lock_record(lock_fd, line) != 0) {
+            pipe_errf(err, errsize, "cannot record the scratch folder %s in the step's lock: %s", p, strerror(errno));
+            free(p);
+            free(line);
+            return PIPE_EIO;
+        }
+        free(line);
+        if (mkdir(p, 0700) == 0) {
+            *path = p;
+            return 0;
+        }
+        int e = errno;
+        if (e != EEXIST) {
+            pipe_errf(err, errsize, "cannot create a scratch directory %s: %s", p, strerror(e));
+            free(p);
+            if (lock_fd >= 0)
+                pipe_lock_record(lock_fd, NULL);
+            return PIPE_EIO;
+        }
+        free(p);
+    }
+    pipe_errf(err, errsize, "cannot find a free name for a scratch directory in %s", tmp);
+    return PIPE_EIO;
+}
+
+void pipe_scratch_remove(int lock_fd, const char *path)
+{
+    char err[512];
+    if (path)
+        pipe_remove_tree(path, err, sizeof err);
+    if (lock_fd >= 0)
+        pipe_lock_record(lock_fd, NULL);
+}
+
+/* A path this runtime made for scratch: absolute, a folder named pipe-*,
+   no "..": a damaged record cannot make a sweep remove anything else. */
+static bool is_scratch_path(const char *p)
+{
+    const char *base = strrchr(p, '/');
+    return p[0] == '/' && base && strncmp(base + 1, "pipe-", 5) == 0 && !strstr(p, "/..");
+}
+
+void pipe_sweep_record(const char *record)
+{
+    char host[256] = "", recorded_host[256], scratch[4096];
+    if (!record || !pipe_lock_record_field(record, "scratch", scratch, sizeof scratch) || !is_scratch_path(scratch))
+        return;
+    gethostname(host, sizeof host - 1);
+    /* Another machine's /tmp (a store shared by a cluster) is not ours. */
+    if (pipe_lock_record_field(record, "host", recorded_host, sizeof recorded_host) && strcmp(recorded_host, host) != 0)
+        return;
+    char err[512];
+    pipe_remove_tree(scratch, err, sizeof err);
+}
+
+/* Entries of dir that start with prefix and contain infix, removed. */
+static void remove_matching(const char *dir, const char *prefix, const char *infix)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && strstr(e->d_name + strlen(prefix), infix))
+            unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}
+
+/* outputs/ of an invocation whose machine-0 supervisor died: only the
+   temporary files when step.yaml says it finished, else all of it (a
+   failed or unfinished invocation keeps no outputs). */
+static void sweep_outputs(const char *store, const char *run_id, const char *invocation)
+{
+    char *dir = pipe_store_invocation_dir(store, run_id, invocation);
+    char *outdir = dir ? pipe_asprintf("%s/outputs", dir) : NULL;
+    char *step = pipe_store_step_file(store, run_id, invocation);
+    pipe_step_record *rec = NULL;
+    char err[512];
+    if (dir && outdir && step) {
+        bool finished = pipe_step_record_read(step, &rec, err, sizeof err) == 0 && rec->status != PIPE_STEP_FAILED;
+        if (finished)
+            remove_matching(outdir, ".", ".tmp.");
+        else
+            pipe_remove_tree(outdir, err, sizeof err);
+        remove_matching(dir, "step.yaml", ".tmp.");
+    }
+    pipe_step_record_free(rec);
+    free(step);
+    free(outdir);
+    free(dir);
+}
+
+/* One lock file of an invocation: 1 when its dead holder's leftovers were
+   removed. */
+static int sweep_lock(const char *path, unsigned wait_ms, bool machine0, const char *store, const char *run_id,
+                      const char *invocation)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || st.st_size == 0)
+        return 0; /* no record: nothing was left, or nobody ever held it */
+    int fd;
+    char *prev = NULL, holder[256], err[512];
+    if (pipe_lock_take(path, wait_ms, &fd, &prev, holder, sizeof holder, err, sizeof err) != 0)
+        return 0; /* alive */
+    int swept = 0;
+    if (prev) {
+        pipe_sweep_record(prev);
+        if (machine0)
+            sweep_outputs(store, run_id, invocation);
+        swept = 1;
+    }
+    free(prev);
+    pipe_lock_release(fd);
+    return swept;
+}
+
+int pipe_sweep_invocation(const char *store, const char *run_id, const char *invocation, unsigned wait_ms)
+{
+    char *dir = pipe_store_invocation_dir(store, run_id, invocation);
+    DIR *d = dir ? opendir(dir) : NULL;
+    int swept = 0;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strncmp(e->d_name, "step.lock", 9) != 0)
+                continue;
+            char *path = pipe_asprintf("%s/%s", dir, e->d_name);
+            if (path)
+                swept |= sweep_lock(path, wait_ms, strcmp(e->d_name, "step.lock") == 0, store, run_id, invocation);
+            free(path);
+        }
+        closedir(d);
+    }
+    free(dir);
+    return swept;
+}
+
+/* A run whose runner is gone while run.yaml says `running`: marked
+   `interrupted`. 1 when it was. */
+static int sweep_run(const char *store, const char *run_id)
+{
+    char *path = pipe_run_lock_path(store, run_id), *dir = pipe_store_run_dir(store, run_id);
+    int fd, swept = 0;
+    char holder[256], err[512];
+    if (path && dir && access(path, F_OK) == 0 &&
+        pipe_lock_take(path, 0, &fd, NULL, holder, sizeof holder, err, sizeof err) == 0) {
+        pipe_run_info *info = NULL;
+        if (pipe_run_info_read(store, run_id, &info, err, sizeof err) == 0 && info->status &&
+            strcmp(info->status, "running") == 0) {
+            char now[40], *status = pipe_strdup("interrupted");
+            pipe_iso8601(now, sizeof now);
+            if (status) {
+                free(info->status);
+                info->status = status;
+                free(info->finished);
+                info->finished = pipe_strdup(now);
+                swept = pipe_run_info_write(store, run_id, info, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err) == 0;
+            }
+            remove_matching(dir, "run.yaml", ".tmp.");
+            remove_matching(dir, "run.yaml", ".new.");
+        }
+        pipe_run_info_free(info);
+        pipe_lock_release(fd);
+    }
+    free(path);
+    free(dir);
+    return swept;
+}
+
+/* A runner killed after it locked its new run and before it wrote run.yaml
+   leaves a folder with nothing but run.lock: with the lock free, the folder
+   goes (so the run id can be used again). 1 when one did. */
+static int sweep_unborn_run(const char *store, const char *run_id)
+{
+    char *dir = pipe_store_run_dir(store, run_id), *lock = pipe_run_lock_path(store, run_id);
+    char *run_file = pipe_store_run_file(store, run_id);
+    int fd, swept = 0;
+    char holder[256], err[512];
+    if (dir && lock && run_file && !pipe_file_exists(run_file) && access(lock, F_OK) == 0 &&
+        pipe_lock_take(lock, 0, &fd, NULL, holder, sizeof holder, err, sizeof err) == 0) {
+        /* Still unborn under the lock: its runner is gone. */
+        if (!pipe_file_exists(run_file) && unlink(lock) == 0) {
+            rmdir(dir); /* fails, harmlessly, when something else is in it */
+            swept = 1;
+        }
+        close(fd);
+    }
+    free(dir);
+    free(lock);
+    free(run_file);
+    return swept;
+}
+
+/* Folders of the store that hold a run.lock but no run.yaml. */
+static size_t sweep_unborn_runs(const char *store)
+{
+    DIR *d = opendir(store);
+    size_t swept = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && strcmp(e->d_name, "cache") != 0)
+            swept += (size_t)sweep_unborn_run(store, e->d_name);
+    if (d)
+        closedir(d);
+    return swept;
+}
+
+size_t pipe_sweep_store(const char *store)
+{
+    char **ids = NULL, err[512];
+    size_t n = 0, swept = 0;
+    if (pipe_store_list_runs(store, &ids, &n, err, sizeof err) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char *dir = pipe_store_run_dir(store, ids[i]);
+        DIR *d = dir ? opendir(dir) : NULL;
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            struct stat st;
+            bool is_dir = e->d_type == DT_DIR ||
+                          (e->d_type == DT_UNKNOWN && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                           S_ISDIR(st.st_mode));
+            if (e->d_name[0] != '.' && is_dir)
+                swept += (size_t)pipe_sweep_invocation(store, ids[i], e->d_name, 0);
+        }
+        if (d)
+            closedir(d);
+        free(dir);
+        swept += (size_t)sweep_run(store, ids[i]);
+    }
+    pipe_store_free_list(ids, n);
+    return swept + sweep_unborn_runs(store);
+}

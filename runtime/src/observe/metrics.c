@@ -1,0 +1,290 @@
+/* metrics.csv (metrics.h). */
+#include "metrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pipe/error.h"
+#include "util/util.h"
+
+int pipe_metric_name_check(const char *name, char *err, size_t errsize)
+{
+    const char *why = NULL;
+    if (!name || !*name)
+        why = "it is empty";
+    else if (strlen(name) > PIPE_METRIC_NAME_MAX)
+        why = "it is longer than 200 bytes";
+    else if (strpbrk(name, ",\""))
+        why = "it holds a comma or a quote";
+    else if (name[0] == ' ' || name[strlen(name) - 1] == ' ')
+        why = "it starts or ends with a space";
+    for (const char *p = name; !why && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            why = "it holds a control character";
+    if (!why)
+        return 0;
+    if (name && strlen(name) <= PIPE_METRIC_NAME_MAX && !strpbrk(name, "\r\n"))
+        pipe_errf(err, errsize, "bad metric name `%s`: %s", name, why);
+    else
+        pipe_errf(err, errsize, "bad metric name: %s", why);
+    return PIPE_EINVAL;
+}
+
+int pipe_metrics_writer_init(pipe_metrics_writer *w, const char *path, double t0)
+{
+    memset(w, 0, sizeof *w);
+    w->t0 = t0;
+    return (w->path = pipe_strdup(path)) ? 0 : PIPE_ENOMEM;
+}
+
+static pipe_metric_index *find_index(pipe_metrics_writer *w, const char *name)
+{
+    for (size_t i = 0; i < w->nnames; i++)
+        if (strcmp(w->names[i].name, name) == 0)
+            return &w->names[i];
+    if (w->nnames == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 8;
+        pipe_metric_index *p = realloc(w->names, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        w->names = p;
+        w->cap = cap;
+    }
+    pipe_metric_index *x = &w->names[w->nnames];
+    if (!(x->name = pipe_strdup(name)))
+        return NULL;
+    x->next = 0;
+    w->nnames++;
+    return x;
+}
+
+static int open_file(pipe_metrics_writer *w, char *err, size_t errsize)
+{
+    int fd = open(w->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        pipe_errf(err, errsize, "cannot open %s: %s", w->path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return PIPE_EIO;
+    }
+    if (!(w->file = fdopen(fd, "a"))) {
+        close(fd);
+        pipe_errf(err, errsize, "%s: %s", w->path, strerror(errno));
+        return PIPE_ENOMEM;
+    }
+    if (st.st_size == 0 && fputs(PIPE_METRICS_HEADER "\n", w->file) < 0) {
+        pipe_errf(err, errsize, "cannot write %s: %s", w->path, strerror(errno));
+        return PIPE_EIO;
+    }
+    return 0;
+}
+
+int pipe_metrics_writer_record(pipe_metrics_writer *w, const char *name, int64_t step, double value, double time_s,
+                               char *err, size_t errsize)
+{
+    int rc = pipe_metric_name_check(name, err, errsize);
+    if (rc != 0)
+        return rc;
+    pipe_metric_index *x = find_index(w, name);
+    if (!x) {
+        pipe_errf(err, errsize, "out of memory");
+        return PIPE_ENOMEM;
+    }
+    if (!w->file && (rc = open_file(w, err, errsize)) != 0)
+        return rc;
+    if (step < 0)
+        step = x->next;
+    x->next = step == INT64_MAX ? step : step + 1;
+    if (time_s < 0)
+        time_s = pipe_now() - w->t0;
+    char num[64];
+    pipe_format_double(value, num, sizeof num);
+    if (fprintf(w->file, "%s,%lld,%s,%.3f\n", name, (long long)step, num, time_s) < 0 || fflush(w->file) != 0) {
+        pipe_errf(err, errsize, "cannot write %s: %s", w->path, strerror(errno));
+        return PIPE_EIO;
+    }
+    return 0;
+}
+
+void pipe_metrics_writer_close(pipe_metrics_writer *w)
+{
+    if (w->file)
+        fclose(w->file);
+    for (size_t i = 0; i < w->nnames; i++)
+        free(w->names[i].name);
+    free(w->names);
+    free(w->path);
+    memset(w, 0, sizeof *w);
+}
+
+/* ---- reading ---- */
+
+static pipe_metric_series *series_of(pipe_metrics *m, const char *name, size_t len)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (strlen(m->series[i].name) == len && memcmp(m->series[i].name, name, len) == 0)
+            return &m->series[i];
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 8;
+        pipe_metric_series *p = realloc(m->series, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        m->series = p;
+        m->cap = cap;
+    }
+    pipe_metric_series *s = &m->series[m->n];
+    memset(s, 0, sizeof *s);
+    if (!(s->name = pipe_strndup(name, len)))
+        return NULL;
+    m->n++;
+    return s;
+}
+
+static int push_point(pipe_metric_series *s, pipe_metric_point p)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        pipe_metric_point *q = realloc(s->points, cap * sizeof *q);
+        if (!q)
+            return PIPE_ENOMEM;
+        s->points = q;
+        s->cap = cap;
+    }
+    s->points[s->n++] = p;
+    return 0;
+}
+
+static bool parse_number(const char *s, size_t len, double *out)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf)
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end;
+    *out = strtod(buf, &end);
+    return *end == '\0';
+}
+
+static bool parse_step(const char *s, size_t len, int64_t *out)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] < '0' || buf[i] > '9')
+            return false;
+    errno = 0;
+    long long v = strtoll(buf, NULL, 10);
+    if (errno == ERANGE)
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+int pipe_metrics_parse(const char *text, pipe_metrics *out)
+{
+    memset(out, 0, sizeof *out);
+    bool legacy = false, first = true;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        const char *line = p;
+        p += len + (nl ? 1 : 0);
+        if (len > 0 && line[len - 1] == '\r')
+            len--;
+        if (len == 0)
+            continue;
+        if (first) {
+            first = false;
+            if (len == strlen(PIPE_METRICS_HEADER) && memcmp(line, PIPE_METRICS_HEADER, len) == 0)
+                continue;
+            if (len == strlen("time_s,name,value") && memcmp(line, "time_s,name,value", len) == 0) {
+                legacy = true;
+                continue;
+            }
+            /* A file of the older format without a header: rows start with a number. */
+            legacy = line[0] >= '0' && line[0] <= '9';
+        }
+        /* The name may not hold a comma, so the fields are the commas' pieces. */
+        const char *f[4];
+        size_t flen[4], nf = 0;
+        const char *start = line;
+        for (size_t i = 0; i <= len && nf < 4; i++) {
+            if (i == len || line[i] == ',') {
+                f[nf] = start;
+                flen[nf++] = (size_t)(line + i - start);
+                start = line + i + 1;
+            }
+        }
+        pipe_metric_point pt = {0, 0, 0};
+        const char *name;
+        size_t name_len;
+        bool ok;
+        if (legacy) {
+            ok = nf == 3 && (size_t)(start - line) == len + 1 && parse_number(f[0], flen[0], &pt.time_s) &&
+                 parse_number(f[2], flen[2], &pt.value);
+            name = f[0 + 1];
+            name_len = flen[1];
+        } else {
+            ok = nf == 4 && (size_t)(start - line) == len + 1 && parse_step(f[1], flen[1], &pt.step) &&
+                 parse_number(f[2], flen[2], &pt.value) && parse_number(f[3], flen[3], &pt.time_s);
+            name = f[0];
+            name_len = flen[0];
+        }
+        if (!ok || name_len == 0) {
+            out->skipped++;
+            continue;
+        }
+        pipe_metric_series *s = series_of(out, name, name_len);
+        if (!s)
+            goto nomem;
+        if (legacy)
+            pt.step = (int64_t)s->n;
+        if (push_point(s, pt) != 0)
+            goto nomem;
+    }
+    return 0;
+nomem:
+    pipe_metrics_free(out);
+    return PIPE_ENOMEM;
+}
+
+int pipe_metrics_read(const char *path, pipe_metrics *out, char *err, size_t errsize)
+{
+    char *text = NULL;
+    memset(out, 0, sizeof *out);
+    int rc = pipe_read_file(path, &text, NULL, err, errsize);
+    if (rc != 0)
+        return rc;
+    rc = pipe_metrics_parse(text, out);
+    if (rc == PIPE_ENOMEM)
+        pipe_errf(err, errsize, "out of memory");
+    free(text);
+    return rc;
+}
+
+const pipe_metric_series *pipe_metrics_find(const pipe_metrics *m, const char *name)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (strcmp(m->series[i].name, name) == 0)
+            return &m->series[i];
+    return NULL;
+}
+
+void pipe_metrics_free(pipe_metrics *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->series[i].name);
+        free(m->series[i].points);
+    }
+    free(m->series);
+    memset(m, 0, sizeof *m);
+}
