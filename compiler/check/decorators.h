@@ -8,82 +8,36 @@
 
 #include "front/ast.h"
 #include "util/diag.h"
+#include "pipe/settings.h"
 
+/* The decorators and their options come from the settings table
+   (pipe/settings.def): DEC_RESOURCES is PIPE_DEC_RESOURCES, RES_CPU is
+   PIPE_RES_CPU (an option's index in its decorator), and so on. */
 typedef enum {
-    DEC_RESOURCES,
-    DEC_DOCKER,
-    DEC_ACCELERATE,
-    DEC_CLEANUP_MEMORY,
-    DEC_GPU_PROFILE,
-    DEC_TIMEOUT,
-    DEC_RETRY,
-    DEC_SLURM,
-    DEC_KUBERNETES,
-    DEC_SKYPILOT,
-    DEC_COUNT
+#define PIPE_OPTION(...)
+#define PIPE_DECORATOR(ID, ...) DEC_##ID = PIPE_DEC_##ID,
+#include "pipe/settings.def"
+#undef PIPE_DECORATOR
+#undef PIPE_OPTION
+    DEC_COUNT = PIPE_DEC_COUNT
 } decorator_id;
 
-/* Option indices, one enum per decorator (they index opt_value arrays). */
-enum { RES_CPU, RES_GPU, RES_MEMORY, RES_DISK, RES_SHM, RES_GPU_TYPE };
-enum { DOCKER_PARENT_IMAGE, DOCKER_BUILD_IMAGE, DOCKER_APT_PACKAGES, DOCKER_REQUIREMENTS, DOCKER_ENVIRONMENT };
 enum {
-    ACC_NUM_PROCESSES,
-    ACC_NUM_MACHINES,
-    ACC_MULTI_GPU,
-    ACC_CPU,
-    ACC_MIXED_PRECISION,
-    ACC_MAIN_PROCESS_PORT,
-    ACC_GPU_IDS,
-    ACC_MAX_RESTARTS,
-    ACC_RDZV_TIMEOUT,
-    ACC_COLLECTIVE_TIMEOUT
+#define PIPE_OPTION(ID, ...) ID = PIPE_##ID,
+#define PIPE_DECORATOR(ID, NAME, WHERE, POSITIONAL, ORDER, SECTION, FLOW, WHEN, PRESENCE, PRESENCE_KEY, GIVEN, DOC, \
+                       ...)                                                                                          \
+    __VA_ARGS__
+#include "pipe/settings.def"
+#undef PIPE_DECORATOR
+#undef PIPE_OPTION
 };
-enum { PROFILE_INTERVAL };
-enum { TIMEOUT_LIMIT };
-enum { RETRY_MAX, RETRY_DELAY };
-enum { SLURM_PARTITION, SLURM_ACCOUNT, SLURM_QOS, SLURM_CONSTRAINT, SLURM_EXTRA };
-enum { K8S_NAMESPACE, K8S_SERVICE_ACCOUNT, K8S_GPU_VENDOR, K8S_NODE_SELECTOR, K8S_TOLERATIONS };
-enum { SKY_CLOUD, SKY_REGION, SKY_USE_SPOT, SKY_ACCELERATORS };
 
-#define DECORATOR_MAX_OPTIONS 10
-
-typedef enum {
-    OPT_NUMBER_POSITIVE, /* int or float > 0 */
-    OPT_INT_MIN0,
-    OPT_INT_MIN1,
-    OPT_PORT,            /* 0..65535 */
-    OPT_SIZE,            /* "16GB" -> bytes */
-    OPT_DURATION,        /* "2h" -> ms */
-    OPT_STRING,
-    OPT_BOOL,
-    OPT_ENUM,            /* string from enum_values */
-    OPT_STRING_LIST,
-    OPT_STRING_MAP,      /* map of string values */
-    OPT_MAP_LIST,        /* list of maps */
-    OPT_GPU_IDS,         /* "all" or "0,1,3" */
-    OPT_ACCELERATORS,    /* "NAME" or "NAME:COUNT" */
-    OPT_PACKAGE_LIST,    /* apt package names */
-    OPT_SBATCH_FLAGS,    /* list of "--flag[=value]" */
-} option_kind;
-
-typedef struct option_schema {
-    const char *name;
-    option_kind kind;
-    const char *const *enum_values; /* NULL-terminated, OPT_ENUM only */
-    const char *default_text;       /* as written in the spec, or NULL */
-} option_schema;
-
-typedef struct decorator_schema {
-    decorator_id id;
-    const char *name;
-    bool on_step, on_pipeline;
-    bool positional; /* @timeout takes one positional value for its first option */
-    const option_schema *options;
-    int noptions;
-} decorator_schema;
+/* A decorator's row and its options' rows, as the table has them. */
+typedef pipe_decorator_info decorator_schema;
+typedef pipe_option option_schema;
 
 /* A parsed option value. Numbers are kept in the field their kind uses:
-   num (OPT_NUMBER_POSITIVE), i (ints, port, bool as 0/1 in b), u (bytes, ms). */
+   num (NUMBER), i (INT, PORT), b (BOOL), u (SIZE bytes, DURATION ms). */
 typedef struct opt_value {
     bool set;          /* given explicitly (else: default) */
     bool valid;        /* parsed without error */
@@ -101,7 +55,7 @@ typedef struct decorator_inst {
     const decorator_schema *schema;
     ast_decorator *decl;
     bool on_pipeline; /* declared on a pipeline (a default), not on the step */
-    opt_value opts[DECORATOR_MAX_OPTIONS];
+    opt_value opts[PIPE_MAX_DECORATOR_OPTIONS]; /* by option index: the table sets the size */
     /* An unknown option or a positional argument was reported: any option
        left at its default may have been meant to be set, so the checks that
        combine options stay silent about those. */

@@ -7,6 +7,7 @@
 
 #include "bundle.h"
 #include "pipe/base.h"
+#include "pipe/settings.h"
 #include "pipe/version.h"
 #include "yaml_emit.h"
 
@@ -87,119 +88,69 @@ static void emit_args(yaml_out *em, const pipe_manifest *m, const pipe_minvocati
     ye_seq_end(em);
 }
 
-static void emit_resources(yaml_out *em, const pipe_resources *r)
+/* One option's key, as the settings table says when and how. */
+static void emit_option(yaml_out *em, const pipe_option *o, const pipe_minvocation *inv)
 {
-    ye_scalar(em, "resources");
-    ye_map_start(em, true);
-    char cpu[64] = "0";
-    if (r->cpu > 0)
-        pipe_format_double(r->cpu, cpu, sizeof cpu);
-    ye_kv(em, "cpu", cpu);
-    ye_kv_int(em, "gpu", (long long)r->gpu);
-    ye_kv_uint(em, "memory", r->memory);
-    ye_kv_uint(em, "disk", r->disk);
-    ye_kv_uint(em, "shm", r->shm);
-    if (r->gpu_type)
-        ye_kv_string(em, "gpu_type", r->gpu_type);
-    ye_map_end(em);
-}
-
-static void emit_accelerate(yaml_out *em, const pipe_accelerate *a)
-{
-    ye_scalar(em, "accelerate");
-    ye_map_start(em, false);
-    ye_kv_int(em, "num_processes", (long long)a->num_processes);
-    ye_kv_int(em, "num_machines", (long long)a->num_machines);
-    ye_kv_bool(em, "multi_gpu", a->multi_gpu);
-    ye_kv_bool(em, "cpu", a->cpu);
-    ye_kv(em, "mixed_precision", a->mixed_precision);
-    ye_kv_int(em, "main_process_port", (long long)a->main_process_port);
-    ye_kv_string(em, "gpu_ids", a->gpu_ids);
-    ye_kv_int(em, "max_restarts", (long long)a->max_restarts);
-    ye_kv_uint(em, "rdzv_timeout_ms", a->rdzv_timeout_ms);
-    ye_kv_uint(em, "collective_timeout_ms", a->collective_timeout_ms);
-    ye_map_end(em);
-}
-
-/* Written when any @docker option applies: the parent, the build image,
-   the lists and the environment. */
-static void emit_image(yaml_out *em, const pipe_mimage *img)
-{
-    if (!img->parent && !img->build && !img->napt_packages && !img->nrequirements && !img->nenvironment)
+    if ((o->emit == PIPE_EMIT_SET && !pipe_option_is_set(o, inv)) ||
+        (o->emit == PIPE_EMIT_GIVEN && !pipe_option_given(o, inv)))
         return;
-    ye_scalar(em, "image");
-    ye_map_start(em, false);
-    if (img->parent)
-        ye_kv_string(em, "parent", img->parent);
-    if (img->build)
-        ye_kv_string(em, "build", img->build);
-    ye_scalar(em, "apt_packages");
-    ye_string_list(em, img->apt_packages, img->napt_packages);
-    ye_scalar(em, "requirements");
-    ye_string_list(em, img->requirements, img->nrequirements);
-    ye_scalar(em, "environment");
-    ye_string_map(em, img->environment, img->nenvironment);
-    ye_map_end(em);
-}
-
-/* An orchestrator's options as written: only those given. */
-static bool given(unsigned mask, int opt) { return (mask >> opt) & 1u; }
-
-static void kv_given_string(yaml_out *em, unsigned mask, int opt, const char *key, const char *value)
-{
-    if (given(mask, opt))
-        ye_kv_string(em, key, value);
-}
-
-static void emit_slurm(yaml_out *em, const pipe_mslurm *s)
-{
-    if (!s->given)
-        return;
-    ye_scalar(em, "slurm");
-    ye_map_start(em, false);
-    kv_given_string(em, s->given, PIPE_SLURM_PARTITION, "partition", s->partition);
-    kv_given_string(em, s->given, PIPE_SLURM_ACCOUNT, "account", s->account);
-    kv_given_string(em, s->given, PIPE_SLURM_QOS, "qos", s->qos);
-    kv_given_string(em, s->given, PIPE_SLURM_CONSTRAINT, "constraint", s->constraint);
-    if (given(s->given, PIPE_SLURM_EXTRA)) {
-        ye_scalar(em, "extra");
-        ye_string_list(em, s->extra, s->nextra);
+    pipe_value v = pipe_option_load(o, inv);
+    const void *field = pipe_option_cfield(o, inv);
+    size_t n = pipe_option_ccount(o, inv);
+    switch (o->kind) {
+    case PIPE_KIND_NUMBER: {
+        char num[64] = "0";
+        if (v.num > 0)
+            pipe_format_double(v.num, num, sizeof num);
+        ye_kv(em, o->key, num);
+        break;
     }
-    ye_map_end(em);
+    case PIPE_KIND_INT:
+    case PIPE_KIND_PORT: ye_kv_int(em, o->key, (long long)v.i); break;
+    case PIPE_KIND_SIZE:
+    case PIPE_KIND_DURATION: ye_kv_uint(em, o->key, v.u); break;
+    case PIPE_KIND_BOOL: ye_kv_bool(em, o->key, v.b); break;
+    case PIPE_KIND_ENUM: ye_kv(em, o->key, v.s); break; /* one of the table's words */
+    case PIPE_KIND_STRING:
+    case PIPE_KIND_GPU_IDS:
+    case PIPE_KIND_ACCELERATORS: ye_kv_string(em, o->key, v.s); break;
+    case PIPE_KIND_STRING_LIST:
+    case PIPE_KIND_PACKAGE_LIST:
+    case PIPE_KIND_SBATCH_FLAGS:
+        ye_scalar(em, o->key);
+        ye_string_list(em, *(char *const *const *)field, n);
+        break;
+    case PIPE_KIND_STRING_MAP:
+    case PIPE_KIND_ENV_MAP:
+        ye_scalar(em, o->key);
+        ye_string_map(em, *(const pipe_kv *const *)field, n);
+        break;
+    case PIPE_KIND_MAP_LIST:
+        ye_scalar(em, o->key);
+        ye_mvalue(em, field);
+        break;
+    }
 }
 
-static void emit_kubernetes(yaml_out *em, const pipe_mkubernetes *k)
+/* Every decorator's fields, in the table's manifest order: its presence
+   key, then its mapping when the table says it is written. */
+static void emit_settings(yaml_out *em, const pipe_minvocation *inv)
 {
-    if (!k->given)
-        return;
-    ye_scalar(em, "kubernetes");
-    ye_map_start(em, false);
-    kv_given_string(em, k->given, PIPE_K8S_NAMESPACE, "namespace", k->namespace_);
-    kv_given_string(em, k->given, PIPE_K8S_SERVICE_ACCOUNT, "service_account", k->service_account);
-    kv_given_string(em, k->given, PIPE_K8S_GPU_VENDOR, "gpu_vendor", k->gpu_vendor);
-    if (given(k->given, PIPE_K8S_NODE_SELECTOR)) {
-        ye_scalar(em, "node_selector");
-        ye_string_map(em, k->node_selector, k->nnode_selector);
+    for (int k = 0; k < PIPE_DEC_COUNT; k++) {
+        const pipe_decorator_info *d = pipe_decorator_in_manifest_order(k);
+        if (d->presence_key)
+            ye_kv_bool(em, d->presence_key, pipe_decorator_present(d, inv));
+        if (!pipe_section_written(d, inv))
+            continue;
+        if (d->section) {
+            ye_scalar(em, d->section);
+            ye_map_start(em, d->flow);
+        }
+        for (int i = 0; i < d->noptions; i++)
+            emit_option(em, &d->options[i], inv);
+        if (d->section)
+            ye_map_end(em);
     }
-    if (given(k->given, PIPE_K8S_TOLERATIONS)) {
-        ye_scalar(em, "tolerations");
-        ye_mvalue(em, &k->tolerations);
-    }
-    ye_map_end(em);
-}
-
-static void emit_skypilot(yaml_out *em, const pipe_mskypilot *s)
-{
-    if (!s->given)
-        return;
-    ye_scalar(em, "skypilot");
-    ye_map_start(em, false);
-    kv_given_string(em, s->given, PIPE_SKY_CLOUD, "cloud", s->cloud);
-    kv_given_string(em, s->given, PIPE_SKY_REGION, "region", s->region);
-    if (given(s->given, PIPE_SKY_USE_SPOT))
-        ye_kv_bool(em, "use_spot", s->use_spot);
-    kv_given_string(em, s->given, PIPE_SKY_ACCELERATORS, "accelerators", s->accelerators);
-    ye_map_end(em);
 }
 
 static void emit_invocation(yaml_out *em, const pipe_manifest *m, const pipe_minvocation *inv)
@@ -213,23 +164,7 @@ static void emit_invocation(yaml_out *em, const pipe_manifest *m, const pipe_min
         ye_string_scalar(em, m->invocations[inv->needs[k]].id);
     ye_seq_end(em);
     emit_args(em, m, inv);
-    emit_resources(em, &inv->resources);
-    if (inv->accelerate.enabled)
-        emit_accelerate(em, &inv->accelerate);
-    ye_kv_bool(em, "cleanup_memory", inv->cleanup_memory);
-    if (inv->profile_interval_ms)
-        ye_kv_uint(em, "gpu_profile_interval_ms", inv->profile_interval_ms);
-    if (inv->timeout_ms)
-        ye_kv_uint(em, "timeout_ms", inv->timeout_ms);
-    ye_scalar(em, "retry");
-    ye_map_start(em, true);
-    ye_kv_int(em, "max", (long long)inv->retry_max);
-    ye_kv_uint(em, "delay_ms", inv->retry_delay_ms);
-    ye_map_end(em);
-    emit_image(em, &inv->image);
-    emit_slurm(em, &inv->slurm);
-    emit_kubernetes(em, &inv->kubernetes);
-    emit_skypilot(em, &inv->skypilot);
+    emit_settings(em, inv);
     ye_map_end(em);
 }
 

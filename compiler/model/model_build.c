@@ -13,6 +13,7 @@
 #include "util/strbuf.h"
 #include "util/symtab.h"
 #include "pipe/base.h"
+#include "pipe/settings.h"
 
 typedef struct builder {
     arena *a;
@@ -239,120 +240,103 @@ static void build_args(builder *b, const invocation *inv, pipe_minvocation *out)
         out->needs[k] = (int)((const invocation *)inv->deps.items[k])->index;
 }
 
-static void build_resources(builder *b, const effective_options *o, pipe_resources *r)
+/* A string option's text as written (an accelerator keeps its count), or
+   the default's; NULL when there is none. */
+static char *option_text(arena *a, const opt_value *v)
 {
-    opt_value cpu = effective_opt(o, DEC_RESOURCES, RES_CPU);
-    opt_value type = effective_opt(o, DEC_RESOURCES, RES_GPU_TYPE);
-    r->cpu = cpu.set ? cpu.num : 0;
-    r->gpu = effective_opt(o, DEC_RESOURCES, RES_GPU).i;
-    r->memory = effective_opt(o, DEC_RESOURCES, RES_MEMORY).u;
-    r->disk = effective_opt(o, DEC_RESOURCES, RES_DISK).u;
-    r->shm = effective_opt(o, DEC_RESOURCES, RES_SHM).u;
-    r->gpu_type = type.set ? arena_strdup(b->a, type.s) : NULL;
+    const char *t = v->expr && v->expr->kind == EXPR_STRING ? v->expr->u.s.text : v->s;
+    return t ? arena_strdup(a, t) : NULL;
 }
 
-static void build_accelerate(builder *b, const invocation *inv, pipe_accelerate *acc)
+/* One option's value into its field of the invocation (pipe/settings.h). */
+static void store_option(builder *b, const option_schema *os, const opt_value *v, pipe_minvocation *inv)
 {
-    const effective_options *o = &inv->options;
-    *acc = pipe_accelerate_none();
-    if (!inv->step->accelerated)
-        return;
-    acc->enabled = true;
-    acc->num_processes = effective_opt(o, DEC_ACCELERATE, ACC_NUM_PROCESSES).i;
-    acc->num_machines = effective_opt(o, DEC_ACCELERATE, ACC_NUM_MACHINES).i;
-    acc->multi_gpu = effective_opt(o, DEC_ACCELERATE, ACC_MULTI_GPU).b;
-    acc->cpu = effective_opt(o, DEC_ACCELERATE, ACC_CPU).b;
-    acc->mixed_precision = arena_strdup(b->a, effective_opt(o, DEC_ACCELERATE, ACC_MIXED_PRECISION).s);
-    /* Not given: a free port on one machine (0), 29500 across machines. */
-    opt_value port = effective_opt(o, DEC_ACCELERATE, ACC_MAIN_PROCESS_PORT);
-    acc->main_process_port = port.set ? port.i : acc->num_machines > 1 ? 29500 : 0;
-    acc->gpu_ids = arena_strdup(b->a, effective_opt(o, DEC_ACCELERATE, ACC_GPU_IDS).s);
-    acc->max_restarts = effective_opt(o, DEC_ACCELERATE, ACC_MAX_RESTARTS).i;
-    acc->rdzv_timeout_ms = effective_opt(o, DEC_ACCELERATE, ACC_RDZV_TIMEOUT).u;
-    acc->collective_timeout_ms = effective_opt(o, DEC_ACCELERATE, ACC_COLLECTIVE_TIMEOUT).u;
+    void *field = pipe_option_field(os, inv);
+    size_t *count = pipe_option_count(os, inv);
+    switch (os->kind) {
+    case PIPE_KIND_STRING:
+    case PIPE_KIND_ENUM:
+    case PIPE_KIND_GPU_IDS:
+    case PIPE_KIND_ACCELERATORS: {
+        char *text = option_text(b->a, v);
+        memcpy(field, &text, sizeof text);
+        break;
+    }
+    case PIPE_KIND_STRING_LIST:
+    case PIPE_KIND_PACKAGE_LIST:
+    case PIPE_KIND_SBATCH_FLAGS: {
+        char **items = string_list(b->a, v->expr, count);
+        memcpy(field, &items, sizeof items);
+        break;
+    }
+    case PIPE_KIND_STRING_MAP:
+    case PIPE_KIND_ENV_MAP: {
+        pipe_kv *kv = string_map(b->a, v->expr, count);
+        memcpy(field, &kv, sizeof kv);
+        break;
+    }
+    case PIPE_KIND_MAP_LIST:
+        if (v->expr)
+            any_value(b->a, v->expr, field);
+        else
+            ((pipe_mvalue *)field)->kind = PIPE_MV_LIST;
+        break;
+    default: {
+        pipe_value p = {.num = v->num, .i = v->i, .u = v->u, .b = v->b};
+        pipe_option_store(os, inv, p);
+        break;
+    }
+    }
 }
 
-static void build_image(builder *b, const effective_options *o, pipe_mimage *img)
+/* Every setting of the table: when its decorator applies, the value in
+   force (the step's own, else the pipeline's, else the default), else the
+   table's value for an absent decorator; the bits of the options written. */
+static void build_settings(builder *b, const effective_options *o, pipe_minvocation *inv)
 {
-    opt_value parent = effective_opt(o, DEC_DOCKER, DOCKER_PARENT_IMAGE);
-    opt_value build = effective_opt(o, DEC_DOCKER, DOCKER_BUILD_IMAGE);
-    img->parent = parent.set ? arena_strdup(b->a, parent.s) : NULL;
-    if (build.set)
-        img->build = arena_strdup(b->a, build.s);
-    else if (parent.set)
-        img->build = arena_strdup(b->a, image_default_build(b->a, parent.s));
-    img->apt_packages = string_list(b->a, effective_opt(o, DEC_DOCKER, DOCKER_APT_PACKAGES).expr, &img->napt_packages);
-    img->requirements = string_list(b->a, effective_opt(o, DEC_DOCKER, DOCKER_REQUIREMENTS).expr, &img->nrequirements);
-    img->environment = string_map(b->a, effective_opt(o, DEC_DOCKER, DOCKER_ENVIRONMENT).expr, &img->nenvironment);
+    for (int d = 0; d < DEC_COUNT; d++) {
+        const decorator_schema *ds = decorator_by_id((decorator_id)d);
+        bool present = effective_decorator(o, (decorator_id)d) != NULL;
+        unsigned given = 0;
+        for (int i = 0; i < ds->noptions; i++) {
+            const option_schema *os = &ds->options[i];
+            opt_value v = option_default((decorator_id)d, i);
+            if (present) {
+                v = effective_opt(o, (decorator_id)d, i);
+            } else {
+                pipe_value absent = pipe_option_initial(os, true);
+                v.num = absent.num, v.i = absent.i, v.u = absent.u, v.b = absent.b, v.s = absent.s;
+            }
+            if (v.set)
+                given |= 1u << i;
+            store_option(b, os, &v, inv);
+        }
+        if (ds->presence != PIPE_NO_FIELD)
+            memcpy((char *)inv + ds->presence, &present, sizeof present);
+        if (ds->given != PIPE_NO_FIELD)
+            memcpy((char *)inv + ds->given, &given, sizeof given);
+    }
 }
 
-/* A string option when written, else NULL; marks it in *given. */
-static char *given_string(builder *b, const effective_options *o, decorator_id dec, int opt, unsigned *given)
+/* The rules that derive one setting from others (the language's, applied
+   once here): a port not given is a free one on one machine and 29500
+   across machines; a build image not given is the parent's -devel twin. */
+static void derive_settings(builder *b, const effective_options *o, pipe_minvocation *inv)
 {
-    opt_value v = effective_opt(o, dec, opt);
-    if (!v.set)
-        return NULL;
-    *given |= 1u << opt;
-    return arena_strdup(b->a, v.expr && v.expr->kind == EXPR_STRING ? v.expr->u.s.text : v.s);
-}
-
-static bool is_given(const effective_options *o, decorator_id dec, int opt, unsigned *given)
-{
-    bool set = effective_opt(o, dec, opt).set;
-    if (set)
-        *given |= 1u << opt;
-    return set;
-}
-
-static void build_orchestrators(builder *b, const effective_options *o, pipe_minvocation *inv)
-{
-    pipe_mslurm *sl = &inv->slurm;
-    sl->partition = given_string(b, o, DEC_SLURM, SLURM_PARTITION, &sl->given);
-    sl->account = given_string(b, o, DEC_SLURM, SLURM_ACCOUNT, &sl->given);
-    sl->qos = given_string(b, o, DEC_SLURM, SLURM_QOS, &sl->given);
-    sl->constraint = given_string(b, o, DEC_SLURM, SLURM_CONSTRAINT, &sl->given);
-    if (is_given(o, DEC_SLURM, SLURM_EXTRA, &sl->given))
-        sl->extra = string_list(b->a, effective_opt(o, DEC_SLURM, SLURM_EXTRA).expr, &sl->nextra);
-
-    pipe_mkubernetes *k = &inv->kubernetes;
-    k->namespace_ = given_string(b, o, DEC_KUBERNETES, K8S_NAMESPACE, &k->given);
-    k->service_account = given_string(b, o, DEC_KUBERNETES, K8S_SERVICE_ACCOUNT, &k->given);
-    is_given(o, DEC_KUBERNETES, K8S_GPU_VENDOR, &k->given);
-    k->gpu_vendor = arena_strdup(b->a, effective_opt(o, DEC_KUBERNETES, K8S_GPU_VENDOR).s);
-    if (is_given(o, DEC_KUBERNETES, K8S_NODE_SELECTOR, &k->given))
-        k->node_selector = string_map(b->a, effective_opt(o, DEC_KUBERNETES, K8S_NODE_SELECTOR).expr,
-                                      &k->nnode_selector);
-    k->tolerations.kind = PIPE_MV_LIST;
-    if (is_given(o, DEC_KUBERNETES, K8S_TOLERATIONS, &k->given))
-        any_value(b->a, effective_opt(o, DEC_KUBERNETES, K8S_TOLERATIONS).expr, &k->tolerations);
-
-    pipe_mskypilot *sky = &inv->skypilot;
-    sky->cloud = given_string(b, o, DEC_SKYPILOT, SKY_CLOUD, &sky->given);
-    sky->region = given_string(b, o, DEC_SKYPILOT, SKY_REGION, &sky->given);
-    is_given(o, DEC_SKYPILOT, SKY_USE_SPOT, &sky->given);
-    sky->use_spot = effective_opt(o, DEC_SKYPILOT, SKY_USE_SPOT).b;
-    sky->accelerators = given_string(b, o, DEC_SKYPILOT, SKY_ACCELERATORS, &sky->given);
+    pipe_accelerate *acc = &inv->accelerate;
+    if (acc->enabled && !effective_opt(o, DEC_ACCELERATE, ACC_MAIN_PROCESS_PORT).set)
+        acc->main_process_port = acc->num_machines > 1 ? PIPE_DEFAULT_MAIN_PROCESS_PORT : 0;
+    if (inv->image.parent && !effective_opt(o, DEC_DOCKER, DOCKER_BUILD_IMAGE).set)
+        inv->image.build = arena_strdup(b->a, image_default_build(b->a, inv->image.parent));
 }
 
 static void build_invocation(builder *b, const invocation *inv, int step, pipe_minvocation *out)
 {
-    const effective_options *o = &inv->options;
     out->id = arena_strdup(b->a, inv->id);
     out->step = step;
     build_args(b, inv, out);
-    build_resources(b, o, &out->resources);
-    build_accelerate(b, inv, &out->accelerate);
-    out->cleanup_memory = effective_decorator(o, DEC_CLEANUP_MEMORY) != NULL;
-    if (effective_decorator(o, DEC_GPU_PROFILE))
-        out->profile_interval_ms = effective_opt(o, DEC_GPU_PROFILE, PROFILE_INTERVAL).u;
-    if (effective_decorator(o, DEC_TIMEOUT))
-        out->timeout_ms = effective_opt(o, DEC_TIMEOUT, TIMEOUT_LIMIT).u;
-    /* Without @retry a step runs once; @retry's own default is one retry. */
-    if (effective_decorator(o, DEC_RETRY))
-        out->retry_max = effective_opt(o, DEC_RETRY, RETRY_MAX).i;
-    out->retry_delay_ms = effective_opt(o, DEC_RETRY, RETRY_DELAY).u;
-    build_image(b, o, &out->image);
-    build_orchestrators(b, o, out);
+    build_settings(b, &inv->options, out);
+    derive_settings(b, &inv->options, out);
 }
 
 /* The .pipe file's name as banners and the manifest show it: no control

@@ -10,14 +10,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "pipe/manifest.h" /* pipe_type */
 #include "pipe/pipe.h"
 #include "pipe/version.h" /* PIPE_ABI_VERSION */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum { PIPE_TYPE_INT, PIPE_TYPE_FLOAT, PIPE_TYPE_BOOL, PIPE_TYPE_STRING, PIPE_TYPE_ARTIFACT } pipe_type;
 
 /* One member of a step's argument struct: int64_t, double, bool or const char *. */
 typedef struct pipe_field {

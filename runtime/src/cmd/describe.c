@@ -1,6 +1,8 @@
 /* `describe`: the pipeline as the embedded manifest has it — parameters
    with their defaults, and per invocation its step, needs, arguments,
-   resources, accelerate options, image, timeout and retry. */
+   resources, accelerate options, image, timeout and retry in words, then
+   every other option in force as a .pipe file writes it, from the settings
+   table (pipe/settings.def). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include "cliopt.h"
 #include "commands.h"
 #include "pipe/base.h"
+#include "pipe/settings.h"
 #include "exec/resources.h"
 
 static const char *type_word(const pipe_mparam *p)
@@ -48,6 +51,108 @@ static void print_resources(const pipe_resources *r)
     if (!*sep)
         printf("none requested (counts as 1 CPU locally)");
     putchar('\n');
+}
+
+/* A value of the manifest passed through (tolerations) in .pipe syntax. */
+static void print_mvalue(const pipe_mvalue *v)
+{
+    switch (v->kind) {
+    case PIPE_MV_STRING: printf("\"%s\"", v->text); break;
+    case PIPE_MV_SCALAR: printf("%s", v->text); break;
+    case PIPE_MV_LIST:
+    case PIPE_MV_MAP:
+        putchar(v->kind == PIPE_MV_LIST ? '[' : '{');
+        for (size_t i = 0; i < v->n; i++) {
+            printf("%s", i ? ", " : "");
+            if (v->kind == PIPE_MV_MAP)
+                printf("\"%s\": ", v->keys[i]);
+            print_mvalue(&v->items[i]);
+        }
+        putchar(v->kind == PIPE_MV_LIST ? ']' : '}');
+        break;
+    }
+}
+
+/* `name = value` as a .pipe file writes the option. */
+static void print_option(const pipe_option *o, const pipe_minvocation *inv)
+{
+    pipe_value v = pipe_option_load(o, inv);
+    const void *field = pipe_option_cfield(o, inv);
+    size_t n = pipe_option_ccount(o, inv);
+    char buf[64];
+    printf("%s = ", o->name);
+    switch (o->kind) {
+    case PIPE_KIND_NUMBER: printf("%g", v.num); break;
+    case PIPE_KIND_INT:
+    case PIPE_KIND_PORT: printf("%" PRId64, v.i); break;
+    case PIPE_KIND_SIZE:
+        pipe_format_size(v.u, buf, sizeof buf);
+        printf("\"%s\"", buf);
+        break;
+    case PIPE_KIND_DURATION:
+        pipe_format_duration(v.u, buf, sizeof buf);
+        printf("\"%s\"", buf);
+        break;
+    case PIPE_KIND_BOOL: printf("%s", v.b ? "true" : "false"); break;
+    case PIPE_KIND_STRING:
+    case PIPE_KIND_ENUM:
+    case PIPE_KIND_GPU_IDS:
+    case PIPE_KIND_ACCELERATORS: printf("\"%s\"", v.s ? v.s : ""); break;
+    case PIPE_KIND_STRING_LIST:
+    case PIPE_KIND_PACKAGE_LIST:
+    case PIPE_KIND_SBATCH_FLAGS:
+        putchar('[');
+        for (size_t i = 0; i < n; i++)
+            printf("%s\"%s\"", i ? ", " : "", (*(char *const *const *)field)[i]);
+        putchar(']');
+        break;
+    case PIPE_KIND_STRING_MAP:
+    case PIPE_KIND_ENV_MAP:
+        putchar('{');
+        for (size_t i = 0; i < n; i++) {
+            const pipe_kv *kv = &(*(const pipe_kv *const *)field)[i];
+            printf("%s\"%s\": \"%s\"", i ? ", " : "", kv->key, kv->value);
+        }
+        putchar('}');
+        break;
+    case PIPE_KIND_MAP_LIST: print_mvalue(field); break;
+    }
+}
+
+/* The decorators the lines above put in words; the image line says the
+   parent image. Every other option in force is listed as written. */
+static bool in_words(const pipe_option *o)
+{
+    const pipe_decorator_info *d = pipe_option_decorator(o);
+    switch (d->id) {
+    case PIPE_DEC_RESOURCES:
+    case PIPE_DEC_ACCELERATE:
+    case PIPE_DEC_CLEANUP_MEMORY:
+    case PIPE_DEC_GPU_PROFILE:
+    case PIPE_DEC_TIMEOUT:
+    case PIPE_DEC_RETRY: return true;
+    case PIPE_DEC_DOCKER: return o->index == PIPE_DOCKER_PARENT_IMAGE;
+    default: return false;
+    }
+}
+
+static void print_other_options(const pipe_minvocation *inv)
+{
+    for (int d = 0; d < PIPE_DEC_COUNT; d++) {
+        const pipe_decorator_info *info = pipe_decorator_get((pipe_decorator)d);
+        bool any = false;
+        for (int i = 0; i < info->noptions; i++) {
+            const pipe_option *o = &info->options[i];
+            bool shown = o->emit == PIPE_EMIT_GIVEN ? pipe_option_given(o, inv) : pipe_option_is_set(o, inv);
+            if (!shown || in_words(o))
+                continue;
+            printf(any ? ", " : "    @%-12s", info->name);
+            print_option(o, inv);
+            any = true;
+        }
+        if (any)
+            putchar('\n');
+    }
 }
 
 static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv)
@@ -142,6 +247,7 @@ static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv
         pipe_format_duration(inv->profile_interval_ms, buf, sizeof buf);
         printf("    gpu_profile  every %s\n", buf);
     }
+    print_other_options(inv);
     if (s->nenvironment > 0) {
         printf("    environment  ");
         for (size_t k = 0; k < s->nenvironment; k++)

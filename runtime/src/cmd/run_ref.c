@@ -1,6 +1,7 @@
 /* RUN: an id, a unique prefix, or `latest` (run_ref.h). */
 #include "run_ref.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,7 @@
 #include "launcher.h"
 
+#include "pipe/settings.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -133,10 +135,11 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
     snprintf(l->run_id, sizeof l->run_id, "%s/%s", run_id, inv->id);
     snprintf(l->mixed_precision, sizeof l->mixed_precision, "%s",
              acc->enabled && acc->mixed_precision ? acc->mixed_precision : "no");
-    l->rdzv_timeout_ms = acc->rdzv_timeout_ms ? acc->rdzv_timeout_ms : 300000;
+    l->rdzv_timeout_ms = acc->rdzv_timeout_ms ? acc->rdzv_timeout_ms
+                                              : pipe_option_default_ms(PIPE_DEC_ACCELERATE, PIPE_ACC_RDZV_TIMEOUT);
     l->collective_timeout_ms = acc->collective_timeout_ms >= PIPE_COLLECTIVE_TIMEOUT_MIN_MS
                                    ? acc->collective_timeout_ms
-                                   : PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS;
+                                   : pipe_option_default_ms(PIPE_DEC_ACCELERATE, PIPE_ACC_COLLECTIVE_TIMEOUT);
     snprintf(l->gpu_ids, sizeof l->gpu_ids, "%s", acc->gpu_ids && strcmp(acc->gpu_ids, "all") != 0 ? acc->gpu_ids : "");
     l->backend = gpu_step && acc->multi_gpu && !acc->cpu ? "nccl" : "cpu";
 

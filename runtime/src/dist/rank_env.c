@@ -1,5 +1,7 @@
 #include "rank_env.h"
 
+#include "pipe/settings.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -183,7 +185,7 @@ int pipe_dist_env_read(pipe_dist_env *env, char *err, size_t errsize)
     const char *ms = getenv("PIPE_RDZV_TIMEOUT_MS");
     if (ms && *ms)
         env->rdzv_timeout_ms = strtoull(ms, NULL, 10);
-    env->collective_timeout_ms = PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS;
+    env->collective_timeout_ms = pipe_option_default_ms(PIPE_DEC_ACCELERATE, PIPE_ACC_COLLECTIVE_TIMEOUT);
     const char *coll = getenv("PIPE_COLL_TIMEOUT_MS");
     if (coll && *coll) {
         char *end;

@@ -4,6 +4,8 @@
    "line 12: invocations[1].needs[0]: unknown invocation `splitt`". */
 #include "pipe/manifest.h"
 
+#include "pipe/settings.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "exec/params.h"
+#include "pipe/error.h"
 #include "util/util.h"
 #include "yaml_tree.h"
 
@@ -680,175 +683,173 @@ static int parse_arg(mp *p, pipe_manifest *m, const pipe_ynode *invs, size_t sel
     return 0;
 }
 
-static int parse_resources(mp *p, const pipe_ynode *node, const char *path, pipe_resources *r)
+/* ---- an invocation's settings, by the settings table (pipe/settings.h) ---- */
+
+static bool is_string_kind(pipe_kind k)
 {
-    const pipe_ynode *map;
-    char kp[PATH_SIZE];
-    int rc;
-    if ((rc = get_container(p, node, "resources", path, false, PIPE_YMAP, &map)) != 0 || !map)
-        return rc;
-    join(kp, path, "resources");
-    if ((rc = get_double(p, map, "cpu", kp, &r->cpu)) != 0 ||
-        (rc = get_i64(p, map, "gpu", kp, 0, 0, INT32_MAX, &r->gpu)) != 0 ||
-        (rc = get_u64(p, map, "memory", kp, 0, &r->memory)) != 0 ||
-        (rc = get_u64(p, map, "disk", kp, 0, &r->disk)) != 0 || (rc = get_u64(p, map, "shm", kp, 0, &r->shm)) != 0 ||
-        (rc = get_str(p, map, "gpu_type", kp, false, &r->gpu_type)) != 0)
-        return rc;
+    return k == PIPE_KIND_STRING || k == PIPE_KIND_ENUM || k == PIPE_KIND_GPU_IDS || k == PIPE_KIND_ACCELERATORS;
+}
+
+/* The option's value when its decorator applies and the key is missing. */
+static int set_default(const pipe_option *o, pipe_minvocation *inv)
+{
+    pipe_value v = pipe_option_initial(o, false);
+    if (is_string_kind(o->kind)) {
+        char **field = pipe_option_field(o, inv);
+        free(*field);
+        *field = NULL;
+        if (v.s && !(*field = pipe_strdup(v.s)))
+            return PIPE_ENOMEM;
+    } else if (!pipe_option_count(o, inv) && o->kind != PIPE_KIND_MAP_LIST) {
+        pipe_option_store(o, inv, v); /* a number or a bool */
+    }
     return 0;
 }
 
-static int parse_accelerate(mp *p, const pipe_ynode *node, const char *path, pipe_accelerate *a)
+/* A number of an option out of its range: as the runtime's other numbers say it. */
+static int out_of_range(mp *p, int line, const char *path, const pipe_option *o, unsigned long long v)
 {
-    const pipe_ynode *map;
+    if (pipe_option_has_max(o))
+        return fail_at(p, line, path, "%llu is out of range (%llu to %llu)", v, (unsigned long long)o->min,
+                       (unsigned long long)o->max);
+    return fail_at(p, line, path, "%llu is below %llu", v, (unsigned long long)o->min);
+}
+
+/* One option's key of map (the section, or the invocation itself) into its
+   field; a missing key leaves the field as it is. */
+static int parse_option(mp *p, const pipe_ynode *map, const char *path, const pipe_option *o, pipe_minvocation *inv)
+{
+    const pipe_ynode *v = pipe_ymap_get(map, o->key);
     char kp[PATH_SIZE];
     int rc;
-    if ((rc = get_container(p, node, "accelerate", path, false, PIPE_YMAP, &map)) != 0)
-        return rc;
-    *a = pipe_accelerate_none();
-    if (!map)
+    if (!v || pipe_ynode_is_null(v))
         return 0;
-    a->enabled = true;
-    join(kp, path, "accelerate");
-    if ((rc = get_i64(p, map, "num_processes", kp, 1, 1, PIPE_MAX_PROCESSES, &a->num_processes)) != 0 ||
-        (rc = get_i64(p, map, "num_machines", kp, 1, 1, 1 << 20, &a->num_machines)) != 0 ||
-        (rc = get_bool(p, map, "multi_gpu", kp, false, &a->multi_gpu)) != 0 ||
-        (rc = get_bool(p, map, "cpu", kp, false, &a->cpu)) != 0 ||
-        (rc = get_str(p, map, "mixed_precision", kp, false, &a->mixed_precision)) != 0 ||
-        (rc = get_i64(p, map, "main_process_port", kp, 29500, 0, 65535, &a->main_process_port)) != 0 ||
-        (rc = get_str(p, map, "gpu_ids", kp, false, &a->gpu_ids)) != 0 ||
-        (rc = get_i64(p, map, "max_restarts", kp, 0, 0, INT32_MAX, &a->max_restarts)) != 0 ||
-        (rc = get_u64(p, map, "rdzv_timeout_ms", kp, 300000, &a->rdzv_timeout_ms)) != 0 ||
-        (rc = get_u64(p, map, "collective_timeout_ms", kp, PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS,
-                      &a->collective_timeout_ms)) != 0)
-        return rc;
-    if (a->collective_timeout_ms < PIPE_COLLECTIVE_TIMEOUT_MIN_MS) {
-        char ck[PATH_SIZE];
-        join(ck, kp, "collective_timeout_ms");
-        return fail_at(p, pipe_ymap_get(map, "collective_timeout_ms")->line, ck, "%llu is below %u (1 s)",
-                       (unsigned long long)a->collective_timeout_ms, PIPE_COLLECTIVE_TIMEOUT_MIN_MS);
+    join(kp, path, o->key);
+    void *field = pipe_option_field(o, inv);
+    pipe_value x = pipe_option_load(o, inv);
+    switch (o->kind) {
+    case PIPE_KIND_NUMBER:
+        if ((rc = get_double(p, map, o->key, path, &x.num)) != 0)
+            return rc;
+        break;
+    case PIPE_KIND_INT:
+    case PIPE_KIND_PORT:
+        if ((rc = get_i64(p, map, o->key, path, x.i, (int64_t)o->min, (int64_t)o->max, &x.i)) != 0)
+            return rc;
+        break;
+    case PIPE_KIND_SIZE:
+    case PIPE_KIND_DURATION:
+        if ((rc = get_u64(p, map, o->key, path, x.u, &x.u)) != 0)
+            return rc;
+        if (!pipe_option_in_range(o, x))
+            return out_of_range(p, v->line, kp, o, x.u);
+        break;
+    case PIPE_KIND_BOOL:
+        if ((rc = get_bool(p, map, o->key, path, x.b, &x.b)) != 0)
+            return rc;
+        break;
+    case PIPE_KIND_STRING_LIST:
+    case PIPE_KIND_PACKAGE_LIST:
+    case PIPE_KIND_SBATCH_FLAGS:
+        return parse_str_list(p, map, o->key, path, field, pipe_option_count(o, inv));
+    case PIPE_KIND_STRING_MAP:
+    case PIPE_KIND_ENV_MAP:
+        return parse_kv_map(p, map, o->key, path, o->kind == PIPE_KIND_ENV_MAP, field, pipe_option_count(o, inv));
+    case PIPE_KIND_MAP_LIST:
+        if ((rc = need_seq(p, v, kp)) != 0)
+            return rc;
+        pipe_mvalue_free(field);
+        return parse_mvalue(p, v, kp, 0, field);
+    default: {
+        char *text = NULL;
+        if ((rc = get_str(p, map, o->key, path, false, &text)) != 0)
+            return rc;
+        free(*(char **)field);
+        *(char **)field = text;
+        if (o->kind != PIPE_KIND_ENUM)
+            return 0;
+        for (size_t k = 0; o->values[k]; k++)
+            if (strcmp(o->values[k], text) == 0)
+                return 0;
+        char allowed[256] = "";
+        for (size_t k = 0; o->values[k]; k++)
+            snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s", k ? ", " : "",
+                     o->values[k]);
+        return fail_at(p, v->line, kp, "`%s` is not one of %s", text, allowed);
     }
-    if (a->num_processes % a->num_machines != 0) {
-        char np[PATH_SIZE];
-        join(np, kp, "num_processes");
-        return fail_at(p, map->line, np, "%lld is not a multiple of num_machines (%lld)", (long long)a->num_processes,
-                       (long long)a->num_machines);
     }
-    if (a->mixed_precision) {
-        const char *mpv = a->mixed_precision;
-        if (strcmp(mpv, "no") && strcmp(mpv, "fp16") && strcmp(mpv, "bf16") && strcmp(mpv, "fp8")) {
-            char mk[PATH_SIZE];
-            join(mk, kp, "mixed_precision");
-            return fail_at(p, pipe_ymap_get(map, "mixed_precision")->line, mk,
-                           "`%s` is not one of no, fp16, bf16, fp8", mpv);
-        }
-    } else if (!(a->mixed_precision = pipe_strdup("no"))) {
-        return PIPE_ENOMEM;
-    }
-    if (!a->gpu_ids && !(a->gpu_ids = pipe_strdup("all")))
-        return PIPE_ENOMEM;
+    pipe_option_store(o, inv, x);
     return 0;
 }
 
-static int parse_image(mp *p, const pipe_ynode *image, const char *path, pipe_mimage *img)
+/* A decorator's fields: from its mapping when it has one (present: the
+   decorator applies, and its missing keys take their defaults), else from
+   the invocation's own keys. Which options were written (`given`) is which
+   keys are there. */
+static int parse_decorator(mp *p, const pipe_ynode *node, const char *path, const pipe_decorator_info *d,
+                           pipe_minvocation *inv)
 {
+    const pipe_ynode *map = node;
     char kp[PATH_SIZE];
     int rc;
-    if (!image)
-        return 0;
-    join(kp, path, "image");
-    if ((rc = get_str(p, image, "parent", kp, false, &img->parent)) != 0 ||
-        (rc = get_str(p, image, "build", kp, false, &img->build)) != 0 ||
-        (rc = parse_str_list(p, image, "apt_packages", kp, &img->apt_packages, &img->napt_packages)) != 0 ||
-        (rc = parse_str_list(p, image, "requirements", kp, &img->requirements, &img->nrequirements)) != 0 ||
-        (rc = parse_environment(p, image, kp, &img->environment, &img->nenvironment)) != 0)
-        return rc;
-    return 0;
-}
-
-/* Marks in *given the keys of map that are present. */
-static void mark_given(const pipe_ynode *map, const char *const *keys, unsigned *given)
-{
-    for (unsigned i = 0; keys[i]; i++) {
-        const pipe_ynode *v = pipe_ymap_get(map, keys[i]);
+    if (d->presence_key) {
+        bool present;
+        if ((rc = get_bool(p, node, d->presence_key, path, false, &present)) != 0)
+            return rc;
+        memcpy((char *)inv + d->presence, &present, sizeof present);
+    }
+    strcpy(kp, path);
+    if (d->section) {
+        if ((rc = get_container(p, node, d->section, path, false, PIPE_YMAP, &map)) != 0 || !map)
+            return rc;
+        join(kp, path, d->section);
+        bool present = true;
+        if (d->presence != PIPE_NO_FIELD)
+            memcpy((char *)inv + d->presence, &present, sizeof present);
+        for (int i = 0; i < d->noptions; i++)
+            if ((rc = set_default(&d->options[i], inv)) != 0)
+                return rc;
+    }
+    unsigned given = 0;
+    for (int i = 0; i < d->noptions; i++) {
+        const pipe_ynode *v = pipe_ymap_get(map, d->options[i].key);
         if (v && !pipe_ynode_is_null(v))
-            *given |= 1u << i;
-    }
-}
-
-static int parse_slurm(mp *p, const pipe_ynode *node, const char *path, pipe_mslurm *sl)
-{
-    static const char *const keys[] = {"partition", "account", "qos", "constraint", "extra", NULL};
-    const pipe_ynode *map;
-    char kp[PATH_SIZE];
-    int rc;
-    if ((rc = get_container(p, node, "slurm", path, false, PIPE_YMAP, &map)) != 0 || !map)
-        return rc;
-    join(kp, path, "slurm");
-    mark_given(map, keys, &sl->given);
-    if ((rc = get_str(p, map, "partition", kp, false, &sl->partition)) != 0 ||
-        (rc = get_str(p, map, "account", kp, false, &sl->account)) != 0 ||
-        (rc = get_str(p, map, "qos", kp, false, &sl->qos)) != 0 ||
-        (rc = get_str(p, map, "constraint", kp, false, &sl->constraint)) != 0 ||
-        (rc = parse_str_list(p, map, "extra", kp, &sl->extra, &sl->nextra)) != 0)
-        return rc;
-    return 0;
-}
-
-static int parse_kubernetes(mp *p, const pipe_ynode *node, const char *path, pipe_mkubernetes *k)
-{
-    static const char *const keys[] = {"namespace", "service_account", "gpu_vendor", "node_selector", "tolerations",
-                                       NULL};
-    const pipe_ynode *map, *tol = NULL;
-    char kp[PATH_SIZE], tp[PATH_SIZE];
-    int rc;
-    if ((rc = get_container(p, node, "kubernetes", path, false, PIPE_YMAP, &map)) != 0)
-        return rc;
-    if (map) {
-        join(kp, path, "kubernetes");
-        mark_given(map, keys, &k->given);
-        if ((rc = get_str(p, map, "namespace", kp, false, &k->namespace_)) != 0 ||
-            (rc = get_str(p, map, "service_account", kp, false, &k->service_account)) != 0 ||
-            (rc = get_str(p, map, "gpu_vendor", kp, false, &k->gpu_vendor)) != 0 ||
-            (rc = parse_kv_map(p, map, "node_selector", kp, false, &k->node_selector, &k->nnode_selector)) != 0 ||
-            (rc = get_container(p, map, "tolerations", kp, false, PIPE_YSEQ, &tol)) != 0)
-            return rc;
-        if (k->gpu_vendor && strcmp(k->gpu_vendor, "nvidia") != 0 && strcmp(k->gpu_vendor, "amd") != 0) {
-            join(tp, kp, "gpu_vendor");
-            return fail_at(p, pipe_ymap_get(map, "gpu_vendor")->line, tp, "`%s` is not one of nvidia, amd",
-                           k->gpu_vendor);
-        }
-        join(tp, kp, "tolerations");
-        if (tol && (rc = parse_mvalue(p, tol, tp, 0, &k->tolerations)) != 0)
+            given |= 1u << i;
+        if ((rc = parse_option(p, map, kp, &d->options[i], inv)) != 0)
             return rc;
     }
-    if (!tol)
-        k->tolerations.kind = PIPE_MV_LIST;
-    if (!k->gpu_vendor && !(k->gpu_vendor = pipe_strdup("nvidia")))
-        return PIPE_ENOMEM;
+    if (d->given != PIPE_NO_FIELD)
+        memcpy((char *)inv + d->given, &given, sizeof given);
     return 0;
 }
 
-static int parse_skypilot(mp *p, const pipe_ynode *node, const char *path, pipe_mskypilot *sky)
+/* The rules across options that the launcher relies on. */
+static int check_settings(mp *p, const pipe_ynode *node, const char *path, const pipe_minvocation *inv)
 {
-    static const char *const keys[] = {"cloud", "region", "use_spot", "accelerators", NULL};
-    const pipe_ynode *map;
-    char kp[PATH_SIZE];
-    int rc;
-    if ((rc = get_container(p, node, "skypilot", path, false, PIPE_YMAP, &map)) != 0 || !map)
-        return rc;
-    join(kp, path, "skypilot");
-    mark_given(map, keys, &sky->given);
-    if ((rc = get_str(p, map, "cloud", kp, false, &sky->cloud)) != 0 ||
-        (rc = get_str(p, map, "region", kp, false, &sky->region)) != 0 ||
-        (rc = get_bool(p, map, "use_spot", kp, false, &sky->use_spot)) != 0 ||
-        (rc = get_str(p, map, "accelerators", kp, false, &sky->accelerators)) != 0)
-        return rc;
+    const pipe_accelerate *a = &inv->accelerate;
+    if (a->enabled && a->num_processes % a->num_machines != 0) {
+        char np[PATH_SIZE];
+        join(np, path, "accelerate.num_processes");
+        return fail_at(p, pipe_ymap_get(node, "accelerate")->line, np, "%lld is not a multiple of num_machines (%lld)",
+                       (long long)a->num_processes, (long long)a->num_machines);
+    }
     return 0;
+}
+
+static int parse_settings(mp *p, const pipe_ynode *node, const char *path, pipe_minvocation *inv)
+{
+    int rc;
+    if ((rc = pipe_settings_init(inv)) != 0)
+        return rc;
+    for (int d = 0; d < PIPE_DEC_COUNT; d++)
+        if ((rc = parse_decorator(p, node, path, pipe_decorator_in_manifest_order(d), inv)) != 0)
+            return rc;
+    return check_settings(p, node, path, inv);
 }
 
 static int parse_invocation(mp *p, pipe_manifest *m, const pipe_ynode *invs, size_t self, const char *path)
 {
-    const pipe_ynode *node = invs->items[self], *needs, *args, *retry, *image;
+    const pipe_ynode *node = invs->items[self], *needs, *args;
     pipe_minvocation *inv = &m->invocations[self];
     char *step_name = NULL;
     char kp[PATH_SIZE], ip[PATH_SIZE];
@@ -905,25 +906,7 @@ static int parse_invocation(mp *p, pipe_manifest *m, const pipe_ynode *invs, siz
             return rc;
     }
 
-    if ((rc = parse_resources(p, node, path, &inv->resources)) != 0 ||
-        (rc = parse_accelerate(p, node, path, &inv->accelerate)) != 0 ||
-        (rc = get_bool(p, node, "cleanup_memory", path, false, &inv->cleanup_memory)) != 0 ||
-        (rc = get_u64(p, node, "gpu_profile_interval_ms", path, 0, &inv->profile_interval_ms)) != 0 ||
-        (rc = get_u64(p, node, "timeout_ms", path, 0, &inv->timeout_ms)) != 0 ||
-        (rc = get_container(p, node, "retry", path, false, PIPE_YMAP, &retry)) != 0 ||
-        (rc = get_container(p, node, "image", path, false, PIPE_YMAP, &image)) != 0)
-        return rc;
-    if (retry) {
-        join(kp, path, "retry");
-        if ((rc = get_i64(p, retry, "max", kp, 0, 0, INT32_MAX, &inv->retry_max)) != 0 ||
-            (rc = get_u64(p, retry, "delay_ms", kp, 0, &inv->retry_delay_ms)) != 0)
-            return rc;
-    }
-    if ((rc = parse_image(p, image, path, &inv->image)) != 0 || (rc = parse_slurm(p, node, path, &inv->slurm)) != 0 ||
-        (rc = parse_kubernetes(p, node, path, &inv->kubernetes)) != 0 ||
-        (rc = parse_skypilot(p, node, path, &inv->skypilot)) != 0)
-        return rc;
-    return 0;
+    return parse_settings(p, node, path, inv);
 }
 
 /* ---- the document ---- */
@@ -1036,16 +1019,6 @@ static void free_strs(char **s, size_t n)
     free(s);
 }
 
-static void free_mvalue(pipe_mvalue *v)
-{
-    free(v->text);
-    for (size_t i = 0; i < v->n; i++)
-        free_mvalue(&v->items[i]);
-    free(v->items);
-    if (v->keys)
-        free_strs(v->keys, v->n);
-}
-
 static void free_invocation(pipe_minvocation *inv)
 {
     free(inv->id);
@@ -1055,30 +1028,7 @@ static void free_invocation(pipe_minvocation *inv)
     }
     free(inv->args);
     free(inv->needs);
-    free(inv->resources.gpu_type);
-    free(inv->accelerate.mixed_precision);
-    free(inv->accelerate.gpu_ids);
-    pipe_mimage *img = &inv->image;
-    free(img->parent);
-    free(img->build);
-    free_strs(img->apt_packages, img->napt_packages);
-    free_strs(img->requirements, img->nrequirements);
-    free_kvs(img->environment, img->nenvironment);
-    pipe_mslurm *sl = &inv->slurm;
-    free(sl->partition);
-    free(sl->account);
-    free(sl->qos);
-    free(sl->constraint);
-    free_strs(sl->extra, sl->nextra);
-    pipe_mkubernetes *k = &inv->kubernetes;
-    free(k->namespace_);
-    free(k->service_account);
-    free(k->gpu_vendor);
-    free_kvs(k->node_selector, k->nnode_selector);
-    free_mvalue(&k->tolerations);
-    free(inv->skypilot.cloud);
-    free(inv->skypilot.region);
-    free(inv->skypilot.accelerators);
+    pipe_settings_free(inv);
 }
 
 void pipe_manifest_free(pipe_manifest *m)

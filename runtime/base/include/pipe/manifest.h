@@ -12,12 +12,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pipe/driver.h"
+#include "pipe/error.h"   /* the PIPE_E* codes pipe_manifest_parse returns */
 #include "pipe/version.h" /* PIPE_MANIFEST_VERSION */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The types of parameters: a step's argument struct holds int64_t, double,
+   bool and const char * (a string, or an input's path). */
+typedef enum { PIPE_TYPE_INT, PIPE_TYPE_FLOAT, PIPE_TYPE_BOOL, PIPE_TYPE_STRING, PIPE_TYPE_ARTIFACT } pipe_type;
 
 typedef struct pipe_kv {
     char *key, *value;
@@ -106,9 +110,9 @@ typedef struct pipe_mimage {
     size_t nenvironment;
 } pipe_mimage;
 
-/* Orchestrator options. `given` has bit (1 << PIPE_<DEC>_<OPTION>) for
-   each option written in the .pipe file: bundle.yaml lists those only. */
-enum { PIPE_SLURM_PARTITION, PIPE_SLURM_ACCOUNT, PIPE_SLURM_QOS, PIPE_SLURM_CONSTRAINT, PIPE_SLURM_EXTRA };
+/* Orchestrator options. `given` has bit (1 << PIPE_<OPTION>) (the option's
+   index in its decorator, pipe/settings.h) for each option written in the
+   .pipe file: bundle.yaml lists those only. */
 typedef struct pipe_mslurm {
     unsigned given;
     char *partition, *account, *qos, *constraint; /* NULL when not given */
@@ -116,13 +120,6 @@ typedef struct pipe_mslurm {
     size_t nextra;
 } pipe_mslurm;
 
-enum {
-    PIPE_K8S_NAMESPACE,
-    PIPE_K8S_SERVICE_ACCOUNT,
-    PIPE_K8S_GPU_VENDOR,
-    PIPE_K8S_NODE_SELECTOR,
-    PIPE_K8S_TOLERATIONS
-};
 typedef struct pipe_mkubernetes {
     unsigned given;
     char *namespace_;      /* NULL when not given */
@@ -133,7 +130,6 @@ typedef struct pipe_mkubernetes {
     pipe_mvalue tolerations; /* a list (of maps); n = 0 when none */
 } pipe_mkubernetes;
 
-enum { PIPE_SKY_CLOUD, PIPE_SKY_REGION, PIPE_SKY_USE_SPOT, PIPE_SKY_ACCELERATORS };
 typedef struct pipe_mskypilot {
     unsigned given;
     char *cloud, *region; /* NULL when not given */
@@ -144,9 +140,11 @@ typedef struct pipe_mskypilot {
 /* The most processes one accelerated step may have (the launcher's
    rendezvous and shared-memory tables are sized for it). */
 #define PIPE_MAX_PROCESSES 4096
-/* @run_with_accelerate(collective_timeout): "30m" by default, "1s" at least. */
-#define PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS 1800000u
+/* @run_with_accelerate(collective_timeout): "1s" at least (the default is
+   the settings table's, pipe/settings.def). */
 #define PIPE_COLLECTIVE_TIMEOUT_MIN_MS 1000u
+/* The port of the step's framework across machines when none is given. */
+#define PIPE_DEFAULT_MAIN_PROCESS_PORT 29500
 
 typedef struct pipe_accelerate {
     bool enabled;
@@ -202,16 +200,6 @@ void pipe_manifest_free(pipe_manifest *m);
    path of the first difference in diff ("invocations[2].resources.gpu: 1 != 2"). */
 int pipe_manifest_compare(const pipe_manifest *a, const pipe_manifest *b, char *diff, size_t diffsize);
 
-/* What an invocation without @run_with_accelerate carries: one process on
-   one machine (enabled false, no strings). */
-static inline pipe_accelerate pipe_accelerate_none(void)
-{
-    pipe_accelerate a = {0};
-    a.num_processes = a.num_machines = 1;
-    a.rdzv_timeout_ms = 300000;
-    a.collective_timeout_ms = PIPE_COLLECTIVE_TIMEOUT_DEFAULT_MS;
-    return a;
-}
 static inline bool pipe_step_is_command(const pipe_mstep *s) { return s->ncommand > 0; }
 
 /* Its ranks run on the CPU whatever its gpu count: `cpu = true` wins. */
