@@ -9,6 +9,7 @@
 
 #include "gen/bundle.h"
 #include "util/diag.h"
+#include "decorator_doc.h"
 #include "explain.h"
 #include "fmt.h"
 #include "graph.h"
@@ -38,6 +39,7 @@ static const char usage_text[] =
     "                       rewrite a file in the canonical layout (comments kept);\n"
     "                       --check only reports whether it already is\n"
     "  explain CODE         explain a diagnostic code, with a wrong and a right example\n"
+    "  explain @DECORATOR   a decorator's options: values, ranges, defaults\n"
     "\n"
     "options:\n"
     "  --version            print the version\n"
@@ -408,8 +410,21 @@ static int cmd_explain(int argc, char **argv)
         explain_write_markdown(stdout);
         return EXIT_OK;
     }
+    if (argc == 3 && strcmp(argv[2], "--decorators-markdown") == 0) {
+        /* Regenerates the decorator reference of docs/language.md. */
+        decorator_doc_markdown(stdout);
+        return EXIT_OK;
+    }
     if (argc != 3)
-        return usage_error("%s needs one diagnostic code, e.g. `pipec explain E0303`", argv[1]);
+        return usage_error("%s needs one diagnostic code or decorator, e.g. `pipec explain E0303` or `pipec explain "
+                           "@resources`",
+                           argv[1]);
+    if (argv[2][0] == '@') {
+        if (decorator_doc_print(argv[2], stdout))
+            return EXIT_OK;
+        fprintf(stderr, "pipec: error: no decorator `%s` (see docs/language.md, \"Decorators\")\n", argv[2]);
+        return EXIT_USAGE;
+    }
     const explain_entry *e = explain_lookup(argv[2]);
     if (!e) {
         fprintf(stderr, "pipec: error: no diagnostic code `%s` (codes look like E0303 or W0401; see "

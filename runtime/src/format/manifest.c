@@ -712,7 +712,7 @@ static int out_of_range(mp *p, int line, const char *path, const pipe_option *o,
     if (pipe_option_has_max(o))
         return fail_at(p, line, path, "%llu is out of range (%llu to %llu)", v, (unsigned long long)o->min,
                        (unsigned long long)o->max);
-    return fail_at(p, line, path, "%llu is below %llu", v, (unsigned long long)o->min);
+    return fail_at(p, line, path, "%llu is out of range (at least %llu)", v, (unsigned long long)o->min);
 }
 
 /* One option's key of map (the section, or the invocation itself) into its

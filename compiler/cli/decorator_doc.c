@@ -1,0 +1,138 @@
+#include "decorator_doc.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "pipe/base.h"
+#include "pipe/settings.h"
+
+/* A bound as the language writes it: 4096, "1s", "16GB". */
+static void bound(const pipe_option *o, uint64_t b, char *buf, size_t size)
+{
+    char t[48];
+    if (o->kind == PIPE_KIND_DURATION)
+        pipe_format_duration(b, t, sizeof t);
+    else if (o->kind == PIPE_KIND_SIZE)
+        pipe_format_size(b, t, sizeof t);
+    else
+        snprintf(t, sizeof t, "%" PRIu64, b);
+    snprintf(buf, size, o->kind == PIPE_KIND_DURATION || o->kind == PIPE_KIND_SIZE ? "\"%s\"" : "%s", t);
+}
+
+/* "integer from 1 to 4096", "duration of at least \"1s\"", "\"no\", \"fp16\", ...". */
+static void value_words(const pipe_option *o, char *buf, size_t size)
+{
+    static const char *const words[] = {
+        [PIPE_KIND_NUMBER] = "number above 0",
+        [PIPE_KIND_INT] = "integer",
+        [PIPE_KIND_PORT] = "port",
+        [PIPE_KIND_SIZE] = "size",
+        [PIPE_KIND_DURATION] = "duration",
+        [PIPE_KIND_BOOL] = "bool",
+        [PIPE_KIND_STRING] = "string",
+        [PIPE_KIND_ENUM] = "one of",
+        [PIPE_KIND_GPU_IDS] = "`\"all\"` or GPU indices, `\"0,1\"`",
+        [PIPE_KIND_ACCELERATORS] = "`\"NAME\"` or `\"NAME:COUNT\"`",
+        [PIPE_KIND_STRING_LIST] = "list of strings",
+        [PIPE_KIND_PACKAGE_LIST] = "list of Debian packages",
+        [PIPE_KIND_SBATCH_FLAGS] = "list of `#SBATCH` flags",
+        [PIPE_KIND_STRING_MAP] = "map of strings",
+        [PIPE_KIND_ENV_MAP] = "map of environment variables",
+        [PIPE_KIND_MAP_LIST] = "list of maps",
+    };
+    size_t n = (size_t)snprintf(buf, size, "%s", words[o->kind]);
+    char lo[64], hi[64];
+    bound(o, o->min, lo, sizeof lo);
+    bound(o, o->max, hi, sizeof hi);
+    bool ranged = o->kind == PIPE_KIND_INT || o->kind == PIPE_KIND_PORT || o->kind == PIPE_KIND_SIZE ||
+                  o->kind == PIPE_KIND_DURATION;
+    if (o->kind == PIPE_KIND_ENUM) {
+        for (size_t i = 0; o->values[i] && n < size; i++)
+            n += (size_t)snprintf(buf + n, size - n, "%s`\"%s\"`", i ? ", " : " ", o->values[i]);
+    } else if (ranged && pipe_option_has_max(o)) {
+        snprintf(buf + n, size - n, " from %s to %s", lo, hi);
+    } else if (ranged && o->min > 0) {
+        snprintf(buf + n, size - n, " of at least %s", lo);
+    } else if (o->kind == PIPE_KIND_INT) {
+        snprintf(buf + n, size - n, " >= %s", lo);
+    }
+}
+
+static void default_words(const pipe_option *o, char *buf, size_t size)
+{
+    if (!o->default_text)
+        snprintf(buf, size, "none");
+    else if (o->kind == PIPE_KIND_STRING || o->kind == PIPE_KIND_ENUM || o->kind == PIPE_KIND_GPU_IDS ||
+             o->kind == PIPE_KIND_SIZE || o->kind == PIPE_KIND_DURATION)
+        snprintf(buf, size, "`\"%s\"`", o->default_text);
+    else
+        snprintf(buf, size, "`%s`", o->default_text);
+}
+
+static const char *where_words(const pipe_decorator_info *d)
+{
+    return d->on_step && d->on_pipeline ? "step or pipeline" : d->on_step ? "step only" : "pipeline only";
+}
+
+static const pipe_decorator_info *find(const char *name)
+{
+    return pipe_decorator_named(name[0] == '@' ? name + 1 : name);
+}
+
+/* Text for a terminal: the Markdown's code quotes left out. */
+static void put_plain(const char *s, FILE *out)
+{
+    for (; *s; s++)
+        if (*s != '`')
+            fputc(*s, out);
+}
+
+bool decorator_doc_print(const char *name, FILE *out)
+{
+    const pipe_decorator_info *d = find(name);
+    if (!d)
+        return false;
+    fprintf(out, "@%s (%s): %s\n", d->name, where_words(d), d->doc);
+    if (d->noptions == 0)
+        fprintf(out, "\nno options: write `@%s`\n", d->name);
+    for (int i = 0; i < d->noptions; i++) {
+        const pipe_option *o = &d->options[i];
+        char value[256], dflt[128];
+        value_words(o, value, sizeof value);
+        default_words(o, dflt, sizeof dflt);
+        fprintf(out, "\n  %s%s\n      %s\n      ", o->name, i == 0 && d->positional ? " (may be given without its name)" : "",
+                o->doc);
+        put_plain(value, out);
+        fputs("; default ", out);
+        put_plain(dflt, out);
+        fputc('\n', out);
+        if (o->help)
+            fprintf(out, "      (%s)\n", o->help);
+    }
+    return true;
+}
+
+void decorator_doc_markdown(FILE *out)
+{
+    fputs(DECORATOR_DOC_BEGIN, out);
+    for (int k = 0; k < PIPE_DEC_COUNT; k++) {
+        const pipe_decorator_info *d = pipe_decorator_get((pipe_decorator)k);
+        fprintf(out, "\n#### `@%s` (%s)\n\n%c%s.%s\n", d->name, where_words(d), toupper((unsigned char)d->doc[0]),
+                d->doc + 1, d->positional ? " Its first option may be given without its name." : "");
+        if (d->noptions == 0) {
+            fprintf(out, "\nNo options.\n");
+            continue;
+        }
+        fprintf(out, "\n| option | value | default | what it does |\n|---|---|---|---|\n");
+        for (int i = 0; i < d->noptions; i++) {
+            const pipe_option *o = &d->options[i];
+            char value[256], dflt[128];
+            value_words(o, value, sizeof value);
+            default_words(o, dflt, sizeof dflt);
+            fprintf(out, "| `%s` | %s | %s | %s%s%s%s |\n", o->name, value, dflt, o->doc, o->help ? " (" : "",
+                    o->help ? o->help : "", o->help ? ")" : "");
+        }
+    }
+    fputs("\n" DECORATOR_DOC_END, out);
+}
