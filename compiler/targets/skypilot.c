@@ -315,6 +315,9 @@ static void check_skypilot(diag_engine *d, const step_info *st, const effective_
 const deploy_target target_skypilot = {
     .name = "skypilot",
     .summary = "skypilot/<invocation>.yaml: a SkyPilot task per invocation",
+    /* Counted with the container targets, so that a GPU step without an
+       image is warned about (W0401), although its tasks run on the node's
+       own image (docs/deploy-skypilot.md). */
     .runs_containers = true,
     .check = check_skypilot,
     .generate = gen_skypilot,
