@@ -127,7 +127,7 @@ typedef struct program {
 } program;
 
 typedef struct check_options {
-    bool container_targets; /* build emits docker/kubernetes/skypilot: W0401 for image-less GPU steps */
+    bool container_targets; /* build emits a target that runs containers: W0401 for image-less GPU steps */
 } check_options;
 
 /* Loads path and its imports, checks everything; diagnostics go to d.

@@ -44,7 +44,8 @@ void sema_free_entry_scans(sema *s);
 /* sema_pipelines.c: pipelines and their invocations, W0404/W0405. */
 void sema_check_pipelines(sema *s);
 /* sema_rules.c: rules over the options in force for a step in a pipeline
-   (pipeline NULL: the step's own options only). */
+   (pipeline NULL: the step's own options only), the deploy targets' own
+   (deploy_target.check) among them. */
 void sema_check_accelerate(sema *s, step_info *st);
 /* damaged: the declarations the options come from lost something to a
    syntax error, so the rules that combine them (E0305, E0401, W0401-W0403)

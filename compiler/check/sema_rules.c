@@ -1,11 +1,13 @@
 /* Rules over decorator options: the accelerate launcher's constraints, and
    those that depend on the options in force for an invocation (a pipeline's
-   defaults merged with the step's own). */
+   defaults merged with the step's own), the deploy targets' own among them
+   (each in its targets/NAME.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "images.h"
 #include "sema.h"
+#include "targets/targets.h"
 
 /* The option's own span when it was written, else the decorator's name. */
 static span option_span(const decorator_inst *inst, int opt)
@@ -124,24 +126,6 @@ static void check_gpu_count(sema *s, step_info *st, const effective_options *eff
         diag_help(d, dg, "set `@resources(gpu = %lld)`, or lower `num_processes`", (long long)per_machine);
 }
 
-static void check_skypilot(sema *s, const effective_options *eff, int64_t gpu)
-{
-    diag_engine *d = s->pg->diag;
-    opt_value accel = effective_opt(eff, DEC_SKYPILOT, SKY_ACCELERATORS);
-    opt_value g = effective_opt(eff, DEC_RESOURCES, RES_GPU);
-    if (!accel.set || !g.set || (int64_t)accel.u == gpu)
-        return;
-    if (effective_uncertain(eff, DEC_SKYPILOT, SKY_ACCELERATORS) || effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
-        return;
-    diagnostic *dg = diag_report(d, value_span(&accel), DIAG_E0401,
-                                 "@skypilot asks for %llu GPU%s per machine but @resources says `gpu = %lld`",
-                                 (unsigned long long)accel.u, accel.u == 1 ? "" : "s", (long long)gpu);
-    diag_label(d, dg, "%llu GPU%s", (unsigned long long)accel.u, accel.u == 1 ? "" : "s");
-    diag_note(d, dg, g.arg_sp, "`gpu = %lld` is set here", (long long)gpu);
-    diag_help(d, dg, "make them agree, e.g. `accelerators = \"%s:%lld\"`", accel.s ? accel.s : "H100",
-              (long long)gpu);
-}
-
 static void check_images(sema *s, step_info *st, const effective_options *eff, bool needs_gpu, bool gpu_unsure)
 {
     diag_engine *d = s->pg->diag;
@@ -232,7 +216,10 @@ void sema_check_effective(sema *s, step_info *st, const effective_options *eff, 
     check_gpu_count(s, st, eff, gpu);
     if (!effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
         check_cpu_with_gpus(s, st, eff, gpu);
-    check_skypilot(s, eff, gpu);
+    /* Each deploy target's own rules (targets/NAME.c), whatever --target says. */
+    for (size_t i = 0; i < deploy_target_count; i++)
+        if (deploy_targets[i]->check)
+            deploy_targets[i]->check(s->pg->diag, st, eff);
     check_images(s, st, eff, needs_gpu, gpu_unsure);
     if (!gpu_unsure)
         check_gpu_decorators(s, st, needs_gpu);

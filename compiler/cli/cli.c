@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gen/bundle.h"
+#include "targets/targets.h"
 #include "util/diag.h"
 #include "decorator_doc.h"
 #include "explain.h"
@@ -22,7 +23,8 @@
 
 enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2 };
 
-static const char usage_text[] =
+/* The help, in two parts around the list of targets (targets/targets.c). */
+static const char usage_head[] =
     "usage: pipec <command> [options]\n"
     "\n"
     "commands:\n"
@@ -30,7 +32,9 @@ static const char usage_text[] =
     "                       check a pipeline file and report every mistake\n"
     "  build FILE.pipe [-o DIR] [--pipeline NAME] [--target LIST] [-MD -MF DEPFILE [-MT TARGET]] [-v]\n"
     "                       check, then write the deployable bundle (default DIR: PIPELINE-bundle);\n"
-    "                       LIST is a comma list of local,docker,slurm,kubernetes,skypilot or all;\n"
+    "                       LIST is a comma list of ";
+static const char usage_tail[] =
+    ";\n"
     "                       -v (--verbose) names each file written; --list-sources prints what a\n"
     "                       build system compiles and writes nothing\n"
     "  graph FILE.pipe [--pipeline NAME] [--format text|dot|mermaid]\n"
@@ -53,6 +57,27 @@ static int usage_error(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n(run `pipec --help` for usage)\n");
     return EXIT_USAGE;
+}
+
+static void print_usage(FILE *out)
+{
+    strbuf targets = STRBUF_INIT;
+    targets_choices(&targets, ",");
+    fprintf(out, "%s%s%s", usage_head, sb_cstr(&targets), usage_tail);
+    sb_free(&targets);
+}
+
+/* A usage error about --target: fmt with arg, what --target takes (names
+   apart by sep), then end. */
+static int target_usage_error(const char *fmt, const char *arg, const char *sep, const char *end)
+{
+    strbuf msg = STRBUF_INIT;
+    sb_printf(&msg, fmt, arg);
+    targets_choices(&msg, sep);
+    sb_puts(&msg, end);
+    int rc = usage_error("%s", sb_cstr(&msg));
+    sb_free(&msg);
+    return rc;
 }
 
 static void write_stream(void *user, const char *text, size_t len) { fwrite(text, 1, len, (FILE *)user); }
@@ -136,9 +161,9 @@ static int parse_common(int argc, char **argv, const char *allowed, common_opts 
         } else if (strchr(allowed, 'b') && take_value(argc, argv, &i, "--target", &v)) {
             const char *bad = NULL;
             if (!v)
-                return usage_error("%s needs a list: local,docker,slurm,kubernetes,skypilot or all", a);
+                return target_usage_error("%s needs a list: ", a, ",", "");
             if (!parse_targets(v, &o->targets, &bad))
-                return usage_error("unknown target in `%s` (use local, docker, slurm, kubernetes, skypilot or all)", v);
+                return target_usage_error("unknown target in `%s` (use ", v, ", ", ")");
         } else if (strchr(allowed, 'b') && strcmp(a, "-MD") == 0) {
             o->make_deps = true;
         } else if (strchr(allowed, 'b') && take_value(argc, argv, &i, "-MF", &v)) {
@@ -270,7 +295,7 @@ static int cmd_build(int argc, char **argv)
         return usage_error("%s: -MF needs -MD", "build");
     if (o.make_deps && !o.depfile)
         return usage_error("%s: -MD needs -MF DEPFILE", "build");
-    check_options copts = {.container_targets = (o.targets & (TARGET_DOCKER | TARGET_KUBERNETES | TARGET_SKYPILOT)) != 0};
+    check_options copts = {.container_targets = targets_run_containers(o.targets)};
     session s;
     if (!session_load(&s, &o, &copts)) {
         session_free(&s);
@@ -439,12 +464,12 @@ static int cmd_explain(int argc, char **argv)
 int pipec_main(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage_text, stderr);
+        print_usage(stderr);
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(usage_text, stdout);
+        print_usage(stdout);
         return EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0) {

@@ -1,6 +1,8 @@
 /* `pipec build`: runs the generators over the typed model of a checked
    pipeline (model.h) and writes the bundle, touching only files whose bytes
-   changed. Generators see the model, never the syntax tree. */
+   changed. Generators see the model, never the syntax tree. This header
+   is what they share: the bundle being built and the helpers that add to it
+   (bundle.c); bundle_build.c runs them. */
 #ifndef PIPEC_BUNDLE_H
 #define PIPEC_BUNDLE_H
 
@@ -9,23 +11,12 @@
 #include "util/arena.h"
 #include "model/model.h"
 #include "util/strbuf.h"
-
-enum {
-    TARGET_LOCAL = 1 << 0, /* driver sources, bundle CMakeLists.txt, runtime copy: always emitted */
-    TARGET_DOCKER = 1 << 1,
-    TARGET_SLURM = 1 << 2,
-    TARGET_KUBERNETES = 1 << 3,
-    TARGET_SKYPILOT = 1 << 4,
-    TARGET_ALL = (1 << 5) - 1,
-};
-
-/* Parses "local,docker" or "all"; false with the bad word in *bad. */
-bool parse_targets(const char *list, unsigned *mask, const char **bad);
+#include "targets/targets.h"
 
 typedef struct build_options {
     const char *out_dir;
     const char *pipeline; /* NULL: the only one */
-    unsigned targets;
+    unsigned targets; /* a set of targets (targets/targets.h) */
     const char *depfile;    /* -MD -MF: Make-format dependencies */
     const char *dep_target; /* -MT: the rule's target (default OUT/bundle.yaml) */
     bool verbose;           /* -v: name each file written */
@@ -103,24 +94,21 @@ static inline int64_t invocation_machines(const pipe_minvocation *inv)
     return inv->accelerate.enabled && inv->accelerate.num_machines > 1 ? inv->accelerate.num_machines : 1;
 }
 
-/* Generators, one file each (gen_*.c), run in this order from bundle.c. */
+/* The generators of the bundle itself, one file each (gen_*.c), which the
+   `local` target (targets/local.c) runs in this order; each deploy target's
+   own is in its descriptor (targets/targets.h). */
 int gen_user_sources(bundle *b, char *err, size_t errsize);
 int gen_manifest(bundle *b, char *err, size_t errsize);
 int gen_c(bundle *b, char *err, size_t errsize);
 int gen_cuda(bundle *b, char *err, size_t errsize);
 int gen_cmake(bundle *b, char *err, size_t errsize);
 int gen_runtime(bundle *b, char *err, size_t errsize);
-int gen_docker(bundle *b, char *err, size_t errsize);
-int gen_slurm(bundle *b, char *err, size_t errsize);
-int gen_kubernetes(bundle *b, char *err, size_t errsize);
-int gen_skypilot(bundle *b, char *err, size_t errsize);
-int gen_rebuild(bundle *b, char *err, size_t errsize); /* last: it lists every file of the bundle */
+/* pipec-rebuild.cmake: bundle_build runs it last, since it lists every file. */
+int gen_rebuild(bundle *b, char *err, size_t errsize);
 
-/* "all", or the targets of mask as --target takes them ("local,slurm"). */
-const char *targets_text(arena *a, unsigned mask);
-
-/* Writes the bundle of a model (model_build). Returns 0, or -1 with a
-   message in err (I/O). Fills each step's code_digest and sources in m. */
+/* Writes the bundle of a model (model_build) for the targets in
+   opts->targets (bundle_build.c). Returns 0, or -1 with a message in err
+   (I/O). Fills each step's code_digest and sources in m. */
 int bundle_build(model *m, const build_options *opts, arena *a, char *err, size_t errsize);
 
 #endif

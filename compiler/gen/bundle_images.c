@@ -1,6 +1,6 @@
 /* Which container image each invocation runs in, and the defaults for
-   steps without @docker. Deploy targets (Dockerfiles, Kubernetes, SkyPilot,
-   Slurm with containers) all ask here, so they agree. */
+   steps without @docker. Every deploy target that builds or runs the images
+   asks here, so they agree. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

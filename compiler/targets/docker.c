@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gen/bundle.h"
+#include "targets.h"
 #include "gen/escape.h"
 #include "gpu_types.h"
 #include "check/images.h"
@@ -459,7 +460,7 @@ done:
     return rc;
 }
 
-int gen_docker(bundle *b, char *err, size_t errsize)
+static int gen_docker(bundle *b, char *err, size_t errsize)
 {
     ptr_vec uses = {0};
     for (size_t i = 0; i < b->mf->ninvocations; i++) {
@@ -481,3 +482,10 @@ int gen_docker(bundle *b, char *err, size_t errsize)
             return -1;
     return 0;
 }
+
+const deploy_target target_docker = {
+    .name = "docker",
+    .summary = "docker/<image>/Dockerfile: one multi-stage build per distinct image",
+    .runs_containers = true,
+    .generate = gen_docker,
+};

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gen/bundle.h"
+#include "targets.h"
 #include "k8s_names.h"
 #include "pipe/base.h"
 #include "gen/yaml_emit.h"
@@ -664,7 +665,7 @@ static void name_invocations(k8s_gen *g)
     sb_free(&sb);
 }
 
-int gen_kubernetes(bundle *b, char *err, size_t errsize)
+static int gen_kubernetes(bundle *b, char *err, size_t errsize)
 {
     k8s_gen g = {0};
     g.b = b;
@@ -697,3 +698,10 @@ int gen_kubernetes(bundle *b, char *err, size_t errsize)
     int closed = ye_close(&em, "the Kubernetes manifest", rc ? scratch : err, rc ? sizeof scratch : errsize);
     return rc != 0 ? rc : closed;
 }
+
+const deploy_target target_kubernetes = {
+    .name = "kubernetes",
+    .summary = "kubernetes/<pipeline>.yaml: a Job per invocation and an Argo Workflow that runs them",
+    .runs_containers = true,
+    .generate = gen_kubernetes,
+};

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check/decorators.h"
 #include "gen/bundle.h"
+#include "targets.h"
+#include "util/diag.h"
 #include "pipe/base.h"
 #include "gen/escape.h"
 #include "k8s_names.h"
@@ -276,7 +279,7 @@ static int emit_task(bundle *b, k8s_names *names, const pipe_minvocation *inv, c
     return ye_close(&em, arena_printf(b->arena, "skypilot/%s.yaml", inv->id), err, errsize);
 }
 
-int gen_skypilot(bundle *b, char *err, size_t errsize)
+static int gen_skypilot(bundle *b, char *err, size_t errsize)
 {
     k8s_names names;
     k8s_names_init(&names, b->arena);
@@ -286,3 +289,36 @@ int gen_skypilot(bundle *b, char *err, size_t errsize)
     k8s_names_free(&names);
     return rc;
 }
+
+/* E0401: @skypilot's accelerator count is per machine, like @resources' gpu;
+   when both are set they must agree. */
+static void check_skypilot(diag_engine *d, const step_info *st, const effective_options *eff)
+{
+    (void)st;
+    opt_value accel = effective_opt(eff, DEC_SKYPILOT, SKY_ACCELERATORS);
+    opt_value g = effective_opt(eff, DEC_RESOURCES, RES_GPU);
+    int64_t gpu = g.i;
+    if (!accel.set || !g.set || (int64_t)accel.u == gpu)
+        return;
+    if (effective_uncertain(eff, DEC_SKYPILOT, SKY_ACCELERATORS) || effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
+        return;
+    span at = accel.expr ? accel.expr->sp : accel.name_sp; /* the value as written */
+    diagnostic *dg = diag_report(d, at, DIAG_E0401,
+                                 "@skypilot asks for %llu GPU%s per machine but @resources says `gpu = %lld`",
+                                 (unsigned long long)accel.u, accel.u == 1 ? "" : "s", (long long)gpu);
+    diag_label(d, dg, "%llu GPU%s", (unsigned long long)accel.u, accel.u == 1 ? "" : "s");
+    diag_note(d, dg, g.arg_sp, "`gpu = %lld` is set here", (long long)gpu);
+    diag_help(d, dg, "make them agree, e.g. `accelerators = \"%s:%lld\"`", accel.s ? accel.s : "H100",
+              (long long)gpu);
+}
+
+const deploy_target target_skypilot = {
+    .name = "skypilot",
+    .summary = "skypilot/<invocation>.yaml: a SkyPilot task per invocation",
+    /* Counted with the container targets, so that a GPU step without an
+       image is warned about (W0401), although its tasks run on the node's
+       own image (docs/deploy-skypilot.md). */
+    .runs_containers = true,
+    .check = check_skypilot,
+    .generate = gen_skypilot,
+};

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "gen/bundle.h"
+#include "targets.h"
 #include "gen/escape.h"
 #include "pipe/base.h"
 #include "pipe/version.h"
@@ -392,7 +393,7 @@ static int gen_submit(bundle *b, const char *source, char *err, size_t errsize)
     return rc;
 }
 
-int gen_slurm(bundle *b, char *err, size_t errsize)
+static int gen_slurm(bundle *b, char *err, size_t errsize)
 {
     const pipe_manifest *m = b->mf;
     /* Names reach file names, variables and messages unquoted: they must be
@@ -430,3 +431,10 @@ int gen_slurm(bundle *b, char *err, size_t errsize)
     symtab_free(&owners);
     return rc != 0 ? rc : gen_submit(b, src, err, errsize);
 }
+
+/* Its jobs run the bundle built on the cluster's nodes: no container. */
+const deploy_target target_slurm = {
+    .name = "slurm",
+    .summary = "slurm/<invocation>.sbatch, and slurm/submit.sh that submits them in order",
+    .generate = gen_slurm,
+};
