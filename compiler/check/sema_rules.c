@@ -68,12 +68,13 @@ void sema_check_accelerate(sema *s, step_info *st)
         diag_label(d, dg, "needs at least 2 processes");
         diag_help(d, dg, "set `num_processes = 2` or more, or remove `multi_gpu = true` for a single-GPU run");
     }
-    /* Not given, the port is 29500 across machines: only a written 0 is wrong. */
+    /* Not given, the port is PIPE_DEFAULT_MAIN_PROCESS_PORT across machines:
+       only a written 0 is wrong. */
     if (port == 0 && inst->opts[ACC_MAIN_PROCESS_PORT].set && nm > 1 && !u_port && !u_nm) {
         diagnostic *dg = diag_report(d, option_span(inst, ACC_MAIN_PROCESS_PORT), DIAG_E0310,
                                      "`main_process_port = 0` with %lld machines", (long long)nm);
         diag_label(d, dg, "other machines cannot find a port picked at random");
-        diag_help(d, dg, "give a fixed port, e.g. `main_process_port = 29500`");
+        diag_help(d, dg, "give a fixed port, e.g. `main_process_port = %d`", PIPE_DEFAULT_MAIN_PROCESS_PORT);
     }
 }
 
