@@ -3,10 +3,11 @@
 #
 #   bash scripts/test.sh
 #
-# Phases: install missing dependencies; lint the scripts; configure, build and
-# ctest in build/. With CI=true or PIPEC_SANITIZE=1 also: the same suite in
-# build-asan/ (-DPIPEC_SANITIZE=ON: ASan+UBSan; clang when present, with
-# -DPIPEC_FUZZ=ON) and, when that build has a fuzz_frontend target, a fuzz
+# Phases: install missing dependencies; lint the shell scripts (scripts/,
+# .ci/run, tests/, bench/); configure, build and ctest in build/. With CI=true
+# or PIPEC_SANITIZE=1 also: the same suite in build-asan/
+# (-DPIPEC_SANITIZE=ON: ASan+UBSan; clang when present, with -DPIPEC_FUZZ=ON)
+# and, when that build has a fuzz_frontend target, a fuzz
 # smoke test: the ctest test fuzz.smoke when there is one (the front end for
 # FUZZ_SECONDS, default 60, then the runtime's parsers -- bundle.yaml,
 # step.yaml, run --config -- for FUZZ_RUNTIME_SECONDS, default 10, each),
@@ -65,9 +66,38 @@ check_skips() { bash scripts/ctest-skips.sh "$1"; }
 header "install dependencies (scripts/install-deps.sh)"
 bash scripts/install-deps.sh
 
+# shell_scripts: the repository's shell scripts under scripts/, .ci/, tests/
+# and bench/, NUL-terminated: *.sh and the files whose first line is a sh or
+# bash shebang (fakes such as tests/deploy/slurm/fake/sbatch have no
+# extension). Files git tracks or would track (a new script counts before
+# `git add`); every file outside a git checkout. pipec's output kept under
+# tests/golden/*/expected/ is left out: deploy.slurm_scripts lints what pipec
+# generates, built fresh.
+shell_scripts() {
+    local f first shebang='^#!.*[/[:space:]](ba)?sh([[:space:]]|$)'
+    while IFS= read -r -d '' f; do
+        [ -f "$f" ] || continue # deleted, not yet staged
+        case $f in tests/golden/*/expected/*) continue ;; esac
+        if [[ $f != *.sh ]]; then
+            first=""
+            IFS= read -r first <"$f" || true
+            [[ $first =~ $shebang ]] || continue
+        fi
+        printf '%s\0' "$f"
+    done < <(
+        if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+            git ls-files -z --cached --others --exclude-standard -- scripts .ci tests bench
+        else
+            find scripts .ci tests bench -type f -print0
+        fi
+    )
+}
+
 header "lint shell scripts (shellcheck)"
-shellcheck scripts/*.sh .ci/run
-echo "shellcheck: ok"
+mapfile -d '' scripts < <(shell_scripts)
+# -x: follow `. lib.sh` (its `# shellcheck source=` path is from the root).
+shellcheck -x "${scripts[@]}"
+echo "shellcheck: ok (${#scripts[@]} scripts)"
 
 header "configure build/"
 FRESH_ARGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
