@@ -35,7 +35,6 @@ REQUIRED=(
     "python3         cmd:python3"
     "python3-venv    pkg:python3-venv"
     "libopenblas-dev pc:openblas|pkg:libopenblas-dev"
-    "jq              cmd:jq"
     "yamllint        cmd:yamllint"
     "shellcheck      cmd:shellcheck"
     "chromium        cmd:chromium"

@@ -17,6 +17,7 @@ rm -f "$work/pwned"
 # 1. Arguments and environment: no shell between the program and its values.
 tricky="a b \"c\" 'd' \$(touch $work/pwned) ; * \`id\`"
 run echo R --param "text=$tricky"
+# shellcheck disable=SC2320 # $? is run's status: shellcheck takes `run echo` for bats' run of echo
 check "[ $? = 0 ]" "echo: succeeds"
 out="$store/R/echo/outputs/out"
 check "[ \"\$(json '$out' 'd[\"argv\"][0]')\" = \"\$tricky\" ]" "echo: {text} reaches argv intact"

@@ -25,6 +25,7 @@ if nvidia-smi -L >/dev/null 2>&1; then
         "needs_gpu: this machine has a GPU: it runs"
 else
     check "[ $status = 1 ]" "needs_gpu: the run fails (status $status)"
+    # shellcheck disable=SC2034 # read by the check below (check evals its text)
     line=$(grep -m1 "step .needs_gpu. asks for 1 GPU" "$work/run.out")
     check "[ -n \"\$line\" ]" "needs_gpu: one line on the console names the step and the GPU asked for"
     check "grep -q 'step .needs_gpu. asks for 1 GPU (@resources(gpu = 1)) but this machine has no usable GPU: NVML' '$store/R/needs_gpu/step.yaml'" \

@@ -4,6 +4,7 @@
 # path in PIPEC_VENV), building a bundle, and the checks.
 #   TEST PIPEC SRC_DIR WORK
 pipec=$1
+# shellcheck disable=SC2034 # used by the scripts that source this file
 src_dir=$2
 work=$3
 venv=${PIPEC_VENV:?PIPEC_VENV names the Python environment (CMake sets it)}
@@ -36,9 +37,10 @@ build_bundle() {
     command -v ninja >/dev/null && generator=(-G Ninja)
     "$pipec" build "$pipe_file" -o "$work/$name" --target local >"$work/$name.pipec.log" 2>&1 ||
         { cat "$work/$name.pipec.log"; echo "FAIL: pipec build $pipe_file"; exit 1; }
-    cmake -S "$work/$name" -B "$work/$name/build" "${generator[@]}" "$@" >"$work/$name.cmake.log" 2>&1 &&
-        cmake --build "$work/$name/build" >>"$work/$name.cmake.log" 2>&1 ||
+    { cmake -S "$work/$name" -B "$work/$name/build" "${generator[@]}" "$@" >"$work/$name.cmake.log" 2>&1 &&
+        cmake --build "$work/$name/build" >>"$work/$name.cmake.log" 2>&1; } ||
         { tail -30 "$work/$name.cmake.log"; echo "FAIL: building the bundle of $pipe_file"; exit 1; }
+    # shellcheck disable=SC2034 # used by the scripts that source this file
     exe="$work/$name/build/$(sed -n 's/^pipeline: //p' "$work/$name/bundle.yaml")"
 }
 

@@ -27,9 +27,13 @@ configure_fails() {
     tr -s ' \n' '  ' <"$dir/cmake.log" >"$dir/cmake.joined"
     check "grep -qF '$expected' '$dir/cmake.joined'" "missing $lib: the message names the step and the library"
 }
-configure_fails "pkg:no-such-module-pipec" 'step `dot` links "pkg:no-such-module-pipec", but pkg-config knows no module `no-such-module-pipec`' pkg
-configure_fails "NoSuchPackagePipec::lib" 'step `dot` links "NoSuchPackagePipec::lib", but find_package(NoSuchPackagePipec) found no such' target
-configure_fails "no_such_library_pipec" 'step `dot` links "no_such_library_pipec", but no library libno_such_library_pipec was found' name
+# The messages quote names in backquotes: literal text.
+# shellcheck disable=SC2016
+{
+    configure_fails "pkg:no-such-module-pipec" 'step `dot` links "pkg:no-such-module-pipec", but pkg-config knows no module `no-such-module-pipec`' pkg
+    configure_fails "NoSuchPackagePipec::lib" 'step `dot` links "NoSuchPackagePipec::lib", but find_package(NoSuchPackagePipec) found no such' target
+    configure_fails "no_such_library_pipec" 'step `dot` links "no_such_library_pipec", but no library libno_such_library_pipec was found' name
+}
 
 # An entry no source defines: W0407, then a link error naming the step.
 dir="$work/no-entry"

@@ -52,7 +52,7 @@ awk -v a="$accuracy" 'BEGIN { exit !(a >= 0.85) }' || fail "accuracy $accuracy i
 grep -q "\[rank 0\] 3200 points, 16 features, 4 classes; 2 processes, DistributedType.MULTI_CPU, mixed precision bf16" \
     "$run/train/log" || { cat "$run/train/log"; fail "Accelerate did not see 2 CPU processes in bf16"; }
 grep -q "2 ranks of .python3. on 1 machine" "$run/train/log" || fail "pipe did not start 2 ranks"
-[ -f "$run/train/outputs/model/model.pt" ] && [ -f "$run/train/outputs/model/config.json" ] ||
+{ [ -f "$run/train/outputs/model/model.pt" ] && [ -f "$run/train/outputs/model/config.json" ]; } ||
     fail "the model folder is not in the store"
 python3 - "$run/train/metrics.csv" <<'PY' || fail "the loss did not fall"
 import sys

@@ -126,12 +126,12 @@ for n in 1 2 4; do
         fail "train_$n: the $n ranks did not end with the same weights: $hashes"
     fi
     echo "train_$n: world size $n, every rank ends with weights $(echo "$hashes" | awk '{ print $2 }')"
-    weights[$n]=$(echo "$hashes" | awk '{ print $2 }')
+    weights[n]=$(echo "$hashes" | awk '{ print $2 }')
 done
 # The sums are exchanged in double and rounded once: 1, 2 and 4 ranks make
 # the same updates, bit for bit (float sums would drift apart by 6.6e-7 here,
 # and by 1.3e-4 after 300 epochs).
-[ "${weights[1]}" = "${weights[2]}" ] && [ "${weights[1]}" = "${weights[4]}" ] ||
+{ [ "${weights[1]}" = "${weights[2]}" ] && [ "${weights[1]}" = "${weights[4]}" ]; } ||
     fail "1, 2 and 4 ranks ended with different weights: ${weights[1]} ${weights[2]} ${weights[4]}"
 diff=$(metric "$first" compare max_abs_diff)
 acc=$(metric "$first" compare accuracy_1)

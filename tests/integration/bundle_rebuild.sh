@@ -11,6 +11,7 @@
 #   bundle_rebuild.sh PIPEC EXAMPLE_DIR     (EXAMPLE_DIR: tests/integration/outside)
 set -euo pipefail
 pipec=$1 example=$2
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 src=$tmp/src

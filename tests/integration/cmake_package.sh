@@ -12,6 +12,7 @@
 #   cmake_package.sh BUILD_DIR OUTSIDE_SOURCE_DIR GENERATOR
 set -euo pipefail
 build_dir=$1 outside=$2 generator=$3
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 case $generator in

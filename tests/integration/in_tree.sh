@@ -8,6 +8,7 @@
 #   in_tree.sh PIPEC_SOURCE_DIR GENERATOR
 set -euo pipefail
 source_dir=$1 generator=$2
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 case $generator in
 Ninja) command -v ninja >/dev/null || { echo "SKIP: no ninja"; exit 77; } ;;

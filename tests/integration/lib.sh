@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the integration scripts: a temporary directory, failures, an
 # installed pipec, and file times for "was it rebuilt?" checks.
 

@@ -8,6 +8,7 @@
 #   make_example.sh BUILD_DIR EXAMPLE_DIR
 set -euo pipefail
 build_dir=$1 example=$2
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 command -v make >/dev/null || { echo "SKIP: no make"; exit 77; }
 

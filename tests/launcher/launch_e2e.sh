@@ -19,8 +19,8 @@ check() { if eval "$1"; then ok; else bad "$2"; fi; }
 "$pipec" build "$src_dir/launch.pipe" -o "$work/bundle" --target local 2>/dev/null || { echo "pipec build failed"; exit 1; }
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-cmake -S "$work/bundle" -B "$work/bundle/build" "${generator[@]}" -DPIPE_WITH_CUDA=OFF >/dev/null &&
-    cmake --build "$work/bundle/build" >/dev/null || { echo "bundle build failed"; exit 1; }
+{ cmake -S "$work/bundle" -B "$work/bundle/build" "${generator[@]}" -DPIPE_WITH_CUDA=OFF >/dev/null &&
+    cmake --build "$work/bundle/build" >/dev/null; } || { echo "bundle build failed"; exit 1; }
 exe="$work/bundle/build/launch"
 store="$work/store"
 unset MASTER_PORT # single-machine steps get free ports by default: tests may run side by side
@@ -28,6 +28,8 @@ export PIPE_KILL_GRACE_MS=1000
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 field() { sed -n "s/^$2: //p" "$store/$1/step.yaml" | head -1; }
+# entries DIR: how many entries DIR holds, hidden ones left out (as `ls DIR | wc -l`)
+entries() { find "$1" -mindepth 1 -maxdepth 1 -name '[!.]*' | wc -l; }
 all_dead() { # every pid written under $1 is gone
     local f
     for f in "$1"/*-pid-*; do
@@ -86,8 +88,8 @@ check "all_dead '$work/m3'" "sigkill: no rank left running"
 mkdir -p "$work/m4"
 "$exe" step ranks_4 --run-id F3 --store "$store" --param mode=hang --param "marker=$work/m4" >"$work/F3.out" 2>&1 &
 launcher=$!
-for _ in $(seq 100); do [ "$(ls "$work/m4" | wc -l)" -ge 4 ] && break; sleep 0.05; done
-check "[ \$(ls '$work/m4' | wc -l) = 4 ]" "hang: four ranks started"
+for _ in $(seq 100); do [ "$(entries "$work/m4")" -ge 4 ] && break; sleep 0.05; done
+check "[ \$(entries '$work/m4') = 4 ]" "hang: four ranks started"
 kill -TERM "$launcher"
 wait "$launcher"
 status=$?

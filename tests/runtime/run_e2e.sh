@@ -43,6 +43,8 @@ hasnt() {
     if grep -F -q -- "$2" "$1"; then fail "unexpected \`$2\`" "$1"; return 1; fi
     return 0
 }
+# entries DIR: how many entries DIR holds, hidden ones left out (as `ls DIR | wc -l`)
+entries() { find "$1" -mindepth 1 -maxdepth 1 -name '[!.]*' | wc -l; }
 run_id_of() { sed -n 's/^pipeline fake: run \([^,]*\),.*/\1/p' "$1" | head -n 1; }
 # field STEP_YAML KEY: a top-level scalar, quotes removed
 field() { sed -n "s/^$2: *//p" "$1" | tr -d '"' | head -n 1; }
@@ -70,7 +72,7 @@ if expect_exit 0 $st r1.out &&
     has r1.out "run $RUN1 succeeded (exit 0)"; then
     if [ -z "$RUN1" ] || [ ! -f ".pipe/$RUN1/run.yaml" ]; then
         fail "no run.yaml for run '$RUN1'" r1.out
-    elif [ "$(field ".pipe/$RUN1/run.yaml" status)" != done ]; then
+    elif [ "$(field ".pipe/$RUN1/run.yaml" status)" != "done" ]; then
         fail "run.yaml status is not done" ".pipe/$RUN1/run.yaml"
     else
         ok
@@ -162,10 +164,10 @@ st=$?
 if expect_exit 2 $st u9.out && has u9.out "unknown parameter \`sleep\`; did you mean \`sleep_ms\`?"; then ok; fi
 
 begin "a --param given twice is an error"
-before=$(ls .pipe | wc -l)
+before=$(entries .pipe)
 "$D" run --param n=3 --param sleep_ms=10 --param n=4 >u10.out 2>&1
 st=$?
-after=$(ls .pipe | wc -l)
+after=$(entries .pipe)
 if expect_exit 2 $st u10.out && has u10.out "parameter \`n\` is given twice (\`n=3\`, then \`n=4\`)"; then
     if [ "$before" != "$after" ]; then fail "a run was created" u10.out; else ok; fi
 fi
@@ -279,10 +281,10 @@ if expect_exit 2 $st c7.out && has c7.out "bad4.yaml"; then ok; fi
 
 # ---- resources ----
 begin "--strict-resources refuses a request larger than the machine"
-before=$(ls .pipe | wc -l)
+before=$(entries .pipe)
 PIPE_LOCAL_CPUS=1 "$D" run --strict-resources --no-cache >s1.out 2>&1
 st=$?
-after=$(ls .pipe | wc -l)
+after=$(entries .pipe)
 if expect_exit 2 $st s1.out && has s1.out "join" && has s1.out "2 CPUs (this machine has 1)" &&
     hasnt s1.out "running"; then
     if [ "$before" != "$after" ]; then fail "a run was created" s1.out; else ok; fi
@@ -420,7 +422,7 @@ st=$?
 if expect_exit 2 $st b2.out && has b2.out "step join"; then ok; fi
 
 begin "a field of the wrong type"
-FAKE_BREAK=type "$D" describe >b3.out 2>&1
+FAKE_BREAK="type" "$D" describe >b3.out 2>&1
 st=$?
 if expect_exit 2 $st b3.out && has b3.out "factor" && has b3.out "float"; then ok; fi
 
