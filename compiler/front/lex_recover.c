@@ -6,7 +6,7 @@
 
 #include "lex_util.h"
 #include "parse_recover.h"
-#include "utf8.h"
+#include "pipe/base.h"
 
 /* How far the guesses about a missing quote look: lines longer than this
    are not guessed about, so that the scans stay linear on any input. */
@@ -276,7 +276,7 @@ ast_expr *lex_single_quoted(parse_ctx *p, span sp, const char *text, size_t len)
 static void describe_char(const char *s, size_t n, char *buf, size_t size)
 {
     unsigned char c = (unsigned char)s[0];
-    size_t len = utf8_valid_prefix(s, n);
+    size_t len = pipe_utf8_valid_prefix(s, n);
     if (len == 0)
         snprintf(buf, size, "byte 0x%02X (not valid UTF-8)", c);
     else if (c < 0x20 || c == 0x7f)

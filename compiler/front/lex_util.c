@@ -5,7 +5,7 @@
 
 #include "lex_recover.h"
 #include "parse_recover.h"
-#include "utf8.h"
+#include "pipe/base.h"
 
 int lex_token(parse_ctx *p, int token, uint32_t at)
 {
@@ -123,7 +123,7 @@ const char *decode_string(parse_ctx *p, const char *body, size_t len, uint32_t b
             char e = body[i + 1];
             char v = e == 'n' ? '\n' : e == 't' ? '\t' : e == '"' ? '"' : e == '\\' ? '\\' : 0;
             if (!v) {
-                size_t elen = utf8_valid_prefix(body + i + 1, len - i - 1);
+                size_t elen = pipe_utf8_valid_prefix(body + i + 1, len - i - 1);
                 span sp = {p->file, body_offset + (uint32_t)i, body_offset + (uint32_t)(i + 1 + (elen ? elen : 1))};
                 const char *escape = body + i + 1;
                 i += 1 + (elen ? elen : 1);
@@ -150,7 +150,7 @@ const char *decode_string(parse_ctx *p, const char *body, size_t len, uint32_t b
             continue;
         }
         if (c >= 0x80) {
-            size_t n = utf8_valid_prefix(body + i, len - i);
+            size_t n = pipe_utf8_valid_prefix(body + i, len - i);
             if (n == 0) {
                 span sp = {p->file, body_offset + (uint32_t)i, body_offset + (uint32_t)i + 1};
                 i++;
