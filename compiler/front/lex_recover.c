@@ -170,6 +170,48 @@ ast_expr *lex_bad_number(parse_ctx *p, span sp, const char *text, size_t len)
     return e;
 }
 
+int lex_word(parse_ctx *p, span sp, const char *text, size_t len, PIPE_YYSTYPE *lval)
+{
+    static const struct { const char *word; int token; } keywords[] = {
+        {"import", IMPORT}, {"step", STEP}, {"pipeline", PIPELINE}, {"true", TRUE}, {"false", FALSE},
+    };
+    if (isalpha((unsigned char)text[0]) || text[0] == '_') {
+        for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+            if (strlen(keywords[i].word) == len && memcmp(keywords[i].word, text, len) == 0)
+                return keywords[i].token;
+        lval->name = lex_name(p, sp, text, len);
+        return IDENT;
+    }
+    /* -?DIGITS, -?DIGITS.DIGITS(EXP)?, -?DIGITS EXP */
+    size_t i = text[0] == '-' ? 1 : 0, start = i;
+    while (i < len && isdigit((unsigned char)text[i]))
+        i++;
+    bool ok = i > start, is_float = false;
+    if (ok && i < len && text[i] == '.') {
+        size_t f = ++i;
+        while (i < len && isdigit((unsigned char)text[i]))
+            i++;
+        ok = i > f;
+        is_float = true;
+    }
+    if (ok && i < len && (text[i] == 'e' || text[i] == 'E')) {
+        i++;
+        if (i < len && (text[i] == '+' || text[i] == '-'))
+            i++;
+        size_t e = i;
+        while (i < len && isdigit((unsigned char)text[i]))
+            i++;
+        ok = i > e;
+        is_float = true;
+    }
+    if (ok && i == len) {
+        lval->expr = lex_number(p, sp, text, len, is_float);
+        return is_float ? FLOAT : INT;
+    }
+    lval->expr = lex_bad_number(p, sp, text, len);
+    return INT;
+}
+
 ast_expr *lex_shell_variable(parse_ctx *p, span sp, const char *text, size_t len)
 {
     if (!parse_lex_error_quiet(p, sp.start)) {

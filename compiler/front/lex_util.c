@@ -1,9 +1,7 @@
 #include "lex_util.h"
 
-#include <ctype.h>
 #include <string.h>
 
-#include "lex_recover.h"
 #include "parse_recover.h"
 #include "pipe/base.h"
 
@@ -69,48 +67,6 @@ ast_expr *lex_string(parse_ctx *p, span sp, const char *body, size_t len)
     e->poisoned = p->diag->errors != before;
     p->last_string = e;
     return e;
-}
-
-int lex_word(parse_ctx *p, span sp, const char *text, size_t len, PIPE_YYSTYPE *lval)
-{
-    static const struct { const char *word; int token; } keywords[] = {
-        {"import", IMPORT}, {"step", STEP}, {"pipeline", PIPELINE}, {"true", TRUE}, {"false", FALSE},
-    };
-    if (isalpha((unsigned char)text[0]) || text[0] == '_') {
-        for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-            if (strlen(keywords[i].word) == len && memcmp(keywords[i].word, text, len) == 0)
-                return keywords[i].token;
-        lval->name = lex_name(p, sp, text, len);
-        return IDENT;
-    }
-    /* -?DIGITS, -?DIGITS.DIGITS(EXP)?, -?DIGITS EXP */
-    size_t i = text[0] == '-' ? 1 : 0, start = i;
-    while (i < len && isdigit((unsigned char)text[i]))
-        i++;
-    bool ok = i > start, is_float = false;
-    if (ok && i < len && text[i] == '.') {
-        size_t f = ++i;
-        while (i < len && isdigit((unsigned char)text[i]))
-            i++;
-        ok = i > f;
-        is_float = true;
-    }
-    if (ok && i < len && (text[i] == 'e' || text[i] == 'E')) {
-        i++;
-        if (i < len && (text[i] == '+' || text[i] == '-'))
-            i++;
-        size_t e = i;
-        while (i < len && isdigit((unsigned char)text[i]))
-            i++;
-        ok = i > e;
-        is_float = true;
-    }
-    if (ok && i == len) {
-        lval->expr = lex_number(p, sp, text, len, is_float);
-        return is_float ? FLOAT : INT;
-    }
-    lval->expr = lex_bad_number(p, sp, text, len);
-    return INT;
 }
 
 const char *decode_string(parse_ctx *p, const char *body, size_t len, uint32_t body_offset, size_t *out_len)
