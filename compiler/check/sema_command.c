@@ -94,46 +94,44 @@ static void check_placeholders(sema *s, const step_info *st, const ast_expr *e)
     const char **names = NULL;
     pipe_placeholder ph;
     for (size_t pos = 0; pipe_placeholder_next(text, &pos, &ph);) {
-        if (ph.kind == PIPE_PH_LONE_OPEN || ph.kind == PIPE_PH_LONE_CLOSE) {
+        if (ph.kind == PIPE_PH_LONE_OPEN || ph.kind == PIPE_PH_LONE_CLOSE)
             report_brace(s, e, ph.start, text[ph.start]);
-            continue;
-        }
         if (ph.kind != PIPE_PH_NAME && ph.kind != PIPE_PH_EMPTY)
             continue;
-        size_t len = ph.end - ph.start - 2;
+        size_t i = ph.start, end = ph.end, len = end - i - 2;
         char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)(len < 200 ? len : 200), text + ph.start + 1);
+        snprintf(name, sizeof name, "%.*s", (int)(len < 200 ? len : 200), text + i + 1);
         if (!names)
             names = placeholder_names(s, st, &nnames);
         bool known = false;
         for (size_t k = 0; k < nnames && !known; k++)
-            known = strlen(names[k]) == len && strncmp(names[k], text + ph.start + 1, len) == 0;
-        if (known)
-            continue;
-        span sp = decoded_span(s, e, ph.start, ph.end);
-        diagnostic *dg;
-        if (ph.kind == PIPE_PH_EMPTY) {
-            dg = diag_report(d, sp, DIAG_E0119, "empty placeholder `{}` in `command`");
-            diag_label(d, dg, "names nothing");
-        } else {
-            dg = diag_report(d, sp, DIAG_E0119, "`{%s}` names no parameter, input or output of step `%s`", name,
-                             st->name);
-            diag_label(d, dg, "unknown placeholder");
+            known = strlen(names[k]) == len && strncmp(names[k], text + i + 1, len) == 0;
+        if (!known) {
+            span sp = decoded_span(s, e, i, end);
+            diagnostic *dg;
+            if (len == 0) {
+                dg = diag_report(d, sp, DIAG_E0119, "empty placeholder `{}` in `command`");
+                diag_label(d, dg, "names nothing");
+            } else {
+                dg = diag_report(d, sp, DIAG_E0119, "`{%s}` names no parameter, input or output of step `%s`", name,
+                                 st->name);
+                diag_label(d, dg, "unknown placeholder");
+            }
+            diag_byte_columns(dg);
+            char list[512];
+            format_name_list(list, sizeof list, names, nnames);
+            const char *meant = len ? suggest_closest(name, names, nnames) : NULL;
+            if (meant)
+                diag_help(d, dg, "did you mean `{%s}`? placeholders name the step's parameters and outputs: %s", meant,
+                          list);
+            else if (nnames)
+                diag_help(d, dg, "placeholders name the step's parameters and outputs: %s; write `{{` and `}}` for "
+                                 "literal braces",
+                          list);
+            else
+                diag_help(d, dg, "step `%s` has no parameters or outputs; write `{{` and `}}` for literal braces",
+                          st->name);
         }
-        diag_byte_columns(dg);
-        char list[512];
-        format_name_list(list, sizeof list, names, nnames);
-        const char *meant = len ? suggest_closest(name, names, nnames) : NULL;
-        if (meant)
-            diag_help(d, dg, "did you mean `{%s}`? placeholders name the step's parameters and outputs: %s", meant,
-                      list);
-        else if (nnames)
-            diag_help(d, dg, "placeholders name the step's parameters and outputs: %s; write `{{` and `}}` for "
-                             "literal braces",
-                      list);
-        else
-            diag_help(d, dg, "step `%s` has no parameters or outputs; write `{{` and `}}` for literal braces",
-                      st->name);
     }
 }
 
