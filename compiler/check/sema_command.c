@@ -1,10 +1,12 @@
 /* Command steps: `command = [...]` with its `{NAME}` placeholders (E0119)
    and what a command step cannot have (E0120). The runtime expands the
-   placeholders with the same rules (runtime/src/exec/command.c). */
+   placeholders (runtime/src/exec/command.c) with the same scanner
+   (pipe/placeholder.h). */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "pipe/placeholder.h"
 #include "sema.h"
 #include "sema_util.h"
 #include "util/suggest.h"
@@ -90,27 +92,13 @@ static void check_placeholders(sema *s, const step_info *st, const ast_expr *e)
     const char *text = e->u.s.text;
     size_t nnames = 0;
     const char **names = NULL;
-    for (size_t i = 0; text[i];) {
-        if ((text[i] == '{' && text[i + 1] == '{') || (text[i] == '}' && text[i + 1] == '}')) {
-            i += 2;
+    pipe_placeholder ph;
+    for (size_t pos = 0; pipe_placeholder_next(text, &pos, &ph);) {
+        if (ph.kind == PIPE_PH_LONE_OPEN || ph.kind == PIPE_PH_LONE_CLOSE)
+            report_brace(s, e, ph.start, text[ph.start]);
+        if (ph.kind != PIPE_PH_NAME && ph.kind != PIPE_PH_EMPTY)
             continue;
-        }
-        if (text[i] == '}') {
-            report_brace(s, e, i, '}');
-            i++;
-            continue;
-        }
-        if (text[i] != '{') {
-            i++;
-            continue;
-        }
-        const char *close = strchr(text + i + 1, '}');
-        if (!close) {
-            report_brace(s, e, i, '{');
-            i++;
-            continue;
-        }
-        size_t end = (size_t)(close - text) + 1, len = end - i - 2;
+        size_t i = ph.start, end = ph.end, len = end - i - 2;
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(len < 200 ? len : 200), text + i + 1);
         if (!names)
@@ -144,7 +132,6 @@ static void check_placeholders(sema *s, const step_info *st, const ast_expr *e)
                 diag_help(d, dg, "step `%s` has no parameters or outputs; write `{{` and `}}` for literal braces",
                           st->name);
         }
-        i = end;
     }
 }
 

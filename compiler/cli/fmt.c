@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipe/base.h"
 #include "util/arena.h"
-#include "front/utf8.h"
 
 /* Deeper nesting is printed, but not indented further. */
 enum { FMT_MAX_LEVEL = 32 };
@@ -804,7 +804,7 @@ static bool source_is_clean(const char *t, size_t n)
                 } else if (c < 0x20 || c == 0x7f) {
                     return false;
                 } else if (c >= 0x80) {
-                    size_t k = utf8_valid_prefix(t + i, n - i);
+                    size_t k = pipe_utf8_valid_prefix(t + i, n - i);
                     if (k == 0)
                         return false;
                     i += k - 1;

@@ -6,7 +6,7 @@
 
 #include "lex_util.h"
 #include "parse_recover.h"
-#include "utf8.h"
+#include "pipe/base.h"
 
 /* How far the guesses about a missing quote look: lines longer than this
    are not guessed about, so that the scans stay linear on any input. */
@@ -170,6 +170,48 @@ ast_expr *lex_bad_number(parse_ctx *p, span sp, const char *text, size_t len)
     return e;
 }
 
+int lex_word(parse_ctx *p, span sp, const char *text, size_t len, PIPE_YYSTYPE *lval)
+{
+    static const struct { const char *word; int token; } keywords[] = {
+        {"import", IMPORT}, {"step", STEP}, {"pipeline", PIPELINE}, {"true", TRUE}, {"false", FALSE},
+    };
+    if (isalpha((unsigned char)text[0]) || text[0] == '_') {
+        for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+            if (strlen(keywords[i].word) == len && memcmp(keywords[i].word, text, len) == 0)
+                return keywords[i].token;
+        lval->name = lex_name(p, sp, text, len);
+        return IDENT;
+    }
+    /* -?DIGITS, -?DIGITS.DIGITS(EXP)?, -?DIGITS EXP */
+    size_t i = text[0] == '-' ? 1 : 0, start = i;
+    while (i < len && isdigit((unsigned char)text[i]))
+        i++;
+    bool ok = i > start, is_float = false;
+    if (ok && i < len && text[i] == '.') {
+        size_t f = ++i;
+        while (i < len && isdigit((unsigned char)text[i]))
+            i++;
+        ok = i > f;
+        is_float = true;
+    }
+    if (ok && i < len && (text[i] == 'e' || text[i] == 'E')) {
+        i++;
+        if (i < len && (text[i] == '+' || text[i] == '-'))
+            i++;
+        size_t e = i;
+        while (i < len && isdigit((unsigned char)text[i]))
+            i++;
+        ok = i > e;
+        is_float = true;
+    }
+    if (ok && i == len) {
+        lval->expr = lex_number(p, sp, text, len, is_float);
+        return is_float ? FLOAT : INT;
+    }
+    lval->expr = lex_bad_number(p, sp, text, len);
+    return INT;
+}
+
 ast_expr *lex_shell_variable(parse_ctx *p, span sp, const char *text, size_t len)
 {
     if (!parse_lex_error_quiet(p, sp.start)) {
@@ -276,7 +318,7 @@ ast_expr *lex_single_quoted(parse_ctx *p, span sp, const char *text, size_t len)
 static void describe_char(const char *s, size_t n, char *buf, size_t size)
 {
     unsigned char c = (unsigned char)s[0];
-    size_t len = utf8_valid_prefix(s, n);
+    size_t len = pipe_utf8_valid_prefix(s, n);
     if (len == 0)
         snprintf(buf, size, "byte 0x%02X (not valid UTF-8)", c);
     else if (c < 0x20 || c == 0x7f)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "parse.h"
+#include "parser.h"
 
 /* A declaration keyword (`import`, `step`, `pipeline`, `@`; len bytes at
    loc) while brackets are still open: they were left open by mistake.
@@ -47,6 +48,11 @@ bool lex_line_ends_in_string(const parse_ctx *p, uint32_t at);
 
 /* `16GB`, `0x10`, `1.`, `.5`, `1_000`: E0004 with help, read as a poisoned 0. */
 ast_expr *lex_bad_number(parse_ctx *p, span sp, const char *text, size_t len);
+/* The token for a word that the other rules would have read, a value's
+   missing opening quote given back (`import"x.pipe"`): a keyword, an
+   identifier, or a number (well formed or not, lex_bad_number), with its
+   value in *lval. */
+int lex_word(parse_ctx *p, span sp, const char *text, size_t len, PIPE_YYSTYPE *lval);
 /* `$HOME`, `${HOME}`: one error (E0001), and a value that no later check
    reports again. */
 ast_expr *lex_shell_variable(parse_ctx *p, span sp, const char *text, size_t len);

@@ -1,11 +1,9 @@
 #include "lex_util.h"
 
-#include <ctype.h>
 #include <string.h>
 
-#include "lex_recover.h"
 #include "parse_recover.h"
-#include "utf8.h"
+#include "pipe/base.h"
 
 int lex_token(parse_ctx *p, int token, uint32_t at)
 {
@@ -71,48 +69,6 @@ ast_expr *lex_string(parse_ctx *p, span sp, const char *body, size_t len)
     return e;
 }
 
-int lex_word(parse_ctx *p, span sp, const char *text, size_t len, PIPE_YYSTYPE *lval)
-{
-    static const struct { const char *word; int token; } keywords[] = {
-        {"import", IMPORT}, {"step", STEP}, {"pipeline", PIPELINE}, {"true", TRUE}, {"false", FALSE},
-    };
-    if (isalpha((unsigned char)text[0]) || text[0] == '_') {
-        for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-            if (strlen(keywords[i].word) == len && memcmp(keywords[i].word, text, len) == 0)
-                return keywords[i].token;
-        lval->name = lex_name(p, sp, text, len);
-        return IDENT;
-    }
-    /* -?DIGITS, -?DIGITS.DIGITS(EXP)?, -?DIGITS EXP */
-    size_t i = text[0] == '-' ? 1 : 0, start = i;
-    while (i < len && isdigit((unsigned char)text[i]))
-        i++;
-    bool ok = i > start, is_float = false;
-    if (ok && i < len && text[i] == '.') {
-        size_t f = ++i;
-        while (i < len && isdigit((unsigned char)text[i]))
-            i++;
-        ok = i > f;
-        is_float = true;
-    }
-    if (ok && i < len && (text[i] == 'e' || text[i] == 'E')) {
-        i++;
-        if (i < len && (text[i] == '+' || text[i] == '-'))
-            i++;
-        size_t e = i;
-        while (i < len && isdigit((unsigned char)text[i]))
-            i++;
-        ok = i > e;
-        is_float = true;
-    }
-    if (ok && i == len) {
-        lval->expr = lex_number(p, sp, text, len, is_float);
-        return is_float ? FLOAT : INT;
-    }
-    lval->expr = lex_bad_number(p, sp, text, len);
-    return INT;
-}
-
 const char *decode_string(parse_ctx *p, const char *body, size_t len, uint32_t body_offset, size_t *out_len)
 {
     char *out = arena_alloc(p->arena, len + 1);
@@ -123,7 +79,7 @@ const char *decode_string(parse_ctx *p, const char *body, size_t len, uint32_t b
             char e = body[i + 1];
             char v = e == 'n' ? '\n' : e == 't' ? '\t' : e == '"' ? '"' : e == '\\' ? '\\' : 0;
             if (!v) {
-                size_t elen = utf8_valid_prefix(body + i + 1, len - i - 1);
+                size_t elen = pipe_utf8_valid_prefix(body + i + 1, len - i - 1);
                 span sp = {p->file, body_offset + (uint32_t)i, body_offset + (uint32_t)(i + 1 + (elen ? elen : 1))};
                 const char *escape = body + i + 1;
                 i += 1 + (elen ? elen : 1);
@@ -150,7 +106,7 @@ const char *decode_string(parse_ctx *p, const char *body, size_t len, uint32_t b
             continue;
         }
         if (c >= 0x80) {
-            size_t n = utf8_valid_prefix(body + i, len - i);
+            size_t n = pipe_utf8_valid_prefix(body + i, len - i);
             if (n == 0) {
                 span sp = {p->file, body_offset + (uint32_t)i, body_offset + (uint32_t)i + 1};
                 i++;

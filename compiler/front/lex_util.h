@@ -29,9 +29,6 @@ ast_expr *lex_number(parse_ctx *p, span sp, const char *text, size_t len, bool i
    or character is poisoned: its value is not what was meant, so no check
    looks at it again. */
 ast_expr *lex_string(parse_ctx *p, span sp, const char *body, size_t len);
-/* The token for a word that the other rules would have read: a keyword, an
-   identifier, or a number (well formed or not), with its value in *lval. */
-int lex_word(parse_ctx *p, span sp, const char *text, size_t len, PIPE_YYSTYPE *lval);
 
 /* Decodes the body of a string literal (between the quotes) into the arena,
    reporting bad escapes (E0003), control characters and invalid UTF-8

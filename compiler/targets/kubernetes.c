@@ -40,13 +40,7 @@ typedef struct k8s_gen {
     size_t ninvs;
 } k8s_gen;
 
-static void scalar(yaml_out *em, const char *s, yaml_scalar_style_t style)
-{
-    yaml_event_t ev;
-    yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), 1, 1, style);
-    if (!em->failed && !yaml_emitter_emit(&em->e, &ev))
-        em->failed = true;
-}
+static void scalar(yaml_out *em, const char *s, yaml_scalar_style_t style) { pipe_yw_scalar(em, s, style); }
 
 /* Argo expands "{{...}}" anywhere in a resource manifest and has no escape
    for it; "{{='{'+'{'}}" is an expression tag whose value is "{{". Every

@@ -25,13 +25,7 @@
 /* Tried in this order when a GPU step names no model. */
 static const char *const default_accelerators[] = {"L4", "A10G", "A100", "H100"};
 
-static void scalar(yaml_out *em, const char *s, yaml_scalar_style_t style)
-{
-    yaml_event_t ev;
-    yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), 1, 1, style);
-    if (!em->failed && !yaml_emitter_emit(&em->e, &ev))
-        em->failed = true;
-}
+static void scalar(yaml_out *em, const char *s, yaml_scalar_style_t style) { pipe_yw_scalar(em, s, style); }
 
 /* A string that may come from the .pipe file: double-quoted unless plainly
    safe, so YAML 1.1 readers (PyYAML in SkyPilot) see the same string. */

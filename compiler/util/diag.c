@@ -8,6 +8,7 @@
 
 #include "strbuf.h"
 #include "front/utf8.h"
+#include "pipe/base.h"
 
 /* Source lines longer than this many columns are shown as a window around the span. */
 enum { LINE_WINDOW = 120, LINE_CONTEXT_BEFORE = 40 };
@@ -185,7 +186,7 @@ static size_t put_display_char(strbuf *sb, const char *s, size_t n, size_t *widt
         *width += 1;
         return 1;
     }
-    size_t len = utf8_valid_prefix(s, n);
+    size_t len = pipe_utf8_valid_prefix(s, n);
     if (len == 0) {
         sb_puts(sb, "\xef\xbf\xbd");
         *width += 1;
@@ -214,13 +215,13 @@ static void render_excerpt(const diag_engine *d, const diagnostic *dg, strbuf *s
     if (utf8_count(f->text + ls, le - ls) > LINE_WINDOW) {
         size_t skip = col > LINE_CONTEXT_BEFORE ? col - 1 - LINE_CONTEXT_BEFORE : 0;
         while (skip-- > 0 && from < le) {
-            size_t len = utf8_valid_prefix(f->text + from, le - from);
+            size_t len = pipe_utf8_valid_prefix(f->text + from, le - from);
             from += len ? (uint32_t)len : 1;
             cut_left = true;
         }
         to = from;
         for (size_t cols = 0; cols < LINE_WINDOW && to < le; cols++) {
-            size_t len = utf8_valid_prefix(f->text + to, le - to);
+            size_t len = pipe_utf8_valid_prefix(f->text + to, le - to);
             to += len ? (uint32_t)len : 1;
         }
         cut_right = to < le;
@@ -314,10 +315,7 @@ static void render_json(const diag_engine *d, const diagnostic *dg, strbuf *sb)
     sb_puts(sb, ",\"message\":");
     sb_json_string(sb, dg->message);
     sb_puts(sb, ",\"help\":");
-    if (dg->help)
-        sb_json_string(sb, dg->help);
-    else
-        sb_puts(sb, "null");
+    sb_json_string(sb, dg->help); /* null when there is none */
     sb_puts(sb, ",\"notes\":[");
     for (size_t i = 0; i < dg->notes.len; i++) {
         const note_entry *n = dg->notes.items[i];

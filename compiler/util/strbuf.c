@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "front/utf8.h"
+#include "pipe/base.h"
 
 static void reserve(strbuf *sb, size_t extra)
 {
@@ -73,43 +73,11 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     va_end(ap);
 }
 
+static void append(void *sb, const char *s, size_t n) { sb_putn(sb, s, n); }
+
 void sb_json_string(strbuf *sb, const char *s)
 {
-    sb_putc(sb, '"');
-    size_t n = strlen(s), i = 0;
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            sb_putc(sb, '\\');
-            sb_putc(sb, (char)c);
-            i++;
-        } else if (c == '\n') {
-            sb_puts(sb, "\\n");
-            i++;
-        } else if (c == '\t') {
-            sb_puts(sb, "\\t");
-            i++;
-        } else if (c == '\r') {
-            sb_puts(sb, "\\r");
-            i++;
-        } else if (c < 0x20 || c == 0x7f) {
-            sb_printf(sb, "\\u%04x", c);
-            i++;
-        } else if (c < 0x80) {
-            sb_putc(sb, (char)c);
-            i++;
-        } else {
-            size_t len = utf8_valid_prefix(s + i, n - i);
-            if (len == 0) {
-                sb_puts(sb, "\\ufffd");
-                i++;
-            } else {
-                sb_putn(sb, s + i, len);
-                i += len;
-            }
-        }
-    }
-    sb_putc(sb, '"');
+    pipe_json_string(s, PIPE_JSON_ESCAPE_CR | PIPE_JSON_FIX_UTF8, append, sb);
 }
 
 const char *sb_cstr(strbuf *sb)

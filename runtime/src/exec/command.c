@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "pipe/error.h"
+#include "pipe/placeholder.h"
 #include "util/util.h"
 
 typedef struct growing {
@@ -39,36 +40,30 @@ int pipe_command_expand(const char *tmpl, pipe_placeholder_fn *lookup, void *arg
 {
     growing g = {0};
     int rc = put(&g, "", 0);
-    for (const char *p = tmpl; *p && rc == 0;) {
-        if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
-            rc = put(&g, p, 1);
-            p += 2;
-            continue;
-        }
-        if (*p == '}') {
-            pipe_errf(err, errsize, "`%s`: a lone `}`", tmpl);
+    pipe_placeholder ph;
+    for (size_t pos = 0; rc == 0 && pipe_placeholder_next(tmpl, &pos, &ph);) {
+        const char *at = tmpl + ph.start;
+        size_t n = ph.end - ph.start;
+        switch (ph.kind) {
+        case PIPE_PH_TEXT: rc = put(&g, at, n); break;
+        case PIPE_PH_BRACE: rc = put(&g, at, 1); break;
+        case PIPE_PH_LONE_OPEN:
+        case PIPE_PH_LONE_CLOSE:
+            pipe_errf(err, errsize, "`%s`: a lone `%c`", tmpl, *at);
             rc = PIPE_EINVAL;
             break;
-        }
-        if (*p != '{') {
-            size_t n = strcspn(p, "{}");
-            rc = put(&g, p, n);
-            p += n;
-            continue;
-        }
-        const char *close = strchr(p + 1, '}');
-        size_t len = close ? (size_t)(close - p - 1) : 0;
-        const char *value = close && len ? lookup(arg, p + 1, len) : NULL;
-        if (!value) {
-            if (close)
-                pipe_errf(err, errsize, "`%s`: `%.*s` names no parameter, input or output", tmpl, (int)(len + 2), p);
-            else
-                pipe_errf(err, errsize, "`%s`: a lone `{`", tmpl);
-            rc = PIPE_EINVAL;
+        case PIPE_PH_NAME:
+        case PIPE_PH_EMPTY: {
+            const char *value = ph.kind == PIPE_PH_NAME ? lookup(arg, at + 1, n - 2) : NULL;
+            if (!value) {
+                pipe_errf(err, errsize, "`%s`: `%.*s` names no parameter, input or output", tmpl, (int)n, at);
+                rc = PIPE_EINVAL;
+                break;
+            }
+            rc = put(&g, value, strlen(value));
             break;
         }
-        rc = put(&g, value, strlen(value));
-        p = close + 1;
+        }
     }
     if (rc != 0) {
         free(g.p);

@@ -1,6 +1,7 @@
 /* A command step's program (private; docs/command-steps.md): its `{NAME}`
    placeholders, where the program is, and the bundle folder it runs in. The
-   rules of the placeholders are those pipec checks (E0119). */
+   placeholders are read by the scanner pipec checks them with (E0119,
+   pipe/placeholder.h). */
 #ifndef PIPE_COMMAND_H
 #define PIPE_COMMAND_H
 

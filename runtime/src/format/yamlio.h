@@ -1,38 +1,12 @@
-/* Small helpers over libyaml for the runtime's own records (run.yaml,
-   step.yaml): an emitter into memory and a loaded document with lookups.
-   Private to the runtime. */
+/* A loaded document with lookups, over libyaml, for the runtime's own
+   records (run.yaml, step.yaml); they are written with the base's writer
+   (pipe/yaml_write.h). Private to the runtime. */
 #ifndef PIPE_YAMLIO_H
 #define PIPE_YAMLIO_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <yaml.h>
-
-/* Writer. Calls after a failure do nothing; pipe_yw_finish reports it. */
-typedef struct pipe_yw {
-    yaml_emitter_t emitter;
-    char *buf;
-    size_t len, cap;
-    bool failed;
-    bool started;
-} pipe_yw;
-
-int pipe_yw_begin(pipe_yw *w);
-void pipe_yw_map_begin(pipe_yw *w, bool flow);
-void pipe_yw_map_end(pipe_yw *w);
-void pipe_yw_seq_begin(pipe_yw *w, bool flow);
-void pipe_yw_seq_end(pipe_yw *w);
-/* Plain style where YAML allows it (libyaml quotes otherwise). */
-void pipe_yw_plain(pipe_yw *w, const char *s);
-/* Always double-quoted: strings that a reader must not take for a number or a bool. */
-void pipe_yw_quoted(pipe_yw *w, const char *s);
-void pipe_yw_key_plain(pipe_yw *w, const char *key, const char *value);
-void pipe_yw_key_quoted(pipe_yw *w, const char *key, const char *value);
-/* Ends the document; *text is malloc'ed and NUL-terminated. Frees w's state
-   in every case. */
-int pipe_yw_finish(pipe_yw *w, char **text, size_t *len, char *err, size_t errsize);
-/* Frees w's state after an early exit. */
-void pipe_yw_abandon(pipe_yw *w);
 
 /* Reader: the whole document as libyaml's node graph. */
 typedef struct pipe_yr {

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "pipe/error.h"
+#include "pipe/yaml_write.h"
 #include "util/util.h"
 #include "format/yamlio.h"
 

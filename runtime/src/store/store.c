@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "pipe/error.h"
+#include "pipe/yaml_write.h"
 #include "util/util.h"
 #include "format/yamlio.h"
 

@@ -92,34 +92,9 @@ void pipe_tb_html_n(pipe_textbuf *b, const char *s, size_t n)
 
 void pipe_tb_html(pipe_textbuf *b, const char *s) { pipe_tb_html_n(b, s ? s : "", s ? strlen(s) : 0); }
 
-void pipe_tb_json_str(pipe_textbuf *b, const char *s)
-{
-    if (!s) {
-        pipe_tb_puts(b, "null");
-        return;
-    }
-    pipe_tb_append(b, "\"", 1);
-    size_t start = 0, i = 0;
-    for (; s[i]; i++) {
-        unsigned char c = (unsigned char)s[i];
-        char rep[8];
-        if (c == '"' || c == '\\')
-            snprintf(rep, sizeof rep, "\\%c", c);
-        else if (c == '\n')
-            snprintf(rep, sizeof rep, "\\n");
-        else if (c == '\t')
-            snprintf(rep, sizeof rep, "\\t");
-        else if (c < 0x20 || c == 0x7f)
-            snprintf(rep, sizeof rep, "\\u%04x", c);
-        else
-            continue;
-        pipe_tb_append(b, s + start, i - start);
-        pipe_tb_puts(b, rep);
-        start = i + 1;
-    }
-    pipe_tb_append(b, s + start, i - start);
-    pipe_tb_append(b, "\"", 1);
-}
+static void append(void *b, const char *s, size_t n) { pipe_tb_append(b, s, n); }
+
+void pipe_tb_json_str(pipe_textbuf *b, const char *s) { pipe_json_string(s, 0, append, b); }
 
 void pipe_tb_json_num(pipe_textbuf *b, double v)
 {

@@ -24,8 +24,9 @@ void pipe_tb_printf(pipe_textbuf *b, const char *fmt, ...) __attribute__((format
    become U+FFFD; invalid UTF-8 passes through as the browser decodes it. */
 void pipe_tb_html(pipe_textbuf *b, const char *s);
 void pipe_tb_html_n(pipe_textbuf *b, const char *s, size_t n);
-/* s as a JSON string, quotes included ("\u00XX" for control bytes);
-   NULL is written as null. */
+/* s as a JSON string, quotes included (pipe_json_string: "\u00XX" for
+   control bytes other than newline and tab, bytes of 0x80 and above as they
+   are); NULL is written as null. */
 void pipe_tb_json_str(pipe_textbuf *b, const char *s);
 /* A number as JSON: the shortest text that reads back exactly; null when
    it is not finite (JSON has no NaN). */

@@ -135,6 +135,27 @@ void pipe_format_number(double v, int max_precision, char *buf, size_t size);
    same value is always the same text. */
 void pipe_format_double(double v, char *buf, size_t size);
 
+/* ---- text: UTF-8 and JSON strings ---- */
+
+/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 when s[0..n)
+   does not start with one (an overlong form, a surrogate, past U+10FFFF). */
+size_t pipe_utf8_valid_prefix(const char *s, size_t n);
+
+/* Where text goes: appends n bytes of s to sink (pipec's strbuf, the
+   runtime's pipe_textbuf). */
+typedef void pipe_append_fn(void *sink, const char *s, size_t n);
+
+/* pipe_json_string flags: pipec's JSON (diagnostics, SARIF, a Dockerfile's
+   exec form) sets both, the runtime's (`runs --json`, `show --json`)
+   neither. */
+#define PIPE_JSON_ESCAPE_CR 1u /* a carriage return as `\r`, not `\u000d` */
+#define PIPE_JSON_FIX_UTF8 2u  /* each byte that is not well-formed UTF-8 as `\ufffd`,
+                                  not as it is */
+
+/* s as a JSON string, quotes included: `\"`, `\\`, `\n`, `\t`, and
+   `\u00xx` for the other bytes below 0x20 and 0x7f; NULL as `null`. */
+void pipe_json_string(const char *s, unsigned flags, pipe_append_fn *append, void *sink);
+
 /* ---- "did you mean" ---- */
 
 /* Longest input (in bytes) for which pipe_edit_distance computes the exact value. */
