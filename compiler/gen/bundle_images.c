@@ -9,6 +9,7 @@
 #include "bundle.h"
 #include "check/images.h"
 #include "pipe/base.h"
+#include "pipe/settings.h"
 
 #ifndef PIPEC_CUDA_VERSION
 #define PIPEC_CUDA_VERSION "12.4.1" /* CMake passes the local toolkit's version */
@@ -16,31 +17,6 @@
 
 #define DEFAULT_CPU_PARENT "debian:bookworm-slim"
 #define DEFAULT_CPU_BUILD "debian:bookworm"
-
-/* A list's tag, its items, then "|": apt_packages ["x"] and requirements
-   ["x"] are different images. Nothing for an empty list, so that images
-   without lists keep their ids. */
-static void hash_strings(pipe_sha256 *h, const char *tag, char *const *items, size_t n)
-{
-    if (n)
-        pipe_sha256_update(h, tag, strlen(tag) + 1);
-    for (size_t i = 0; i < n; i++)
-        pipe_sha256_update(h, items[i], strlen(items[i]) + 1);
-    if (n)
-        pipe_sha256_update(h, "|", 1);
-}
-
-static void hash_kvs(pipe_sha256 *h, const char *tag, const pipe_kv *kv, size_t n)
-{
-    if (n)
-        pipe_sha256_update(h, tag, strlen(tag) + 1);
-    for (size_t i = 0; i < n; i++) {
-        pipe_sha256_update(h, kv[i].key, strlen(kv[i].key) + 1);
-        pipe_sha256_update(h, kv[i].value, strlen(kv[i].value) + 1);
-    }
-    if (n)
-        pipe_sha256_update(h, "|", 1);
-}
 
 /* "nvidia/cuda:12.4.1-runtime-ubuntu22.04" -> "cuda": the last path
    component without its tag, reduced to [a-z0-9-]. */
@@ -87,9 +63,12 @@ const bundle_image *bundle_image_of(bundle *b, const pipe_minvocation *inv)
     pipe_sha256_init(&h);
     pipe_sha256_update(&h, want.parent, strlen(want.parent) + 1);
     pipe_sha256_update(&h, want.build, strlen(want.build) + 1);
-    hash_strings(&h, "apt_packages", given->apt_packages, given->napt_packages);
-    hash_strings(&h, "requirements", given->requirements, given->nrequirements);
-    hash_kvs(&h, "environment", given->environment, given->nenvironment);
+    /* Then every other @docker option that is set, by the settings table:
+       an option added there changes the image's id without a line here. */
+    const pipe_decorator_info *docker = pipe_decorator_get(PIPE_DEC_DOCKER);
+    for (int i = 0; i < docker->noptions; i++)
+        if (i != PIPE_DOCKER_PARENT_IMAGE && i != PIPE_DOCKER_BUILD_IMAGE)
+            pipe_option_hash(&docker->options[i], inv, &h);
     unsigned char digest[PIPE_SHA256_SIZE];
     pipe_sha256_final(&h, digest);
     char hex[PIPE_SHA256_HEX_SIZE];

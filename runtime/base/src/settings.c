@@ -452,6 +452,59 @@ int pipe_settings_compare(const pipe_minvocation *a, const pipe_minvocation *b, 
     return 0;
 }
 
+static void hash_text(pipe_sha256 *h, const char *s) { pipe_sha256_update(h, s, strlen(s) + 1); }
+
+/* A value passed through: its shape and every text, so that [a] and "a"
+   differ. */
+static void hash_mvalue(pipe_sha256 *h, const pipe_mvalue *v)
+{
+    char shape[32];
+    snprintf(shape, sizeof shape, "%d:%zu", (int)v->kind, v->n);
+    hash_text(h, shape);
+    if (v->text)
+        hash_text(h, v->text);
+    for (size_t i = 0; i < v->n; i++) {
+        if (v->keys)
+            hash_text(h, v->keys[i]);
+        hash_mvalue(h, &v->items[i]);
+    }
+}
+
+void pipe_option_hash(const pipe_option *o, const pipe_minvocation *inv, pipe_sha256 *h)
+{
+    if (!pipe_option_is_set(o, inv))
+        return;
+    hash_text(h, o->name);
+    const void *field = pipe_option_cfield(o, inv);
+    size_t n = pipe_option_ccount(o, inv);
+    pipe_value v = pipe_option_load(o, inv);
+    char num[64];
+    if (is_string(o->kind)) {
+        hash_text(h, v.s);
+    } else if (is_list(o->kind)) {
+        for (size_t i = 0; i < n; i++)
+            hash_text(h, (*(char *const *const *)field)[i]);
+    } else if (is_map(o->kind)) {
+        for (size_t i = 0; i < n; i++) {
+            hash_text(h, (*(const pipe_kv *const *)field)[i].key);
+            hash_text(h, (*(const pipe_kv *const *)field)[i].value);
+        }
+    } else if (o->kind == PIPE_KIND_MAP_LIST) {
+        hash_mvalue(h, field);
+    } else {
+        if (o->kind == PIPE_KIND_NUMBER)
+            pipe_format_double(v.num, num, sizeof num);
+        else if (o->kind == PIPE_KIND_BOOL)
+            snprintf(num, sizeof num, "%s", v.b ? "true" : "false");
+        else if (o->kind == PIPE_KIND_INT || o->kind == PIPE_KIND_PORT)
+            snprintf(num, sizeof num, "%" PRId64, v.i);
+        else
+            snprintf(num, sizeof num, "%" PRIu64, v.u);
+        hash_text(h, num);
+    }
+    pipe_sha256_update(h, "|", 1);
+}
+
 pipe_accelerate pipe_accelerate_none(void)
 {
     pipe_accelerate a;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipe/base.h" /* pipe_sha256 */
 #include "pipe/manifest.h"
 
 #ifdef __cplusplus
@@ -165,6 +166,11 @@ void pipe_settings_free(pipe_minvocation *inv);
 /* Compares the settings of two invocations: 0 when equal, else 1 with
    "SECTION.KEY: a != b" (the key as bundle.yaml writes it) in diff. */
 int pipe_settings_compare(const pipe_minvocation *a, const pipe_minvocation *b, char *diff, size_t diffsize);
+
+/* Adds a set option to a digest: its name, its value or items (each with a
+   NUL), then "|" (an image's id, a cache key). Nothing for an unset one, so
+   that a digest does not change when an option is added to the table. */
+void pipe_option_hash(const pipe_option *o, const pipe_minvocation *inv, pipe_sha256 *h);
 
 /* What an invocation without @run_with_accelerate carries: one process on
    one machine, the table's values for an absent decorator (no strings). */
