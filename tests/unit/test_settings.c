@@ -459,7 +459,7 @@ static void test_rows(void)
 }
 
 /* docs/language.md's decorator reference is the table's: regenerate it with
-   `pipec explain --decorators-markdown` when a row changes. */
+   `bash scripts/update-docs.sh` when a row changes. */
 static void test_reference_in_docs(void)
 {
     char *doc = NULL, *generated = NULL, err[256];
@@ -477,7 +477,7 @@ static void test_reference_in_docs(void)
     bool same = begin && strncmp(begin, generated, gn) == 0;
     if (!same)
         fprintf(stderr, "docs/language.md's decorator reference is out of date with pipe/settings.def: run "
-                        "`pipec explain --decorators-markdown` and put its output in place of the old block\n");
+                        "`bash scripts/update-docs.sh`\n");
     CHECK(same);
     free(doc);
     free(generated);

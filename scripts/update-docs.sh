@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Regenerates the documentation pipec writes from its own tables, after a
+# diagnostic code or a decorator option changed:
+#   docs/diagnostics.md            `pipec explain --markdown`
+#   docs/language.md (a block)     `pipec explain --decorators-markdown`
+# The unit tests unit.test_suggest and unit.test_settings fail until these
+# match. Usage: bash scripts/update-docs.sh [PIPEC] (default build/compiler/pipec).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+pipec=${1:-build/compiler/pipec}
+[ -x "$pipec" ] || { echo "update-docs.sh: no pipec at $pipec (build first)" >&2; exit 2; }
+
+"$pipec" explain --markdown >docs/diagnostics.md.tmp
+mv docs/diagnostics.md.tmp docs/diagnostics.md
+
+block=$(mktemp)
+trap 'rm -f "$block"' EXIT
+"$pipec" explain --decorators-markdown >"$block"
+python3 - "$block" docs/language.md <<'PY'
+import sys
+block = open(sys.argv[1]).read()
+path = sys.argv[2]
+text = open(path).read()
+begin, end = block.splitlines(True)[0], block.splitlines(True)[-1]
+i, j = text.find(begin), text.find(end)
+if i < 0 or j < i:
+    sys.exit("update-docs.sh: %s has no block between %r and %r" % (path, begin.strip(), end.strip()))
+open(path + ".tmp", "w").write(text[:i] + block + text[j + len(end):])
+PY
+mv docs/language.md.tmp docs/language.md
+echo "update-docs.sh: docs/diagnostics.md and docs/language.md's decorator reference are up to date"
