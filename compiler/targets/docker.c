@@ -382,7 +382,16 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
            image's torch); `--`: an entry is a requirement, never a pip
            option. */
         sb_puts(&pip, "    python3 -m venv --system-site-packages /opt/pipe/venv; \\\n"
-                      "    /opt/pipe/venv/bin/python3 -m pip install --no-cache-dir --");
+                      "    /opt/pipe/venv/bin/python3 -m pip install --no-cache-dir");
+        if (given->index_url) {
+            if (strstr(given->index_url, "<<")) {
+                snprintf(err, errsize, "index_url %s of step `%s` is not a URL", quoted(b, given->index_url), step);
+                goto done;
+            }
+            sb_puts(&pip, " --index-url ");
+            shell_word(&pip, given->index_url);
+        }
+        sb_puts(&pip, " --");
         for (size_t i = 0; i < given->nrequirements; i++) {
             const char *r = given->requirements[i];
             /* BuildKit reads a word `<<NAME` in RUN as a here-document, even quoted. */

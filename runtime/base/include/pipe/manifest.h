@@ -108,6 +108,7 @@ typedef struct pipe_mimage {
     size_t nrequirements;
     pipe_kv *environment;
     size_t nenvironment;
+    char *index_url;      /* pip's --index-url; NULL: PyPI */
 } pipe_mimage;
 
 /* Orchestrator options. `given` has bit (1 << PIPE_<OPTION>) (the option's

@@ -82,6 +82,7 @@ static const char pipe_driver_manifest[] =
     "    apt_packages: []\n"
     "    requirements: [\"numpy>=1.26\"]\n"
     "    environment: {}\n"
+    "    index_url: \"https://pypi.org/simple\"\n"
     "- id: fit\n"
     "  step: fit\n"
     "  needs: [prepare]\n"
@@ -107,6 +108,7 @@ static const char pipe_driver_manifest[] =
     "    apt_packages: []\n"
     "    requirements: [\"numpy>=1.26\"]\n"
     "    environment: {}\n"
+    "    index_url: \"https://pypi.org/simple\"\n"
     "- id: note\n"
     "  step: note\n"
     "  needs: [fit]\n"
@@ -120,7 +122,8 @@ static const char pipe_driver_manifest[] =
     "    build: \"python:3.11-slim-bookworm\"\n"
     "    apt_packages: []\n"
     "    requirements: [\"numpy>=1.26\"]\n"
-    "    environment: {}\n";
+    "    environment: {}\n"
+    "    index_url: \"https://pypi.org/simple\"\n";
 
 #define CUDA_HOOKS NULL /* no step of this pipeline uses a GPU */
 
