@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "coll_cpu.h"
+#include "coll_shm.h"
 #include "coll_watch.h"
 #include "net.h"
 #include "pipe/base.h"
