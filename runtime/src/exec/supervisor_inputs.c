@@ -13,10 +13,95 @@
 #include "supervisor_parts.h"
 #include "util/util.h"
 
+/* A pipeline parameter's value: run.yaml's, else its default; NULL when
+   it has neither. */
+static const char *param_value(const pipe_step_ident *id, const char *name)
+{
+    const char *value = pipe_run_info_param(id->run, name);
+    for (size_t p = 0; !value && p < id->m->nparams; p++)
+        if (strcmp(id->m->params[p].name, name) == 0)
+            value = id->m->params[p].default_value;
+    return value;
+}
+
+/* The digest of input pname at opath: as its producer recorded it when the
+   file is unchanged (or has no stamp), else read again. */
+static int input_digest(const pipe_step_ident *id, pipe_step_log *log, const char *pname, const char *producer,
+                        const pipe_step_artifact *out, const char *opath, char hex[PIPE_SHA256_HEX_SIZE], char *err,
+                        size_t errsize)
+{
+    char rerr[1024];
+    if (out && out->sha256 && !id->o.verify && (pipe_step_artifact_unchanged(out, opath) || out->size < 0)) {
+        /* As recorded: the file has its recorded size and time,
+           or is a folder (or an older record) with no stamp. */
+        snprintf(hex, PIPE_SHA256_HEX_SIZE, "%s", out->sha256);
+    } else if (pipe_artifact_digest(opath, hex, rerr, sizeof rerr) != 0) {
+        pipe_errf(err, errsize, "input `%s` of `%s`: %s", pname, id->inv->id, rerr);
+        return PIPE_ESTEP;
+    } else if (out && out->sha256 && strcmp(hex, out->sha256) != 0) {
+        pipe_supervisor_note(log, "input `%s` changed since `%s` recorded it: using its bytes as they are now",
+                             pname, producer);
+    }
+    return 0;
+}
+
+/* Input pname, argument a: its producer's output, which must be recorded
+   done and be there, into the record with its digest; its path
+   (malloc'ed) in *path. PIPE_EUSAGE when a names no output; PIPE_ESTEP
+   when the input is not available. */
+static int resolve_input(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const pipe_marg *a,
+                         const char *pname, char **path, char *err, size_t errsize)
+{
+    const pipe_manifest *m = id->m;
+    if (a->producer < 0 || (size_t)a->producer >= m->ninvocations) {
+        pipe_errf(err, errsize, "input `%s` of `%s` names no invocation", pname, id->inv->id);
+        return PIPE_EUSAGE;
+    }
+    const pipe_minvocation *prod = &m->invocations[a->producer];
+    const pipe_mstep *pstep = &m->steps[prod->step];
+    if (a->output < 0 || (size_t)a->output >= pstep->noutputs) {
+        pipe_errf(err, errsize, "input `%s` of `%s` names no output of `%s`", pname, id->inv->id, prod->id);
+        return PIPE_EUSAGE;
+    }
+    const char *oname = pstep->outputs[a->output].name;
+    char *pfile = pipe_store_step_file(id->store, id->o.run_id, prod->id);
+    char *opath = pipe_store_output_path(id->store, id->o.run_id, prod->id, oname);
+    pipe_step_record *pr = NULL;
+    char rerr[1024];
+    int rc = pfile && opath ? pipe_step_record_read(pfile, &pr, rerr, sizeof rerr) : PIPE_ENOMEM;
+    if (rc == PIPE_ENOENT || (rc == 0 && pr->status == PIPE_STEP_FAILED)) {
+        pipe_errf(err, errsize, "input `%s` of `%s` comes from `%s`, which %s in run `%s`", pname, id->inv->id,
+                  prod->id, rc == 0 ? "failed" : "has not finished", id->o.run_id);
+        rc = PIPE_ESTEP;
+    } else if (rc == PIPE_ENOMEM) {
+        /* as is */
+    } else if (rc != 0) {
+        pipe_errf(err, errsize, "input `%s` of `%s`: cannot read the record of `%s`: %s", pname, id->inv->id,
+                  prod->id, rerr);
+        rc = PIPE_ESTEP;
+    } else if (!pipe_artifact_exists(opath)) {
+        pipe_errf(err, errsize, "input `%s` of `%s` is output `%s` of `%s`, which is missing: %s", pname,
+                  id->inv->id, oname, prod->id, opath);
+        rc = PIPE_ESTEP;
+    } else {
+        char hex[PIPE_SHA256_HEX_SIZE] = "";
+        rc = input_digest(id, log, pname, prod->id, pipe_step_record_output(pr, oname), opath, hex, err, errsize);
+        if (rc == 0 && (rc = pipe_step_record_add_input(rec, pname, opath, hex)) == 0)
+            pipe_step_artifact_stamp(&rec->inputs[rec->ninputs - 1], opath);
+    }
+    pipe_step_record_free(pr);
+    free(pfile);
+    if (rc != 0) {
+        free(opath);
+        return rc;
+    }
+    *path = opath;
+    return 0;
+}
+
 int pipe_supervisor_resolve_args(pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, char *err,
                                  size_t errsize)
 {
-    const pipe_manifest *m = id->m;
     size_t n = id->ms->nparams;
     if (!(id->values = calloc(n + 1, sizeof *id->values)) ||
         !(id->output_names = calloc(id->ms->noutputs + 1, sizeof *id->output_names)))
@@ -34,78 +119,17 @@ int pipe_supervisor_resolve_args(pipe_step_ident *id, pipe_step_log *log, pipe_s
             value = a->value;
             break;
         case PIPE_ARG_PARAM:
-            value = pipe_run_info_param(id->run, a->value);
-            if (!value) {
-                for (size_t p = 0; p < m->nparams; p++)
-                    if (strcmp(m->params[p].name, a->value) == 0)
-                        value = m->params[p].default_value;
-            }
-            if (!value) {
+            if (!(value = param_value(id, a->value))) {
                 pipe_errf(err, errsize,
                           "argument `%s` of `%s` is pipeline parameter `%s`, which has no value in run `%s`", pname,
                           id->inv->id, a->value ? a->value : "?", id->o.run_id);
                 return PIPE_EUSAGE;
             }
             break;
-        case PIPE_ARG_ARTIFACT: {
-            if (a->producer < 0 || (size_t)a->producer >= m->ninvocations) {
-                pipe_errf(err, errsize, "input `%s` of `%s` names no invocation", pname, id->inv->id);
-                return PIPE_EUSAGE;
-            }
-            const pipe_minvocation *prod = &m->invocations[a->producer];
-            const pipe_mstep *pstep = &m->steps[prod->step];
-            if (a->output < 0 || (size_t)a->output >= pstep->noutputs) {
-                pipe_errf(err, errsize, "input `%s` of `%s` names no output of `%s`", pname, id->inv->id, prod->id);
-                return PIPE_EUSAGE;
-            }
-            const char *oname = pstep->outputs[a->output].name;
-            char *pfile = pipe_store_step_file(id->store, id->o.run_id, prod->id);
-            char *opath = pipe_store_output_path(id->store, id->o.run_id, prod->id, oname);
-            pipe_step_record *pr = NULL;
-            char rerr[1024];
-            rc = pfile && opath ? pipe_step_record_read(pfile, &pr, rerr, sizeof rerr) : PIPE_ENOMEM;
-            if (rc == PIPE_ENOENT || (rc == 0 && pr->status == PIPE_STEP_FAILED)) {
-                pipe_errf(err, errsize, "input `%s` of `%s` comes from `%s`, which %s in run `%s`", pname, id->inv->id,
-                          prod->id, rc == 0 ? "failed" : "has not finished", id->o.run_id);
-                rc = PIPE_ESTEP;
-            } else if (rc == PIPE_ENOMEM) {
-                /* as is */
-            } else if (rc != 0) {
-                pipe_errf(err, errsize, "input `%s` of `%s`: cannot read the record of `%s`: %s", pname, id->inv->id,
-                          prod->id, rerr);
-                rc = PIPE_ESTEP;
-            } else {
-                const pipe_step_artifact *out = pipe_step_record_output(pr, oname);
-                char hex[PIPE_SHA256_HEX_SIZE] = "";
-                if (!pipe_artifact_exists(opath)) {
-                    pipe_errf(err, errsize, "input `%s` of `%s` is output `%s` of `%s`, which is missing: %s", pname,
-                              id->inv->id, oname, prod->id, opath);
-                    rc = PIPE_ESTEP;
-                } else if (out && out->sha256 && !id->o.verify &&
-                           (pipe_step_artifact_unchanged(out, opath) || out->size < 0)) {
-                    /* As recorded: the file has its recorded size and time,
-                       or is a folder (or an older record) with no stamp. */
-                    snprintf(hex, sizeof hex, "%s", out->sha256);
-                } else if (pipe_artifact_digest(opath, hex, rerr, sizeof rerr) != 0) {
-                    pipe_errf(err, errsize, "input `%s` of `%s`: %s", pname, id->inv->id, rerr);
-                    rc = PIPE_ESTEP;
-                } else if (out && out->sha256 && strcmp(hex, out->sha256) != 0) {
-                    pipe_supervisor_note(log,
-                                         "input `%s` changed since `%s` recorded it: using its bytes as they are now",
-                                         pname, prod->id);
-                }
-                if (rc == 0 && (rc = pipe_step_record_add_input(rec, pname, opath, hex)) == 0)
-                    pipe_step_artifact_stamp(&rec->inputs[rec->ninputs - 1], opath);
-            }
-            pipe_step_record_free(pr);
-            free(pfile);
-            if (rc != 0) {
-                free(opath);
+        case PIPE_ARG_ARTIFACT:
+            if ((rc = resolve_input(id, log, rec, a, pname, &id->values[i], err, errsize)) != 0)
                 return rc;
-            }
-            id->values[i] = opath;
             continue;
-        }
         }
         if (!value) {
             pipe_errf(err, errsize, "argument `%s` of `%s` has no value", pname, id->inv->id);
