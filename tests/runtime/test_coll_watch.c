@@ -11,7 +11,7 @@
 #include "check.h"
 #include "exec/child.h"
 #include "dist/coll_watch.h"
-#include "exec/supervisor.h"
+#include "exec/supervisor_parts.h"
 
 #define RANKS 2
 #define TIMEOUT_MS 60000
