@@ -11,13 +11,13 @@
 #include "check.h"
 #include "exec/child.h"
 #include "dist/coll_watch.h"
-#include "exec/supervisor.h"
+#include "exec/supervisor_parts.h"
 
 #define RANKS 2
 #define TIMEOUT_MS 60000
 
 typedef struct fixture {
-    pipe_supervisor s;
+    pipe_launch launch;
     pipe_child children[RANKS];
     pipe_child_group g;
     void *table;
@@ -30,10 +30,10 @@ static void setup(fixture *f)
     f->table = calloc(1, pipe_coll_watch_bytes(RANKS));
     pipe_coll_watch_init(f->table, RANKS);
     f->slots = pipe_coll_watch_slots(f->table);
-    f->s.nlocal = RANKS;
-    f->s.world = RANKS;
-    f->s.launch.watch = f->table;
-    f->s.launch.collective_timeout_ms = TIMEOUT_MS;
+    f->launch.nlocal = RANKS;
+    f->launch.world = RANKS;
+    f->launch.watch = f->table;
+    f->launch.collective_timeout_ms = TIMEOUT_MS;
     for (int i = 0; i < RANKS; i++)
         f->children[i].pid = getpid(); /* a live process for /proc */
     f->g.children = f->children;
@@ -45,7 +45,7 @@ static char *check_with_rank0_since(fixture *f, uint64_t since_ms)
 {
     pipe_coll_watch_enter(&f->slots[0], PIPE_COLL_BROADCAST);
     atomic_store(&f->slots[0].since_ms, since_ms);
-    return pipe_supervisor_check_collectives(&f->s, &f->g);
+    return pipe_supervisor_check_collectives(&f->launch, &f->g);
 }
 
 int main(void)

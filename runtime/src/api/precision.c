@@ -1,6 +1,8 @@
+/* The 16-bit float conversions (pipe/precision.h): plain functions that
+   call nothing, for step code and for the CPU collectives' reductions. The
+   loss scaler, which calls a collective, is loss_scaler.c. */
 #include "pipe/precision.h"
 
-#include <math.h>
 #include <string.h>
 
 float pipe_bf16_to_f32(pipe_bf16 h)
@@ -97,51 +99,4 @@ void pipe_bf16_to_f32_n(const pipe_bf16 *src, float *dst, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dst[i] = pipe_bf16_to_f32(src[i]);
-}
-
-void pipe_loss_scaler_init(pipe_loss_scaler *s)
-{
-    s->scale = 65536.0f;
-    s->growth_factor = 2.0f;
-    s->backoff_factor = 0.5f;
-    s->growth_interval = 2000;
-    s->good_steps = 0;
-    s->skipped = 0;
-}
-
-void pipe_loss_scaler_update(pipe_loss_scaler *s, bool found_inf)
-{
-    if (found_inf) {
-        s->scale *= s->backoff_factor;
-        if (s->scale < 1.0f / 65536.0f)
-            s->scale = 1.0f / 65536.0f; /* never underflow to zero */
-        s->good_steps = 0;
-        s->skipped++;
-        return;
-    }
-    if (++s->good_steps >= s->growth_interval) {
-        float grown = s->scale * s->growth_factor;
-        if (isfinite(grown))
-            s->scale = grown;
-        s->good_steps = 0;
-    }
-}
-
-int pipe_loss_scaler_step(pipe_ctx *ctx, pipe_loss_scaler *s, float *grads, size_t n, bool *apply)
-{
-    int32_t found = 0;
-    for (size_t i = 0; i < n && !found; i++)
-        found = !isfinite(grads[i]);
-    /* Every rank must take the same decision. */
-    int rc = pipe_allreduce(ctx, &found, 1, PIPE_I32, PIPE_MAX);
-    if (rc != 0)
-        return rc;
-    if (!found) {
-        float inv = 1.0f / s->scale;
-        for (size_t i = 0; i < n; i++)
-            grads[i] *= inv;
-    }
-    pipe_loss_scaler_update(s, found != 0);
-    *apply = !found;
-    return 0;
 }

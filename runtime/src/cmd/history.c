@@ -9,32 +9,9 @@
 #include "commands.h"
 #include "history.h"
 #include "exec/progress.h"
-#include "exec/resources.h"
 #include "run_cmd.h"
 #include "exec/run_state.h"
 #include "util/util.h"
-
-void pipe_metric_summarize(const pipe_metric_series *s, pipe_metric_summary *out)
-{
-    out->points = s->n;
-    out->last = out->min = out->max = NAN;
-    out->first_step = out->last_step = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        const pipe_metric_point *p = &s->points[i];
-        if (i == 0 || p->step < out->first_step)
-            out->first_step = p->step;
-        if (i == 0 || p->step > out->last_step)
-            out->last_step = p->step;
-        if (!isfinite(p->value))
-            continue;
-        if (!(p->value >= out->min))
-            out->min = p->value;
-        if (!(p->value <= out->max))
-            out->max = p->value;
-    }
-    if (s->n > 0)
-        out->last = s->points[s->n - 1].value;
-}
 
 static void duration_text(double seconds, char *buf, size_t size)
 {
@@ -122,15 +99,6 @@ static const char show_usage[] =
     "One run: its parameters, and each invocation's status, times, parameters, inputs and outputs\n"
     "(size, SHA-256), metrics and profile; for a failure, the root cause. RUN is a run id, a unique\n"
     "prefix of one, or `latest` (the default). --json: a JSON document (docs/runtime.md).";
-
-void pipe_artifact_size_text(const char *path, char *buf, size_t size)
-{
-    long long bytes = path ? pipe_path_size(path) : -1;
-    if (bytes < 0)
-        snprintf(buf, size, "missing");
-    else
-        pipe_format_size_human((uint64_t)bytes, buf, size);
-}
 
 static void print_artifacts(const pipe_run_view *v, const char *label, const pipe_step_artifact *a, size_t n,
                             bool inputs)

@@ -1,5 +1,6 @@
 /* The history commands' shared pieces (history.c: runs and show as text;
-   history_json.c: --json; logs.c). Private to the runtime. */
+   history_json.c: --json; history_summary.c: what both and the report
+   summarize; logs.c). Private to the runtime. */
 #ifndef PIPE_HISTORY_H
 #define PIPE_HISTORY_H
 

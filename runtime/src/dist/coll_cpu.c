@@ -14,38 +14,27 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "api/ctx.h"
-#include "coll_watch.h"
+#include "coll_shm.h"
 #include "api/ctx_error.h"
 #include "pipe/precision.h"
 #include "dist.h"
+#include "rank_env.h"
 #include "net.h"
 #include "rendezvous_wire.h"
 #include "util/util.h"
 
-#ifndef MFD_CLOEXEC
-#define MFD_CLOEXEC 0x0001U
-#endif
-
 /* Each rank copies a chunk of its buffer into its slot; each reduces its
    share of the chunk across all slots into the result; machine leaders
-   combine results over TCP; everyone copies the result back. */
-enum { SLOT_BYTES = 4 << 20, HEADER_BYTES = 4096 };
-
-typedef struct shm_header {
-    pthread_barrier_t barrier;
-    uint32_t local_world;
-    uint64_t slot_bytes;
-} shm_header;
-
+   combine results over TCP; everyone copies the result back. The segment's
+   layout is coll_shm.h's. */
 typedef struct cpu_state {
     pipe_dist_env env;
-    void *map; /* the whole segment: the hung-rank table (coll_watch.h), then shm */
+    void *map; /* the whole segment (coll_shm.h) */
     size_t map_size;
-    shm_header *shm;
+    pipe_coll_shm_header *shm;
     unsigned char *slots;  /* local_world slots, then the result */
     int *peers;            /* machine 0's leader: a socket per other machine (index = machine) */
     int leader0_fd;        /* other leaders: the socket to machine 0 */
@@ -319,51 +308,6 @@ static int connect_leaders(cpu_state *s, pipe_rdzv_client *rdzv, char *err, size
     return 0;
 }
 
-/* The segment: the hung-rank table, the header, a slot per local rank and
-   the result. */
-static size_t segment_size(int local_world)
-{
-    return pipe_coll_watch_bytes(local_world) + HEADER_BYTES + (size_t)(local_world + 1) * SLOT_BYTES;
-}
-
-int pipe_coll_shm_create(int local_world, int *fd, char *err, size_t errsize)
-{
-    size_t size = segment_size(local_world), watch = pipe_coll_watch_bytes(local_world);
-    /* Close-on-exec: forked ranks inherit it; a program a step executes has
-       no use for it. */
-    int f = (int)syscall(SYS_memfd_create, "pipe-collectives", MFD_CLOEXEC);
-    if (f < 0 || ftruncate(f, (off_t)size) != 0) {
-        pipe_errf(err, errsize, "cannot create the shared memory of the collectives (%zu MiB): %s", size >> 20,
-                  strerror(errno));
-        if (f >= 0)
-            close(f);
-        return PIPE_ENOMEM;
-    }
-    unsigned char *base = mmap(NULL, watch + HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
-    if (base == MAP_FAILED) {
-        pipe_errf(err, errsize, "cannot map the shared memory of the collectives: %s", strerror(errno));
-        close(f);
-        return PIPE_ENOMEM;
-    }
-    pipe_coll_watch_init(base, local_world);
-    shm_header *h = (shm_header *)(base + watch);
-    pthread_barrierattr_t attr;
-    pthread_barrierattr_init(&attr);
-    pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-    int rc = pthread_barrier_init(&h->barrier, &attr, (unsigned)local_world);
-    pthread_barrierattr_destroy(&attr);
-    h->local_world = (uint32_t)local_world;
-    h->slot_bytes = SLOT_BYTES;
-    munmap(base, watch + HEADER_BYTES);
-    if (rc != 0) {
-        pipe_errf(err, errsize, "cannot set up the barrier of the collectives");
-        close(f);
-        return PIPE_ENOMEM;
-    }
-    *fd = f;
-    return 0;
-}
-
 static void cpu_destroy(pipe_ctx *ctx)
 {
     cpu_state *s = ctx->coll_state;
@@ -400,7 +344,7 @@ static int cpu_init(pipe_ctx *ctx, char *err, size_t errsize)
         rc = PIPE_EINVAL;
         goto fail;
     }
-    s->map_size = segment_size(s->env.local_world_size);
+    s->map_size = pipe_coll_shm_bytes(s->env.local_world_size);
     s->map = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, s->env.shm_fd, 0);
     if (s->map == MAP_FAILED) {
         s->map = NULL;
@@ -409,14 +353,14 @@ static int cpu_init(pipe_ctx *ctx, char *err, size_t errsize)
         rc = PIPE_ECOMM;
         goto fail;
     }
-    s->shm = (shm_header *)((unsigned char *)s->map + pipe_coll_watch_bytes(s->env.local_world_size));
+    s->shm = pipe_coll_shm_header_of(s->map, s->env.local_world_size);
     if (s->shm->local_world != (uint32_t)s->env.local_world_size) {
         pipe_errf(err, errsize, "rank %d: the shared memory was made for %u local ranks, not %d", s->env.rank,
                   s->shm->local_world, s->env.local_world_size);
         rc = PIPE_EINVAL;
         goto fail;
     }
-    s->slots = (unsigned char *)s->shm + HEADER_BYTES;
+    s->slots = pipe_coll_shm_slots(s->shm);
     if ((rc = pipe_dist_join(&s->env, &rdzv, err, errsize)) != 0)
         goto fail;
     if (s->env.num_machines > 1 && s->env.local_rank == 0 && (rc = connect_leaders(s, rdzv, err, errsize)) != 0)

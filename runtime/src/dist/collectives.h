@@ -1,9 +1,8 @@
 /* Collectives backends (private). pipe.h's pipe_allreduce & co. validate
    their arguments and then call the backend the context was given at
-   creation: one table per backend, chosen in pipe_coll_select. Today there
-   are two: `single` (world size 1: the identity) and `none` (world size > 1
-   without a transport: PIPE_ENOTSUP). A CPU (TCP) backend and an NCCL one
-   slot in as further tables. */
+   creation: one table per backend, chosen in pipe_coll_select
+   (coll_select.c): `single` (world size 1: the identity), `cpu`, `nccl`,
+   and `none` (NCCL wanted, not built in: PIPE_ENOTSUP). */
 #ifndef PIPE_COLLECTIVES_H
 #define PIPE_COLLECTIVES_H
 

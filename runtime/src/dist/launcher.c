@@ -2,7 +2,6 @@
 
 #include "pipe/settings.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,53 +10,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "coll_cpu.h"
+#include "cluster_env.h"
+#include "coll_shm.h"
 #include "coll_watch.h"
 #include "net.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
 #include "util/util.h"
-
-int pipe_slurm_first_host(const char *nodelist, char *out, size_t size)
-{
-    /* The first entry: up to a ',' that is not inside brackets. */
-    size_t n = 0;
-    int depth = 0;
-    while (nodelist[n] && !(nodelist[n] == ',' && depth == 0)) {
-        depth += nodelist[n] == '[' ? 1 : nodelist[n] == ']' ? -1 : 0;
-        n++;
-    }
-    const char *open = memchr(nodelist, '[', n);
-    if (!open) {
-        if (n == 0 || n >= size)
-            return PIPE_EINVAL;
-        snprintf(out, size, "%.*s", (int)n, nodelist);
-        return 0;
-    }
-    /* prefix[a-b,c] -> prefix + a (zero padding kept). */
-    const char *num = open + 1, *end = num;
-    while (isdigit((unsigned char)*end))
-        end++;
-    if (end == num)
-        return PIPE_EINVAL;
-    int len = snprintf(out, size, "%.*s%.*s", (int)(open - nodelist), nodelist, (int)(end - num), num);
-    return len < 0 || (size_t)len >= size ? PIPE_EINVAL : 0;
-}
-
-static int env_rank(const char *name, int machines, int *out, char *err, size_t errsize)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return 1;
-    char *end;
-    long r = strtol(v, &end, 10);
-    if (*end || r < 0 || r >= machines) {
-        pipe_errf(err, errsize, "%s=%s is not a machine rank below %d", name, v, machines);
-        return PIPE_EUSAGE;
-    }
-    *out = (int)r;
-    return 0;
-}
 
 static void random_token(char *out, size_t size)
 {
@@ -116,6 +75,39 @@ static int choose_ports(pipe_launch *l, const pipe_minvocation *inv, char *err, 
     return 0;
 }
 
+/* --machine-rank, else on several machines the first scheduler's that
+   says (cluster_env.h); else 0. */
+static int machine_rank(pipe_launch *l, const pipe_launch_options *o, char *err, size_t errsize)
+{
+    if (o && o->machine_rank >= 0) {
+        if (o->machine_rank >= l->num_machines) {
+            pipe_errf(err, errsize, "--machine-rank %d is not below num_machines %d", o->machine_rank,
+                      l->num_machines);
+            return PIPE_EUSAGE;
+        }
+        l->machine_rank = o->machine_rank;
+        return 0;
+    }
+    int rc = l->num_machines > 1 ? pipe_cluster_machine_rank(l->num_machines, &l->machine_rank, err, errsize) : 1;
+    return rc < 0 ? rc : 0;
+}
+
+/* --main-process-ip, else MASTER_ADDR (on one machine too, as torchrun
+   reads it), else on several machines the first scheduler's that says
+   (cluster_env.h), else 127.0.0.1. */
+static int main_address(pipe_launch *l, const pipe_launch_options *o, char *err, size_t errsize)
+{
+    const char *addr = o && o->main_process_ip ? o->main_process_ip : getenv("MASTER_ADDR");
+    if (addr && *addr) {
+        snprintf(l->master_addr, sizeof l->master_addr, "%s", addr);
+        return 0;
+    }
+    int rc = l->num_machines > 1 ? pipe_cluster_main_addr(l->master_addr, sizeof l->master_addr, err, errsize) : 1;
+    if (rc == 1)
+        snprintf(l->master_addr, sizeof l->master_addr, "127.0.0.1");
+    return rc < 0 ? rc : 0;
+}
+
 int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *run_id, bool gpu_step, bool command,
                       const pipe_launch_options *o, char *err, size_t errsize)
 {
@@ -143,40 +135,9 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
     snprintf(l->gpu_ids, sizeof l->gpu_ids, "%s", acc->gpu_ids && strcmp(acc->gpu_ids, "all") != 0 ? acc->gpu_ids : "");
     l->backend = gpu_step && acc->multi_gpu && !acc->cpu ? "nccl" : "cpu";
 
-    if (o && o->machine_rank >= 0) {
-        if (o->machine_rank >= l->num_machines) {
-            pipe_errf(err, errsize, "--machine-rank %d is not below num_machines %d", o->machine_rank,
-                      l->num_machines);
-            return PIPE_EUSAGE;
-        }
-        l->machine_rank = o->machine_rank;
-    } else if (l->num_machines > 1) {
-        static const char *const vars[] = {"PIPE_MACHINE_RANK", "SLURM_NODEID", "JOB_COMPLETION_INDEX",
-                                           "SKYPILOT_NODE_RANK"};
-        for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-            int rc = env_rank(vars[i], l->num_machines, &l->machine_rank, err, errsize);
-            if (rc == 0)
-                break;
-            if (rc < 0)
-                return rc;
-        }
-    }
-
-    const char *addr = o && o->main_process_ip ? o->main_process_ip : getenv("MASTER_ADDR");
-    const char *nodelist = getenv("SLURM_JOB_NODELIST"), *sky = getenv("SKYPILOT_NODE_IPS");
-    if (addr && *addr) {
-        snprintf(l->master_addr, sizeof l->master_addr, "%s", addr);
-    } else if (l->num_machines > 1 && nodelist && *nodelist) {
-        if (pipe_slurm_first_host(nodelist, l->master_addr, sizeof l->master_addr) != 0) {
-            pipe_errf(err, errsize, "cannot read the first host of SLURM_JOB_NODELIST=%s", nodelist);
-            return PIPE_EUSAGE;
-        }
-    } else if (l->num_machines > 1 && sky && *sky) {
-        snprintf(l->master_addr, sizeof l->master_addr, "%.*s", (int)strcspn(sky, "\n "), sky);
-    } else {
-        snprintf(l->master_addr, sizeof l->master_addr, "127.0.0.1");
-    }
     int rc;
+    if ((rc = machine_rank(l, o, err, errsize)) != 0 || (rc = main_address(l, o, err, errsize)) != 0)
+        return rc;
     if (acc->enabled && (rc = choose_ports(l, inv, err, errsize)) != 0)
         return rc;
 

@@ -51,10 +51,11 @@ typedef struct pipe_launch_options {
 } pipe_launch_options;
 
 /* Decides the world of inv on this machine: machine rank (--machine-rank,
-   PIPE_MACHINE_RANK, SLURM_NODEID, JOB_COMPLETION_INDEX,
-   SKYPILOT_NODE_RANK), the main address (--main-process-ip, MASTER_ADDR,
-   the first host of SLURM_JOB_NODELIST, the first of SKYPILOT_NODE_IPS,
-   else 127.0.0.1), the ports (MASTER_PORT in the environment, else
+   else on several machines the cluster environment's: PIPE_MACHINE_RANK,
+   SLURM_NODEID, JOB_COMPLETION_INDEX, SKYPILOT_NODE_RANK; cluster_env.h),
+   the main address (--main-process-ip, MASTER_ADDR, else on several
+   machines the cluster environment's: the first host of SLURM_JOB_NODELIST,
+   the first of SKYPILOT_NODE_IPS; else 127.0.0.1), the ports (MASTER_PORT in the environment, else
    main_process_port; 0: a free port, and the rendezvous a second one), the
    token (PIPE_RDZV_TOKEN, else random on one machine and derived from the
    run and invocation across machines) and the collectives backend. A
@@ -78,8 +79,5 @@ const char *pipe_launch_rdzv_addr(const pipe_launch *l);
 /* In a forked rank: drops the rendezvous server's descriptors. */
 void pipe_launch_close_in_child(pipe_launch *l);
 void pipe_launch_end(pipe_launch *l);
-
-/* "n[1-3],x" -> "n1": the first host of a Slurm node list. */
-int pipe_slurm_first_host(const char *nodelist, char *out, size_t size);
 
 #endif

@@ -1,8 +1,9 @@
 /* The rank environment (private): the variables the supervisor sets for
-   each rank it forks, and the readers on the rank's side: the step context
-   (its ranks) and the collectives backends (where the ranks meet). Written
-   and read here only, so the two sides cannot drift apart
-   (docs/distributed.md). */
+   each rank it forks (rank_env_write.c), and the readers on the rank's
+   side (rank_env_read.c): the step context (its ranks) and the collectives
+   backends (where the ranks meet). Declared here only, so the two sides
+   cannot drift apart (docs/distributed.md); two files, so that the rank's
+   side does not depend on the launcher. */
 #ifndef PIPE_RANK_ENV_H
 #define PIPE_RANK_ENV_H
 

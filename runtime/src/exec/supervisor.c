@@ -146,62 +146,62 @@ static const pipe_step_impl *find_impl(const pipe_program *prog, const char *nam
 /* The run's parameters: run.yaml when it exists (checking that --param
    agrees), else defaults plus --param, written as run.yaml (first writer
    wins). */
-static int load_run(pipe_supervisor *s, char *err, size_t errsize)
+static int load_run(pipe_step_ident *id, char *err, size_t errsize)
 {
     pipe_param_values pv = {0};
     pipe_run_info info = {0};
-    int rc = pipe_run_info_read(s->store, s->o.run_id, &s->run, err, errsize);
+    int rc = pipe_run_info_read(id->store, id->o.run_id, &id->run, err, errsize);
     if (rc != 0 && rc != PIPE_ENOENT)
         return rc == PIPE_ENOMEM ? rc : PIPE_EUSAGE;
-    if ((rc = pipe_params_init(s->m, &pv)) != 0)
+    if ((rc = pipe_params_init(id->m, &pv)) != 0)
         goto fail;
-    if ((rc = pipe_params_assign_all(s->m, &pv, s->o.params, s->o.nparams, err, errsize)) != 0)
+    if ((rc = pipe_params_assign_all(id->m, &pv, id->o.params, id->o.nparams, err, errsize)) != 0)
         goto fail;
-    if (!s->run) {
-        if ((rc = pipe_params_check_complete(s->m, &pv, err, errsize)) != 0)
+    if (!id->run) {
+        if ((rc = pipe_params_check_complete(id->m, &pv, err, errsize)) != 0)
             goto fail;
         char started[40];
         pipe_iso8601(started, sizeof started);
-        if (s->m->nparams > 0 && !(info.params = calloc(s->m->nparams, sizeof *info.params))) {
+        if (id->m->nparams > 0 && !(info.params = calloc(id->m->nparams, sizeof *info.params))) {
             rc = PIPE_ENOMEM;
             goto fail;
         }
-        for (size_t i = 0; i < s->m->nparams; i++)
+        for (size_t i = 0; i < id->m->nparams; i++)
             if (pv.values[i]) {
-                info.params[info.nparams].key = s->m->params[i].name;
+                info.params[info.nparams].key = id->m->params[i].name;
                 info.params[info.nparams++].value = pv.values[i];
             }
-        info.run_id = (char *)s->o.run_id;
-        info.pipeline = s->m->pipeline;
+        info.run_id = (char *)id->o.run_id;
+        info.pipeline = id->m->pipeline;
         info.started = started;
         info.status = "running";
-        if ((rc = pipe_run_info_write(s->store, s->o.run_id, &info, PIPE_RUN_WRITE_CREATE, NULL, err, errsize)) != 0)
+        if ((rc = pipe_run_info_write(id->store, id->o.run_id, &info, PIPE_RUN_WRITE_CREATE, NULL, err, errsize)) != 0)
             goto fail;
         /* Whoever won, run.yaml now exists: read what it says. */
-        if ((rc = pipe_run_info_read(s->store, s->o.run_id, &s->run, err, errsize)) != 0) {
+        if ((rc = pipe_run_info_read(id->store, id->o.run_id, &id->run, err, errsize)) != 0) {
             rc = rc == PIPE_ENOMEM ? rc : PIPE_EUSAGE;
             goto fail;
         }
     }
-    if (s->run->pipeline && strcmp(s->run->pipeline, s->m->pipeline) != 0) {
-        pipe_errf(err, errsize, "run `%s` in %s belongs to pipeline `%s`, not `%s`", s->o.run_id, s->store,
-                  s->run->pipeline, s->m->pipeline);
+    if (id->run->pipeline && strcmp(id->run->pipeline, id->m->pipeline) != 0) {
+        pipe_errf(err, errsize, "run `%s` in %s belongs to pipeline `%s`, not `%s`", id->o.run_id, id->store,
+                  id->run->pipeline, id->m->pipeline);
         rc = PIPE_EUSAGE;
         goto fail;
     }
     /* --param must agree with a run that already exists. */
-    for (size_t i = 0; i < s->o.nparams; i++) {
-        size_t n = strcspn(s->o.params[i], "=");
-        for (size_t p = 0; p < s->m->nparams; p++) {
-            const char *name = s->m->params[p].name;
-            if (strlen(name) != n || strncmp(name, s->o.params[i], n) != 0)
+    for (size_t i = 0; i < id->o.nparams; i++) {
+        size_t n = strcspn(id->o.params[i], "=");
+        for (size_t p = 0; p < id->m->nparams; p++) {
+            const char *name = id->m->params[p].name;
+            if (strlen(name) != n || strncmp(name, id->o.params[i], n) != 0)
                 continue;
-            const char *have = pipe_run_info_param(s->run, name);
+            const char *have = pipe_run_info_param(id->run, name);
             if (!have || strcmp(have, pv.values[p]) != 0) {
                 pipe_errf(err, errsize,
                           "parameter `%s` is %s%s%s in run `%s`, but --param %s disagrees (a run's parameters are "
                           "fixed when it starts)",
-                          name, have ? "`" : "", have ? have : "unset", have ? "`" : "", s->o.run_id, s->o.params[i]);
+                          name, have ? "`" : "", have ? have : "unset", have ? "`" : "", id->o.run_id, id->o.params[i]);
                 rc = PIPE_EUSAGE;
                 goto fail;
             }
@@ -216,12 +216,12 @@ fail:
 
 /* --param values, checked before anything is written: a bad one touches
    nothing (load_run checks them again against the run). */
-static int check_params(pipe_supervisor *s, char *err, size_t errsize)
+static int check_params(const pipe_step_ident *id, char *err, size_t errsize)
 {
     pipe_param_values pv = {0};
-    int rc = pipe_params_init(s->m, &pv);
-    for (size_t i = 0; rc == 0 && i < s->o.nparams; i++)
-        rc = pipe_params_assign(s->m, &pv, s->o.params[i], err, errsize);
+    int rc = pipe_params_init(id->m, &pv);
+    for (size_t i = 0; rc == 0 && i < id->o.nparams; i++)
+        rc = pipe_params_assign(id->m, &pv, id->o.params[i], err, errsize);
     pipe_params_free(&pv);
     return rc;
 }
@@ -231,8 +231,9 @@ static int check_params(pipe_supervisor *s, char *err, size_t errsize)
    outputs are cleaned by prepare_dir as for any new execution). */
 static int lock_invocation(pipe_supervisor *s, char *err, size_t errsize)
 {
-    char *dir = pipe_store_invocation_dir(s->store, s->o.run_id, s->inv->id);
-    char *path = pipe_invocation_lock_path(s->store, s->o.run_id, s->inv->id, s->machine_rank);
+    const pipe_step_ident *id = &s->id;
+    char *dir = pipe_store_invocation_dir(id->store, id->o.run_id, id->inv->id);
+    char *path = pipe_invocation_lock_path(id->store, id->o.run_id, id->inv->id, id->machine_rank);
     char *prev = NULL, holder[512];
     int rc = !dir || !path ? PIPE_ENOMEM : pipe_mkdirs(dir, err, errsize);
     /* A sweeper may hold the lock for a moment: wait a little for it. */
@@ -242,7 +243,7 @@ static int lock_invocation(pipe_supervisor *s, char *err, size_t errsize)
         pipe_errf(err, errsize,
                   "invocation `%s` of run %s is being executed by another process (%s); this step leaves it "
                   "alone",
-                  s->inv->id, s->o.run_id, holder);
+                  id->inv->id, id->o.run_id, holder);
     if (rc == 0) {
         pipe_sweep_record(prev);
         if (pipe_lock_record(s->lock_fd, NULL) != 0) {
@@ -256,65 +257,78 @@ static int lock_invocation(pipe_supervisor *s, char *err, size_t errsize)
     return rc;
 }
 
-static int setup(pipe_supervisor *s, char *err, size_t errsize)
+/* The invocation and its step in the manifest, and the step's code. */
+static int find_invocation(pipe_step_ident *id, char *err, size_t errsize)
 {
-    int rc;
-    const pipe_manifest *m = s->m;
-    int idx = pipe_manifest_find_invocation(m, s->o.invocation);
+    const pipe_manifest *m = id->m;
+    int idx = pipe_manifest_find_invocation(m, id->o.invocation);
     if (idx < 0) {
-        unknown_invocation(m, s->o.invocation, err, errsize);
+        unknown_invocation(m, id->o.invocation, err, errsize);
         return PIPE_EUSAGE;
     }
-    s->inv = &m->invocations[idx];
-    if (s->inv->step < 0 || (size_t)s->inv->step >= m->nsteps) {
-        pipe_errf(err, errsize, "invocation `%s` names no step of the manifest", s->inv->id);
+    id->inv = &m->invocations[idx];
+    if (id->inv->step < 0 || (size_t)id->inv->step >= m->nsteps) {
+        pipe_errf(err, errsize, "invocation `%s` names no step of the manifest", id->inv->id);
         return PIPE_EUSAGE;
     }
-    s->ms = &m->steps[s->inv->step];
-    bool command = pipe_step_is_command(s->ms);
-    if (!command && (!(s->impl = find_impl(s->prog, s->ms->name)) || !s->impl->fn)) {
+    id->ms = &m->steps[id->inv->step];
+    id->command = pipe_step_is_command(id->ms);
+    if (!id->command && (!(id->impl = find_impl(id->prog, id->ms->name)) || !id->impl->fn)) {
         pipe_errf(err, errsize, "this executable has no code for step `%s`: the driver and its manifest disagree",
-                  s->ms->name);
+                  id->ms->name);
         return PIPE_EUSAGE;
     }
-    if (s->inv->nargs != s->ms->nparams) {
-        pipe_errf(err, errsize, "invocation `%s` has %zu arguments but step `%s` %zu parameters", s->inv->id,
-                  s->inv->nargs, s->ms->name, s->ms->nparams);
+    if (id->inv->nargs != id->ms->nparams) {
+        pipe_errf(err, errsize, "invocation `%s` has %zu arguments but step `%s` %zu parameters", id->inv->id,
+                  id->inv->nargs, id->ms->name, id->ms->nparams);
         return PIPE_EUSAGE;
     }
-    if ((rc = pipe_run_id_check(s->o.run_id, err, errsize)) != 0)
-        return rc;
-    char *store = pipe_store_resolve(s->o.store, NULL);
+    return 0;
+}
+
+/* The store, made when missing, as an absolute path. */
+static int open_store(pipe_step_ident *id, char *err, size_t errsize)
+{
+    char *store = pipe_store_resolve(id->o.store, NULL);
     if (!store)
         return PIPE_ENOMEM;
-    rc = pipe_mkdirs(store, err, errsize);
+    int rc = pipe_mkdirs(store, err, errsize);
     if (rc == 0) {
-        s->store = realpath(store, NULL);
-        if (!s->store) {
+        id->store = realpath(store, NULL);
+        if (!id->store) {
             pipe_errf(err, errsize, "cannot resolve the store %s: %s", store, strerror(errno));
             rc = PIPE_EIO;
         }
     }
     free(store);
+    return rc;
+}
+
+/* The ranks on this machine and where they meet; the log's view of them. */
+static int plan_ranks(pipe_supervisor *s, char *err, size_t errsize)
+{
+    pipe_step_ident *id = &s->id;
+    bool gpu_step = !pipe_invocation_cpu_only(id->inv) && (id->ms->needs_cuda || id->inv->resources.gpu > 0);
+    int rc = pipe_launch_setup(&s->launch, id->inv, id->o.run_id, gpu_step, id->command, &id->o.launch, err,
+                               errsize);
     if (rc != 0)
         return rc;
+    id->world = s->launch.world;
+    id->nlocal = s->launch.nlocal;
+    id->machine_rank = s->launch.machine_rank;
+    s->log.world = id->world;
+    s->log.command = id->command;
+    s->kind = id->command ? &pipe_command_step : &pipe_native_step;
+    return 0;
+}
 
-    /* Ranks on this machine, and where they meet. */
-    bool gpu_step = !pipe_invocation_cpu_only(s->inv) && (s->ms->needs_cuda || s->inv->resources.gpu > 0);
-    if ((rc = pipe_launch_setup(&s->launch, s->inv, s->o.run_id, gpu_step, command, &s->o.launch, err, errsize)) !=
-        0)
-        return rc;
-    s->world = s->launch.world;
-    s->nlocal = s->launch.nlocal;
-    s->machine_rank = s->launch.machine_rank;
-    /* One process executes an invocation at a time: before anything of the
-       run or the invocation is read or written. */
-    if ((rc = check_params(s, err, errsize)) != 0 || (rc = lock_invocation(s, err, errsize)) != 0)
-        return rc;
-    if ((rc = load_run(s, err, errsize)) != 0)
-        return rc;
-    if (s->inv->resources.cpu > 0 && !getenv("OMP_NUM_THREADS")) {
-        double per_rank = ceil(s->inv->resources.cpu / s->nlocal);
+/* OMP_NUM_THREADS for the ranks (the CPUs per local rank, when unset) and
+   the grace between SIGTERM and SIGKILL. */
+static int attempt_settings(pipe_supervisor *s)
+{
+    const pipe_minvocation *inv = s->id.inv;
+    if (inv->resources.cpu > 0 && !getenv("OMP_NUM_THREADS")) {
+        double per_rank = ceil(inv->resources.cpu / s->id.nlocal);
         s->omp_threads = pipe_asprintf("%lld", (long long)(per_rank < 1 ? 1 : per_rank));
         if (!s->omp_threads)
             return PIPE_ENOMEM;
@@ -330,6 +344,25 @@ static int setup(pipe_supervisor *s, char *err, size_t errsize)
     return 0;
 }
 
+static int setup(pipe_supervisor *s, char *err, size_t errsize)
+{
+    int rc;
+    rc = find_invocation(&s->id, err, errsize);
+    s->log.id = s->id.inv ? s->id.inv->id : NULL; /* errors name it from here on */
+    if (rc != 0)
+        return rc;
+    if ((rc = pipe_run_id_check(s->id.o.run_id, err, errsize)) != 0 || (rc = open_store(&s->id, err, errsize)) != 0 ||
+        (rc = plan_ranks(s, err, errsize)) != 0)
+        return rc;
+    /* One process executes an invocation at a time: before anything of the
+       run or the invocation is read or written. */
+    if ((rc = check_params(&s->id, err, errsize)) != 0 || (rc = lock_invocation(s, err, errsize)) != 0)
+        return rc;
+    if ((rc = load_run(&s->id, err, errsize)) != 0)
+        return rc;
+    return attempt_settings(s);
+}
+
 /* ---- GPUs ---- */
 
 /* A step that needs a GPU on a machine without a usable one says so before
@@ -341,7 +374,8 @@ static int setup(pipe_supervisor *s, char *err, size_t errsize)
    trusts it. */
 static int check_gpus(pipe_supervisor *s, char *err, size_t errsize)
 {
-    const pipe_minvocation *inv = s->inv;
+    const pipe_step_ident *id = &s->id;
+    const pipe_minvocation *inv = id->inv;
     const char *declared = getenv("PIPE_LOCAL_GPUS");
     if (!pipe_invocation_needs_gpu(inv) || (declared && *declared))
         return 0;
@@ -351,124 +385,163 @@ static int check_gpus(pipe_supervisor *s, char *err, size_t errsize)
         snprintf(why, sizeof why, "CUDA_VISIBLE_DEVICES=\"%s\" hides them all", cvd);
     else if (pipe_gpu_probe(why, sizeof why) > 0)
         return 0;
-    long long asked = inv->resources.gpu > 0 ? (long long)inv->resources.gpu : (long long)s->nlocal;
+    long long asked = inv->resources.gpu > 0 ? (long long)inv->resources.gpu : (long long)id->nlocal;
     char what[64], line[1024];
     if (inv->resources.gpu > 0)
         snprintf(what, sizeof what, "@resources(gpu = %lld)", asked);
     else
-        snprintf(what, sizeof what, "multi_gpu with %d local ranks", s->nlocal);
+        snprintf(what, sizeof what, "multi_gpu with %d local ranks", id->nlocal);
     snprintf(line, sizeof line, "step `%s` asks for %lld GPU%s (%s) but this machine has no usable GPU: %s",
              inv->id, asked, asked == 1 ? "" : "s", what, why);
-    bool selects_device = !pipe_step_is_command(s->ms) && s->prog->cuda && s->prog->cuda->select_device;
+    bool selects_device = !id->command && id->prog->cuda && id->prog->cuda->select_device;
     if (selects_device) {
         pipe_errf(err, errsize, "%s", line);
         return PIPE_ERESOURCE;
     }
-    pipe_supervisor_note(s, "warning: %s; running it anyway", line);
-    if (!s->o.echo) /* with --echo the note reached stderr */
+    pipe_supervisor_note(&s->log, "warning: %s; running it anyway", line);
+    if (!id->o.echo) /* with --echo the note reached stderr */
         fprintf(stderr, "warning: %s; running it anyway\n", line);
     return 0;
 }
 
 /* ---- the attempts ---- */
 
+/* One attempt in a scratch folder of its own: 0 with res, or why it could
+   not run in err. */
+static int attempt_once(pipe_supervisor *s, int64_t restarts, pipe_attempt_result *res, char *err, size_t errsize)
+{
+    int rc = pipe_scratch_make(s->lock_fd, s->id.inv->id, &s->scratch_root, err, errsize);
+    s->launch.restarts = (int)restarts;
+    if (rc == 0)
+        rc = pipe_supervisor_run_attempt(s, res, err, errsize);
+    if (s->scratch_root) {
+        pipe_scratch_remove(s->lock_fd, s->scratch_root);
+        free(s->scratch_root);
+        s->scratch_root = NULL;
+    }
+    return rc;
+}
 
-/* The attempts; returns the exit status. */
-static int run_attempts(pipe_supervisor *s)
+/* The wait status of the rank that decided the attempt, into the record. */
+static void record_exit(pipe_step_record *rec, int status)
+{
+    rec->has_exit_code = WIFEXITED(status);
+    rec->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+    free(rec->signal);
+    rec->signal = NULL;
+    if (WIFSIGNALED(status)) {
+        char sig[32];
+        pipe_signal_text(WTERMSIG(status), sig, sizeof sig);
+        rec->signal = pipe_strdup(sig);
+    }
+}
+
+/* Every rank exited 0, on machine 0: the kind's commit, the outputs, the
+   metrics, step.yaml and the cache entry. NULL with the exit status in
+   *status; or why the outputs are not right (malloc'ed). */
+static char *record_success(pipe_supervisor *s, int *status)
+{
+    const pipe_step_ident *id = &s->id;
+    char err[1024];
+    char *why = s->kind->commit ? s->kind->commit(s) : NULL;
+    if (!why)
+        why = pipe_supervisor_collect_outputs(id, s->rec);
+    if (why)
+        return why;
+    pipe_supervisor_read_metrics(id, s->rec);
+    if (pipe_supervisor_finish_record(id, s->rec, PIPE_STEP_DONE, err, sizeof err) != 0) {
+        pipe_supervisor_report(&s->log, err);
+        *status = PIPE_EXIT_FAILED;
+        return NULL;
+    }
+    if (pipe_cache_record(id->store, s->rec->cache_key, id->o.run_id, id->inv->id, err, sizeof err) != 0)
+        pipe_supervisor_note(&s->log, "cannot record the cache entry: %s", err);
+    pipe_supervisor_note(&s->log, "done in %.3f s", s->rec->duration_s);
+    *status = PIPE_EXIT_OK;
+    return NULL;
+}
+
+/* @retry's delay, cut short by SIGINT/SIGTERM: the signal, or 0. */
+static int wait_retry(uint64_t delay_ms)
 {
     char err[1024];
-    int64_t max = 1 + (s->inv->retry_max > 0 ? s->inv->retry_max : 0), restarts = 0;
+    double until = pipe_now() + (double)delay_ms / 1000.0;
+    while (!pipe_child_signal_pending()) {
+        double left = until - pipe_now();
+        if (left <= 0)
+            break;
+        pipe_child_wait(NULL, 0, (int)(left * 1000.0) + 1, err, sizeof err);
+    }
+    return pipe_child_signal_pending();
+}
+
+static int fail(pipe_supervisor *s, const char *why) { return pipe_supervisor_fail(&s->id, &s->log, s->rec, why); }
+
+/* The attempts: max_restarts of the whole group first, then @retry;
+   returns the exit status. */
+static int run_attempts(pipe_supervisor *s)
+{
+    const pipe_minvocation *inv = s->id.inv;
+    pipe_step_record *rec = s->rec;
+    char err[1024];
+    int64_t max = 1 + (inv->retry_max > 0 ? inv->retry_max : 0), restarts = 0;
     for (int64_t attempt = 1;; attempt++) {
         pipe_attempt_result res;
         char *why = NULL;
-        s->rec->attempts = (int)attempt;
+        rec->attempts = (int)attempt;
         if (attempt > 1)
-            pipe_supervisor_reset_attempt(s);
+            pipe_supervisor_reset_attempt(&s->id, rec);
         if (max > 1)
-            pipe_supervisor_note(s, "attempt %lld of %lld", (long long)attempt, (long long)max);
-        int rc = pipe_scratch_make(s->lock_fd, s->inv->id, &s->scratch_root, err, sizeof err);
-        s->launch.restarts = (int)restarts;
-        if (rc == 0)
-            rc = pipe_supervisor_run_attempt(s, &res, err, sizeof err);
-        if (s->scratch_root) {
-            pipe_scratch_remove(s->lock_fd, s->scratch_root);
-            free(s->scratch_root);
-            s->scratch_root = NULL;
+            pipe_supervisor_note(&s->log, "attempt %lld of %lld", (long long)attempt, (long long)max);
+        if (attempt_once(s, restarts, &res, err, sizeof err) != 0) {
+            rec->has_exit_code = false;
+            return fail(s, err);
         }
-        if (rc != 0) {
-            s->rec->has_exit_code = false;
-            return pipe_supervisor_fail(s, err);
-        }
-        s->rec->has_exit_code = WIFEXITED(res.status);
-        s->rec->exit_code = WIFEXITED(res.status) ? WEXITSTATUS(res.status) : 0;
-        free(s->rec->signal);
-        s->rec->signal = NULL;
-        if (WIFSIGNALED(res.status)) {
-            char sig[32];
-            pipe_signal_text(WTERMSIG(res.status), sig, sizeof sig);
-            s->rec->signal = pipe_strdup(sig);
-        }
-        if (res.ok && s->machine_rank == 0) {
-            why = pipe_step_is_command(s->ms) ? pipe_supervisor_command_commit(s) : NULL;
-            if (!why)
-                why = pipe_supervisor_collect_outputs(s);
-            if (!why) {
-                pipe_supervisor_read_metrics(s);
-                if (pipe_supervisor_finish_record(s, PIPE_STEP_DONE, err, sizeof err) != 0) {
-                    pipe_supervisor_report(s, err);
-                    return PIPE_EXIT_FAILED;
-                }
-                if (pipe_cache_record(s->store, s->rec->cache_key, s->o.run_id, s->inv->id, err, sizeof err) != 0)
-                    pipe_supervisor_note(s, "cannot record the cache entry: %s", err);
-                pipe_supervisor_note(s, "done in %.3f s", s->rec->duration_s);
-                return PIPE_EXIT_OK;
-            }
-            s->rec->has_exit_code = true;
+        record_exit(rec, res.status);
+        if (res.ok && s->id.machine_rank == 0) {
+            int status;
+            if (!(why = record_success(s, &status)))
+                return status;
+            rec->has_exit_code = true;
         } else if (res.ok) {
             return PIPE_EXIT_OK;
         } else {
-            why = pipe_supervisor_describe_failure(s, &res);
+            why = pipe_supervisor_describe_failure(&s->id, &s->log, &res);
         }
         if (!why)
             why = pipe_strdup("the step failed");
-        pipe_supervisor_read_metrics(s);
+        pipe_supervisor_read_metrics(&s->id, rec);
         free(res.rendezvous);
         free(res.collective);
         res.rendezvous = res.collective = NULL;
         /* max_restarts: the whole group again at once, before any @retry. */
-        if (!res.interrupted && s->launch.distributed && restarts < s->inv->accelerate.max_restarts) {
+        if (!res.interrupted && s->launch.distributed && restarts < inv->accelerate.max_restarts) {
             restarts++;
-            pipe_supervisor_note(s, "%.*s; restarting the %d ranks (restart %lld of %lld)", (int)strcspn(why, "\n"),
-                                 why, s->world, (long long)restarts, (long long)s->inv->accelerate.max_restarts);
+            pipe_supervisor_note(&s->log, "%.*s; restarting the %d ranks (restart %lld of %lld)",
+                                 (int)strcspn(why, "\n"), why, s->id.world, (long long)restarts,
+                                 (long long)inv->accelerate.max_restarts);
             free(why);
-            pipe_supervisor_reset_attempt(s);
+            pipe_supervisor_reset_attempt(&s->id, rec);
             attempt--;
             continue;
         }
         if (res.interrupted || attempt >= max) {
-            int status = pipe_supervisor_fail(s, why ? why : "the step failed");
+            int status = fail(s, why ? why : "the step failed");
             free(why);
             return status;
         }
         char d[64];
-        pipe_format_duration(s->inv->retry_delay_ms, d, sizeof d);
-        pipe_supervisor_note(s, "attempt %lld failed: %.*s; retrying%s%s", (long long)attempt,
-                             (int)strcspn(why, "\n"), why, s->inv->retry_delay_ms ? " in " : "",
-                             s->inv->retry_delay_ms ? d : "");
+        pipe_format_duration(inv->retry_delay_ms, d, sizeof d);
+        pipe_supervisor_note(&s->log, "attempt %lld failed: %.*s; retrying%s%s", (long long)attempt,
+                             (int)strcspn(why, "\n"), why, inv->retry_delay_ms ? " in " : "",
+                             inv->retry_delay_ms ? d : "");
         free(why);
-        /* Wait, but wake for SIGINT/SIGTERM. */
-        double until = pipe_now() + (double)s->inv->retry_delay_ms / 1000.0;
-        while (!pipe_child_signal_pending()) {
-            double left = until - pipe_now();
-            if (left <= 0)
-                break;
-            pipe_child_wait(NULL, 0, (int)(left * 1000.0) + 1, err, sizeof err);
-        }
-        if (pipe_child_signal_pending()) {
-            char sig[32], msg[64];
-            pipe_signal_text(pipe_child_signal_pending(), sig, sizeof sig);
-            snprintf(msg, sizeof msg, "interrupted by %s", sig);
-            return pipe_supervisor_fail(s, msg);
+        int sig = wait_retry(inv->retry_delay_ms);
+        if (sig) {
+            char name[32], msg[64];
+            pipe_signal_text(sig, name, sizeof name);
+            snprintf(msg, sizeof msg, "interrupted by %s", name);
+            return fail(s, msg);
         }
     }
 }
@@ -479,22 +552,23 @@ static void profile_note(void *arg, const char *msg) { pipe_supervisor_note(arg,
    profile/machine-N/ (a shared store holds them all). */
 static int execute(pipe_supervisor *s)
 {
-    if (s->inv->profile_interval_ms > 0) {
+    const pipe_step_ident *id = &s->id;
+    if (id->inv->profile_interval_ms > 0) {
         char err[1024];
-        char *dir = s->machine_rank > 0 ? pipe_asprintf("%s/profile/machine-%d", s->dir, s->machine_rank)
-                                        : pipe_asprintf("%s/profile", s->dir);
+        char *dir = id->machine_rank > 0 ? pipe_asprintf("%s/profile/machine-%d", id->dir, id->machine_rank)
+                                         : pipe_asprintf("%s/profile", id->dir);
         pipe_profiler_config cfg = {
             .dir = dir,
-            .interval_ms = s->inv->profile_interval_ms,
-            .t0 = s->t0,
+            .interval_ms = id->inv->profile_interval_ms,
+            .t0 = id->t0,
             .gpus = getenv("CUDA_VISIBLE_DEVICES"),
             .note = profile_note,
-            .note_arg = s,
+            .note_arg = &s->log,
         };
         if (!dir)
-            pipe_supervisor_note(s, "gpu_profile: out of memory; not sampling");
+            pipe_supervisor_note(&s->log, "gpu_profile: out of memory; not sampling");
         else if (pipe_profiler_start(&s->profiler, &cfg, err, sizeof err) != 0)
-            pipe_supervisor_note(s, "gpu_profile: %s; not sampling", err); /* the step runs all the same */
+            pipe_supervisor_note(&s->log, "gpu_profile: %s; not sampling", err); /* the step runs all the same */
         free(dir);
     }
     int status = run_attempts(s);
@@ -505,41 +579,55 @@ static int execute(pipe_supervisor *s)
 
 static void supervisor_free(pipe_supervisor *s)
 {
-    pipe_supervisor_command_free(s);
-    if (s->log_fd >= 0)
-        close(s->log_fd);
+    pipe_step_ident *id = &s->id;
+    if (s->kind && s->kind->free)
+        s->kind->free(s);
+    if (s->log.fd >= 0)
+        close(s->log.fd);
     pipe_lock_release(s->lock_fd); /* last: what this execution made is gone or recorded */
     pipe_child_signals_restore();
-    for (size_t i = 0; s->values && s->ms && i < s->ms->nparams; i++)
-        free(s->values[i]);
-    free(s->values);
-    free(s->output_names);
+    for (size_t i = 0; id->values && id->ms && i < id->ms->nparams; i++)
+        free(id->values[i]);
+    free(id->values);
+    free(id->output_names);
     pipe_step_record_free(s->rec);
-    pipe_run_info_free(s->run);
-    free(s->store);
-    free(s->dir);
-    free(s->outdir);
-    free(s->log_path);
-    free(s->metrics_path);
-    free(s->step_path);
+    pipe_run_info_free(id->run);
+    free(id->store);
+    free(id->dir);
+    free(id->outdir);
+    free(s->log.path);
+    free(id->metrics_path);
+    free(id->step_path);
     free(s->omp_threads);
     free(s->scratch_root);
-    free((void *)s->o.params);
+    free((void *)id->o.params);
+}
+
+/* step.yaml's record as the execution starts. */
+static int new_record(pipe_supervisor *s)
+{
+    char started[40];
+    pipe_iso8601(started, sizeof started);
+    if (!(s->rec = calloc(1, sizeof *s->rec)) || !(s->rec->invocation = pipe_strdup(s->id.inv->id)) ||
+        !(s->rec->step = pipe_strdup(s->id.ms->name)) || !(s->rec->run_id = pipe_strdup(s->id.o.run_id)) ||
+        !(s->rec->started = pipe_strdup(started)))
+        return PIPE_ENOMEM;
+    return 0;
 }
 
 int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
 {
     pipe_supervisor s;
     memset(&s, 0, sizeof s);
-    s.prog = prog;
-    s.m = m;
-    s.log_fd = -1;
+    s.id.prog = prog;
+    s.id.m = m;
+    s.id.t0 = pipe_now();
+    s.log.fd = -1;
     s.lock_fd = -1;
-    s.metrics_fd = -1;
-    s.t0 = pipe_now();
     char err[2048] = "";
     int status = PIPE_EXIT_USAGE;
-    int rc = parse_options(argc, argv, &s.o, err, sizeof err);
+    int rc = parse_options(argc, argv, &s.id.o, err, sizeof err);
+    s.log.echo = s.id.o.echo;
     if (rc == 1) {
         printf("%s\n", usage_text);
         status = PIPE_EXIT_OK;
@@ -548,56 +636,53 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     if (rc == 0)
         rc = setup(&s, err, sizeof err);
     if (rc != 0) {
-        pipe_supervisor_report(&s, rc == PIPE_ENOMEM ? "out of memory" : err);
+        pipe_supervisor_report(&s.log, rc == PIPE_ENOMEM ? "out of memory" : err);
         status = rc == PIPE_EUSAGE ? PIPE_EXIT_USAGE : PIPE_EXIT_FAILED;
         goto done;
     }
-    if ((rc = pipe_supervisor_prepare_dir(&s, err, sizeof err)) != 0 ||
+    if ((rc = pipe_supervisor_prepare_dir(&s.id, &s.log, err, sizeof err)) != 0 ||
         (rc = pipe_child_signals_install(err, sizeof err)) != 0) {
-        pipe_supervisor_report(&s, rc == PIPE_ENOMEM ? "out of memory" : err);
+        pipe_supervisor_report(&s.log, rc == PIPE_ENOMEM ? "out of memory" : err);
         status = PIPE_EXIT_FAILED;
         goto done;
     }
-    char started[40];
-    pipe_iso8601(started, sizeof started);
-    if (!(s.rec = calloc(1, sizeof *s.rec)) || !(s.rec->invocation = pipe_strdup(s.inv->id)) ||
-        !(s.rec->step = pipe_strdup(s.ms->name)) || !(s.rec->run_id = pipe_strdup(s.o.run_id)) ||
-        !(s.rec->started = pipe_strdup(started))) {
-        pipe_supervisor_report(&s, "out of memory");
+    if (new_record(&s) != 0) {
+        pipe_supervisor_report(&s.log, "out of memory");
         status = PIPE_EXIT_FAILED;
         goto done;
     }
-    pipe_supervisor_note(&s, "step `%s` of run %s", s.inv->id, s.o.run_id);
-    rc = pipe_supervisor_resolve_args(&s, err, sizeof err);
+    pipe_supervisor_note(&s.log, "step `%s` of run %s", s.id.inv->id, s.id.o.run_id);
+    rc = pipe_supervisor_resolve_args(&s.id, &s.log, s.rec, err, sizeof err);
     if (rc == PIPE_EUSAGE || rc == PIPE_ENOMEM) {
-        pipe_supervisor_report(&s, rc == PIPE_ENOMEM ? "out of memory" : err);
+        pipe_supervisor_report(&s.log, rc == PIPE_ENOMEM ? "out of memory" : err);
         status = rc == PIPE_EUSAGE ? PIPE_EXIT_USAGE : PIPE_EXIT_FAILED;
         goto done;
     }
     if (rc != 0) {
-        status = pipe_supervisor_fail(&s, err);
+        status = fail(&s, err);
         goto done;
     }
-    pipe_supervisor_cache_key(&s);
+    pipe_supervisor_cache_key(s.id.ms, s.rec);
     if (!s.rec->cache_key) {
-        pipe_supervisor_report(&s, "out of memory");
+        pipe_supervisor_report(&s.log, "out of memory");
         status = PIPE_EXIT_FAILED;
         goto done;
     }
-    if (s.ms->cache && !s.o.no_cache && s.machine_rank == 0 && pipe_supervisor_try_cache(&s)) {
+    if (s.id.ms->cache && !s.id.o.no_cache && s.id.machine_rank == 0 &&
+        pipe_supervisor_try_cache(&s.id, &s.log, s.rec)) {
         status = PIPE_EXIT_OK;
         goto done;
     }
     /* What it runs on: the program and the GPUs, checked once before it starts. */
-    rc = pipe_step_is_command(s.ms) ? pipe_supervisor_command_setup(&s, err, sizeof err) : 0;
+    rc = s.kind->prepare ? s.kind->prepare(&s, err, sizeof err) : 0;
     if (rc == 0)
         rc = check_gpus(&s, err, sizeof err);
     if (rc != 0) {
-        status = rc == PIPE_ENOMEM ? (pipe_supervisor_report(&s, "out of memory"), PIPE_EXIT_FAILED)
-                                   : pipe_supervisor_fail(&s, err);
+        status = rc == PIPE_ENOMEM ? (pipe_supervisor_report(&s.log, "out of memory"), PIPE_EXIT_FAILED)
+                                   : fail(&s, err);
         goto done;
     }
-    pipe_supervisor_tell_runner(&s, "running");
+    pipe_supervisor_tell_runner(&s.log, "running");
     status = execute(&s);
 done:
     supervisor_free(&s);

@@ -1,11 +1,12 @@
-/* A command step (supervisor.h; docs/command-steps.md): its program runs in
-   every rank, exec'ed without a shell in the bundle's copy of the folder of
-   its .pipe file, with the values of its parameters, inputs and outputs in
-   its arguments ({NAME}) and its environment (PIPE_PARAM_*, PIPE_INPUT_*,
-   PIPE_OUTPUT_*). Rank 0 writes its outputs where the store commits them
-   (outputs/.NAME.tmp, moved into place after success, as a native step's);
-   the other ranks write into their scratch folder, which is discarded.
-   Rank 0's PIPE_METRICS lines become metrics as pipe_metric's do. */
+/* The step kind of a command step (supervisor.h; docs/command-steps.md):
+   its program runs in every rank, exec'ed without a shell in the bundle's
+   copy of the folder of its .pipe file, with the values of its parameters,
+   inputs and outputs in its arguments ({NAME}) and its environment
+   (PIPE_PARAM_*, PIPE_INPUT_*, PIPE_OUTPUT_*). Rank 0 writes its outputs
+   where the store commits them (outputs/.NAME.tmp, moved into place after
+   success, as a native step's); the other ranks write into their scratch
+   folder, which is discarded. Rank 0's PIPE_METRICS lines become metrics as
+   pipe_metric's do. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,22 +15,39 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store/artifact.h"
 #include "command.h"
+#include "observe/metrics.h"
 #include "pipe/error.h"
+#include "store/artifact.h"
 #include "supervisor.h"
 #include "util/util.h"
 
 /* PIPE_METRICS lines that cannot be read are logged, up to this many. */
 #define MAX_COMPLAINTS 10
 
-static int global_rank(const pipe_supervisor *s, int local_rank) { return s->machine_rank * s->nlocal + local_rank; }
+/* The kind's state (pipe_supervisor.kind_state), from prepare to the end. */
+typedef struct command_state {
+    char *workdir;      /* BUNDLE/WORKDIR: where its program runs */
+    char *program;      /* the file its first argument names */
+    int metrics_fd;     /* rank 0's PIPE_METRICS file while it runs, -1 when none */
+    char *metrics_line; /* an unfinished line of it */
+    size_t metrics_len, metrics_lineno;
+    int metrics_complaints;
+    pipe_metrics_writer metrics_out; /* metrics.csv */
+} command_state;
+
+static command_state *state_of(const pipe_supervisor *s) { return s->kind_state; }
+
+static int global_rank(const pipe_supervisor *s, int local_rank)
+{
+    return s->id.machine_rank * s->id.nlocal + local_rank;
+}
 
 /* Where rank writes output name: rank 0 next to the store's outputs/NAME,
    the others in their scratch folder. */
 static char *output_path(const pipe_supervisor *s, int rank, const char *name)
 {
-    return rank == 0 ? pipe_asprintf("%s/.%s.tmp", s->outdir, name)
+    return rank == 0 ? pipe_asprintf("%s/.%s.tmp", s->id.outdir, name)
                      : pipe_asprintf("%s/rank-%d/outputs/%s", s->scratch_root, rank, name);
 }
 
@@ -50,10 +68,10 @@ typedef struct expansion {
 static const char *placeholder_value(void *arg, const char *name, size_t len)
 {
     expansion *x = arg;
-    const pipe_mstep *ms = x->s->ms;
+    const pipe_mstep *ms = x->s->id.ms;
     for (size_t i = 0; i < ms->nparams; i++)
         if (strlen(ms->params[i].name) == len && strncmp(ms->params[i].name, name, len) == 0)
-            return x->s->values[i];
+            return x->s->id.values[i];
     for (size_t i = 0; i < ms->noutputs; i++) {
         if (strlen(ms->outputs[i].name) != len || strncmp(ms->outputs[i].name, name, len) != 0)
             continue;
@@ -83,7 +101,7 @@ static void free_argv(char **argv, size_t n)
 /* The program and arguments of rank, expanded; NULL-terminated. */
 static int expand_argv(const pipe_supervisor *s, int rank, char ***out, char *err, size_t errsize)
 {
-    const pipe_mstep *ms = s->ms;
+    const pipe_mstep *ms = s->id.ms;
     char **argv = calloc(ms->ncommand + 1, sizeof *argv);
     expansion x = {s, rank, NULL, 0, 0};
     int rc = argv ? 0 : PIPE_ENOMEM;
@@ -108,30 +126,39 @@ static int expand_argv(const pipe_supervisor *s, int rank, char ***out, char *er
 /* ---- setup ---- */
 
 /* PATH as the ranks will have it: the step's own, else ours. */
-static const char *rank_path(const pipe_supervisor *s)
+static const char *rank_path(const pipe_mstep *ms)
 {
-    for (size_t i = 0; i < s->ms->nenvironment; i++)
-        if (strcmp(s->ms->environment[i].key, "PATH") == 0)
-            return s->ms->environment[i].value;
+    for (size_t i = 0; i < ms->nenvironment; i++)
+        if (strcmp(ms->environment[i].key, "PATH") == 0)
+            return ms->environment[i].value;
     return getenv("PATH");
 }
 
-int pipe_supervisor_command_setup(pipe_supervisor *s, char *err, size_t errsize)
+/* The folder a command step runs in (the bundle's copy of its .pipe file's
+   folder) and its program, found as execvp would. PIPE_EUSAGE naming the
+   step and the folder or program when one is missing. */
+static int prepare(pipe_supervisor *s, char *err, size_t errsize)
 {
+    const pipe_mstep *ms = s->id.ms;
+    command_state *c = calloc(1, sizeof *c);
+    if (!c)
+        return PIPE_ENOMEM;
+    c->metrics_fd = -1;
+    s->kind_state = c;
     char why[1024];
-    char *bundle = pipe_bundle_dir(s->prog, s->m->pipeline, why, sizeof why);
+    char *bundle = pipe_bundle_dir(s->id.prog, s->id.m->pipeline, why, sizeof why);
     if (!bundle) {
-        pipe_errf(err, errsize, "step `%s` runs in the bundle's %s, but %s", s->ms->name, s->ms->workdir, why);
+        pipe_errf(err, errsize, "step `%s` runs in the bundle's %s, but %s", ms->name, ms->workdir, why);
         return PIPE_EUSAGE;
     }
-    s->workdir = pipe_asprintf("%s/%s", bundle, s->ms->workdir);
+    c->workdir = pipe_asprintf("%s/%s", bundle, ms->workdir);
     free(bundle);
-    if (!s->workdir)
+    if (!c->workdir)
         return PIPE_ENOMEM;
-    if (!pipe_dir_exists(s->workdir)) {
+    if (!pipe_dir_exists(c->workdir)) {
         pipe_errf(err, errsize, "step `%s` runs in %s, which is missing: is the bundle complete (set PIPE_BUNDLE_DIR "
                                 "to its folder)?",
-                  s->ms->name, s->workdir);
+                  ms->name, c->workdir);
         return PIPE_EUSAGE;
     }
     /* The program as rank 0 names it (a placeholder there is unusual). */
@@ -139,17 +166,20 @@ int pipe_supervisor_command_setup(pipe_supervisor *s, char *err, size_t errsize)
     int rc = expand_argv(s, 0, &argv, err, errsize);
     if (rc != 0)
         return rc == PIPE_EINVAL ? PIPE_EUSAGE : rc;
-    rc = pipe_command_find(argv[0], rank_path(s), s->workdir, &s->program, why, sizeof why);
+    rc = pipe_command_find(argv[0], rank_path(ms), c->workdir, &c->program, why, sizeof why);
     if (rc == PIPE_ENOENT)
-        pipe_errf(err, errsize, "step `%s` runs `%s`, which was not found: %s", s->ms->name, argv[0], why);
-    free_argv(argv, s->ms->ncommand);
+        pipe_errf(err, errsize, "step `%s` runs `%s`, which was not found: %s", ms->name, argv[0], why);
+    free_argv(argv, ms->ncommand);
     return rc == PIPE_ENOENT ? PIPE_EUSAGE : rc;
 }
 
-int pipe_supervisor_command_begin(pipe_supervisor *s, char *err, size_t errsize)
+/* Before an attempt: each rank's folders (scratch, outputs of ranks other
+   than 0) and rank 0's empty PIPE_METRICS file. */
+static int begin(pipe_supervisor *s, char *err, size_t errsize)
 {
+    command_state *c = state_of(s);
     int rc = 0;
-    for (int local = 0; local < s->nlocal && rc == 0; local++) {
+    for (int local = 0; local < s->id.nlocal && rc == 0; local++) {
         int rank = global_rank(s, local);
         char *tmp = rank_file(s, rank, "tmp"), *outs = rank_file(s, rank, "outputs");
         if (!tmp || !outs)
@@ -161,24 +191,39 @@ int pipe_supervisor_command_begin(pipe_supervisor *s, char *err, size_t errsize)
         free(tmp);
         free(outs);
     }
-    if (rc != 0 || s->machine_rank != 0)
+    if (rc != 0 || s->id.machine_rank != 0)
         return rc;
     /* Rank 0's PIPE_METRICS: empty, so that appending works; read as it grows. */
     char *path = rank_file(s, 0, "metrics");
     if (!path)
         return PIPE_ENOMEM;
-    s->metrics_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (s->metrics_fd < 0) {
+    c->metrics_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (c->metrics_fd < 0) {
         pipe_errf(err, errsize, "cannot create %s: %s", path, strerror(errno));
         rc = PIPE_EIO;
     }
     free(path);
-    s->metrics_len = 0;
-    s->metrics_lineno = 0;
-    pipe_metrics_writer_close(&s->metrics_out);
+    c->metrics_len = 0;
+    c->metrics_lineno = 0;
+    pipe_metrics_writer_close(&c->metrics_out);
     if (rc == 0)
-        rc = pipe_metrics_writer_init(&s->metrics_out, s->metrics_path, pipe_now());
+        rc = pipe_metrics_writer_init(&c->metrics_out, s->id.metrics_path, pipe_now());
     return rc;
+}
+
+/* A rank of an accelerated step finds the others through its framework:
+   machine 0 says where. */
+static void announce(pipe_supervisor *s)
+{
+    const pipe_step_ident *id = &s->id;
+    if (id->inv->accelerate.enabled && id->machine_rank == 0)
+        pipe_supervisor_note(&s->log, "%d rank%s of `%s` on %d machine%s; MASTER_ADDR=%s MASTER_PORT=%d", id->world,
+                             id->world == 1 ? "" : "s", id->ms->command[0], s->launch.num_machines,
+                             s->launch.num_machines == 1 ? "" : "s", s->launch.master_addr, s->launch.master_port);
+    if (id->inv->cleanup_memory && !pipe_invocation_cpu_only(id->inv))
+        pipe_supervisor_note(&s->log, "cleanup_memory: nothing to release before `%s` starts (its CUDA caches are its "
+                                      "own: torch.cuda.empty_cache() releases them)",
+                             id->ms->command[0]);
 }
 
 /* ---- a rank ---- */
@@ -206,10 +251,10 @@ static int rank_setup(void *arg)
     pipe_supervisor *s = r->s;
     int rank = global_rank(s, r->local_rank);
     pipe_supervisor_rank_env(s, r->local_rank);
-    const pipe_mstep *ms = s->ms;
+    const pipe_mstep *ms = s->id.ms;
     for (size_t i = 0; i < ms->nparams; i++)
         set_named(ms->params[i].type == PIPE_TYPE_ARTIFACT ? "PIPE_INPUT_" : "PIPE_PARAM_", ms->params[i].name,
-                  s->values[i]);
+                  s->id.values[i]);
     for (size_t i = 0; i < ms->noutputs; i++) {
         char *path = output_path(s, rank, ms->outputs[i].name);
         if (!path)
@@ -229,8 +274,12 @@ static int rank_setup(void *arg)
     return 0;
 }
 
-int pipe_supervisor_command_spawn(pipe_supervisor *s, pipe_child_group *g, int local_rank, char *err, size_t errsize)
+/* Starts local rank r's program: its arguments expanded, the environment
+   of a command step (PIPE_PARAM_*, PIPE_INPUT_*, PIPE_OUTPUT_*, PIPE_METRICS,
+   PIPE_SCRATCH_DIR) set in the child, in the step's folder. */
+static int start_rank(pipe_supervisor *s, pipe_child_group *g, int local_rank, char *err, size_t errsize)
 {
+    const command_state *c = state_of(s);
     char **argv = NULL;
     int rc = expand_argv(s, global_rank(s, local_rank), &argv, err, errsize);
     if (rc != 0)
@@ -239,15 +288,24 @@ int pipe_supervisor_command_spawn(pipe_supervisor *s, pipe_child_group *g, int l
     pipe_child_spec spec = {
         .setup = rank_setup,
         .arg = &r,
-        .path = s->program,
+        .path = c->program,
         .argv = argv,
-        .cwd = s->workdir,
+        .cwd = c->workdir,
         .what = argv[0],
     };
     char why[512];
     if ((rc = pipe_child_spawn(g, &spec, why, sizeof why)) != 0)
         pipe_errf(err, errsize, "cannot start `%s` for rank %d: %s", argv[0], global_rank(s, local_rank), why);
-    free_argv(argv, s->ms->ncommand);
+    free_argv(argv, s->id.ms->ncommand);
+    return rc;
+}
+
+static int spawn(pipe_supervisor *s, pipe_child_group *g, int local_rank, char *err, size_t errsize)
+{
+    char why[512] = "";
+    int rc = start_rank(s, g, local_rank, why, sizeof why);
+    if (rc != 0)
+        pipe_errf(err, errsize, "%s", why);
     return rc;
 }
 
@@ -255,14 +313,16 @@ int pipe_supervisor_command_spawn(pipe_supervisor *s, pipe_child_group *g, int l
 
 static void complain(pipe_supervisor *s, const char *line, const char *why)
 {
-    if (s->metrics_complaints++ < MAX_COMPLAINTS)
-        pipe_supervisor_note(s, "PIPE_METRICS line %zu ignored (%s): %.200s", s->metrics_lineno, why, line);
+    command_state *c = state_of(s);
+    if (c->metrics_complaints++ < MAX_COMPLAINTS)
+        pipe_supervisor_note(&s->log, "PIPE_METRICS line %zu ignored (%s): %.200s", c->metrics_lineno, why, line);
 }
 
 /* "NAME VALUE" or "NAME STEP VALUE", separated by spaces or tabs. */
 static void metric_line(pipe_supervisor *s, char *line)
 {
-    s->metrics_lineno++;
+    command_state *c = state_of(s);
+    c->metrics_lineno++;
     char shown[256];
     snprintf(shown, sizeof shown, "%s", line);
     char *words[4];
@@ -295,57 +355,64 @@ static void metric_line(pipe_supervisor *s, char *line)
     }
     char err[512];
     if (pipe_metric_name_check(words[0], err, sizeof err) != 0 ||
-        pipe_metrics_writer_record(&s->metrics_out, words[0], step, value, -1, err, sizeof err) != 0)
+        pipe_metrics_writer_record(&c->metrics_out, words[0], step, value, -1, err, sizeof err) != 0)
         complain(s, shown, err);
 }
 
-void pipe_supervisor_command_metrics(pipe_supervisor *s, bool final)
+/* Rank 0's new PIPE_METRICS lines into metrics.csv; final: the last line
+   too, and the file closed (end of the attempt). */
+static void follow(pipe_supervisor *s, bool final)
 {
-    if (s->metrics_fd < 0)
+    command_state *c = state_of(s);
+    if (c->metrics_fd < 0)
         return;
     char buf[8192];
     for (;;) {
-        ssize_t n = read(s->metrics_fd, buf, sizeof buf);
+        ssize_t n = read(c->metrics_fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
         for (ssize_t i = 0; i < n; i++) {
             if (buf[i] == '\n') {
-                if (s->metrics_line)
-                    s->metrics_line[s->metrics_len] = '\0';
-                metric_line(s, s->metrics_line ? s->metrics_line : (char[]){""});
-                s->metrics_len = 0;
+                if (c->metrics_line)
+                    c->metrics_line[c->metrics_len] = '\0';
+                metric_line(s, c->metrics_line ? c->metrics_line : (char[]){""});
+                c->metrics_len = 0;
                 continue;
             }
-            if (s->metrics_len >= 4096)
+            if (c->metrics_len >= 4096)
                 continue; /* an overlong line is cut; its start still counts */
-            char *more = realloc(s->metrics_line, s->metrics_len + 2);
+            char *more = realloc(c->metrics_line, c->metrics_len + 2);
             if (!more)
                 continue;
-            s->metrics_line = more;
-            s->metrics_line[s->metrics_len++] = buf[i];
+            c->metrics_line = more;
+            c->metrics_line[c->metrics_len++] = buf[i];
         }
     }
     if (!final)
         return;
-    if (s->metrics_len > 0) {
-        s->metrics_line[s->metrics_len] = '\0';
-        metric_line(s, s->metrics_line);
-        s->metrics_len = 0;
+    if (c->metrics_len > 0) {
+        c->metrics_line[c->metrics_len] = '\0';
+        metric_line(s, c->metrics_line);
+        c->metrics_len = 0;
     }
-    close(s->metrics_fd);
-    s->metrics_fd = -1;
-    pipe_metrics_writer_close(&s->metrics_out);
+    close(c->metrics_fd);
+    c->metrics_fd = -1;
+    pipe_metrics_writer_close(&c->metrics_out);
 }
 
 /* ---- outputs ---- */
 
-char *pipe_supervisor_command_commit(pipe_supervisor *s)
+/* After the ranks exited 0: every output rank 0 wrote is synced and moved
+   into outputs/. NULL, or why not (malloc'ed): an output missing, naming
+   it. */
+static char *commit(pipe_supervisor *s)
 {
-    for (size_t i = 0; i < s->ms->noutputs; i++) {
-        const char *name = s->ms->outputs[i].name;
-        char *tmp = output_path(s, 0, name), *final = pipe_asprintf("%s/%s", s->outdir, name);
+    const pipe_mstep *ms = s->id.ms;
+    for (size_t i = 0; i < ms->noutputs; i++) {
+        const char *name = ms->outputs[i].name;
+        char *tmp = output_path(s, 0, name), *final = pipe_asprintf("%s/%s", s->id.outdir, name);
         char *why = NULL, err[1024];
         if (!tmp || !final) {
             why = pipe_strdup("out of memory");
@@ -356,7 +423,7 @@ char *pipe_supervisor_command_commit(pipe_supervisor *s)
                 var[k] = (char)toupper((unsigned char)name[c]), var[k + 1] = '\0';
             why = pipe_asprintf("step `%s`: `%s` exited 0 but did not write output `%s` (a file or folder at the "
                                 "path in {%s} and %s)",
-                                s->ms->name, s->ms->command[0], name, name, var);
+                                ms->name, ms->command[0], name, name, var);
         } else if (pipe_artifact_commit(tmp, final, err, sizeof err) != 0) {
             why = pipe_asprintf("output `%s`: %s", name, err);
         }
@@ -368,13 +435,27 @@ char *pipe_supervisor_command_commit(pipe_supervisor *s)
     return NULL;
 }
 
-void pipe_supervisor_command_free(pipe_supervisor *s)
+static void free_state(pipe_supervisor *s)
 {
-    if (s->metrics_fd >= 0)
-        close(s->metrics_fd);
-    s->metrics_fd = -1;
-    pipe_metrics_writer_close(&s->metrics_out);
-    free(s->metrics_line);
-    free(s->workdir);
-    free(s->program);
+    command_state *c = state_of(s);
+    if (!c)
+        return;
+    if (c->metrics_fd >= 0)
+        close(c->metrics_fd);
+    pipe_metrics_writer_close(&c->metrics_out);
+    free(c->metrics_line);
+    free(c->workdir);
+    free(c->program);
+    free(c);
+    s->kind_state = NULL;
 }
+
+const pipe_step_kind pipe_command_step = {
+    .prepare = prepare,
+    .begin = begin,
+    .announce = announce,
+    .spawn = spawn,
+    .follow = follow,
+    .commit = commit,
+    .free = free_state,
+};

@@ -1,4 +1,4 @@
-/* Why an attempt failed (supervisor.h): the root cause that step.yaml's
+/* Why an attempt failed (supervisor_parts.h): the root cause that step.yaml's
    `error`, `show` and the runner's summary give, once: the rank that failed
    first, its machine and host, its status or signal, its own account (its
    error file) and its last lines. */
@@ -11,13 +11,13 @@
 #include "child.h"
 #include "pipe/base.h"
 #include "store/store.h"
-#include "supervisor.h"
+#include "supervisor_parts.h"
 #include "util/util.h"
 
 /* The rank's own account of its failure, trimmed; NULL when it wrote none. */
-static char *rank_account(const pipe_supervisor *s, int rank)
+static char *rank_account(const pipe_step_ident *id, int rank)
 {
-    char *path = pipe_store_error_file(s->dir, rank, s->world);
+    char *path = pipe_store_error_file(id->dir, rank, id->world);
     char *text = NULL;
     size_t len = 0;
     if (path && pipe_read_file_max(path, PIPE_RECORD_MAX_BYTES, &text, &len, NULL, 0) == 0) {
@@ -32,19 +32,19 @@ static char *rank_account(const pipe_supervisor *s, int rank)
     return text;
 }
 
-void pipe_supervisor_describe_exit(const pipe_supervisor *s, int rank, int status, char *buf, size_t size)
+void pipe_supervisor_describe_exit(const pipe_step_ident *id, int rank, int status, char *buf, size_t size)
 {
     char who[320] = "", sig[32];
-    if (s->world > 1) {
+    if (id->world > 1) {
         char host[256] = "?";
         gethostname(host, sizeof host - 1);
         host[sizeof host - 1] = '\0';
-        snprintf(who, sizeof who, "rank %d (machine %d, host %s) ", rank, s->machine_rank, host);
+        snprintf(who, sizeof who, "rank %d (machine %d, host %s) ", rank, id->machine_rank, host);
     }
     /* A command step's program is named: "rank 1 ... `python3` exited with status 1". */
     char prog[160] = "";
-    if (pipe_step_is_command(s->ms))
-        snprintf(prog, sizeof prog, "`%.150s` ", s->ms->command[0]);
+    if (id->command)
+        snprintf(prog, sizeof prog, "`%.150s` ", id->ms->command[0]);
     if (WIFSIGNALED(status)) {
         pipe_signal_text(WTERMSIG(status), sig, sizeof sig);
         snprintf(buf, size, "%s%swas killed by %s", who, prog, sig);
@@ -53,7 +53,8 @@ void pipe_supervisor_describe_exit(const pipe_supervisor *s, int rank, int statu
     }
 }
 
-char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_attempt_result *r)
+char *pipe_supervisor_describe_failure(const pipe_step_ident *id, const pipe_step_log *log,
+                                       const pipe_attempt_result *r)
 {
     char d[64], sig[32], how[512];
     if (r->rendezvous)
@@ -61,7 +62,7 @@ char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_atte
     if (r->collective)
         return pipe_strdup(r->collective);
     if (r->timed_out) {
-        pipe_format_duration(s->inv->timeout_ms, d, sizeof d);
+        pipe_format_duration(id->inv->timeout_ms, d, sizeof d);
         return pipe_asprintf("timed out after %s", d);
     }
     if (r->interrupted) {
@@ -70,13 +71,13 @@ char *pipe_supervisor_describe_failure(const pipe_supervisor *s, const pipe_atte
     }
     /* "rank 1 (machine 0, host h) exited with status 3: step `train`
        returned 3", then the rank's last lines. */
-    pipe_supervisor_describe_exit(s, r->rank, r->status, how, sizeof how);
-    char *account = rank_account(s, r->rank);
+    pipe_supervisor_describe_exit(id, r->rank, r->status, how, sizeof how);
+    char *account = rank_account(id, r->rank);
     char *result = account ? pipe_asprintf("%s: %s", how, account) : pipe_strdup(how);
     free(account);
-    char *tail = result ? pipe_supervisor_log_tail(s, r->rank) : NULL;
+    char *tail = result ? pipe_supervisor_log_tail(log, r->rank) : NULL;
     if (tail) {
-        char *with = s->world > 1 ? pipe_asprintf("%s\nlast lines of rank %d:\n%s", result, r->rank, tail)
+        char *with = id->world > 1 ? pipe_asprintf("%s\nlast lines of rank %d:\n%s", result, r->rank, tail)
                                   : pipe_asprintf("%s\nlast lines of its output:\n%s", result, tail);
         if (with) {
             free(result);

@@ -1,6 +1,6 @@
-/* The invocation's log (supervisor.h): the supervisor's own lines and its
-   ranks' lines go into `log` (with --echo also to stderr), and the failure
-   summary reads a rank's last lines back by their "[rank N] " tag. */
+/* The invocation's log (supervisor_parts.h): the supervisor's own lines and
+   its ranks' lines go into `log` (with --echo also to stderr), and the
+   failure summary reads a rank's last lines back by their "[rank N] " tag. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
-#include "supervisor.h"
+#include "supervisor_parts.h"
 #include "util/util.h"
 
 static void write_all(int fd, const char *p, size_t n)
@@ -26,12 +26,12 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
-static void emit(pipe_supervisor *s, const char *line, size_t n, bool echo)
+static void emit(pipe_step_log *log, const char *line, size_t n, bool echo)
 {
-    if (s->log_fd >= 0)
-        write_all(s->log_fd, line, n);
-    if (echo && s->o.echo) {
-        char *p = pipe_asprintf("[%s] %.*s", s->inv->id, (int)n, line);
+    if (log->fd >= 0)
+        write_all(log->fd, line, n);
+    if (echo && log->echo) {
+        char *p = pipe_asprintf("[%s] %.*s", log->id, (int)n, line);
         if (p) {
             write_all(STDERR_FILENO, p, strlen(p));
             free(p);
@@ -39,7 +39,7 @@ static void emit(pipe_supervisor *s, const char *line, size_t n, bool echo)
     }
 }
 
-void pipe_supervisor_emit(pipe_supervisor *s, const char *line, size_t n) { emit(s, line, n, true); }
+void pipe_supervisor_emit(pipe_step_log *log, const char *line, size_t n) { emit(log, line, n, true); }
 
 /* Whether needle occurs in the first n bytes of p. */
 static bool contains(const char *p, size_t n, const char *needle)
@@ -51,53 +51,53 @@ static bool contains(const char *p, size_t n, const char *needle)
     return false;
 }
 
-void pipe_supervisor_emit_rank(pipe_supervisor *s, int rank, const char *line, size_t n)
+void pipe_supervisor_emit_rank(pipe_step_log *log, int rank, const char *line, size_t n)
 {
     size_t head = n < 48 ? n : 48;
     /* A program's lines carry their rank always, so that a failure can
        show the last ones; pipe_log's name theirs already. */
-    if ((s->world <= 1 && !pipe_step_is_command(s->ms)) || contains(line, head, "[rank ")) {
-        pipe_supervisor_emit(s, line, n);
+    if ((log->world <= 1 && !log->command) || contains(line, head, "[rank ")) {
+        pipe_supervisor_emit(log, line, n);
         return;
     }
     char *p = pipe_asprintf("[rank %d] %.*s", rank, (int)n, line);
     if (p) {
-        pipe_supervisor_emit(s, p, strlen(p));
+        pipe_supervisor_emit(log, p, strlen(p));
         free(p);
     }
 }
 
-static void vnote(pipe_supervisor *s, bool echo, const char *fmt, va_list ap)
+static void vnote(pipe_step_log *log, bool echo, const char *fmt, va_list ap)
 {
     char msg[2048], stamp[40];
     vsnprintf(msg, sizeof msg, fmt, ap);
     pipe_iso8601(stamp, sizeof stamp);
     char *line = pipe_asprintf("%s [pipe] %s\n", stamp, msg);
     if (line) {
-        emit(s, line, strlen(line), echo);
+        emit(log, line, strlen(line), echo);
         free(line);
     }
 }
 
-void pipe_supervisor_note(pipe_supervisor *s, const char *fmt, ...)
+void pipe_supervisor_note(pipe_step_log *log, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vnote(s, true, fmt, ap);
+    vnote(log, true, fmt, ap);
     va_end(ap);
 }
 
-void pipe_supervisor_note_log_only(pipe_supervisor *s, const char *fmt, ...)
+void pipe_supervisor_note_log_only(pipe_step_log *log, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vnote(s, false, fmt, ap);
+    vnote(log, false, fmt, ap);
     va_end(ap);
 }
 
-void pipe_supervisor_tell_runner(const pipe_supervisor *s, const char *state)
+void pipe_supervisor_tell_runner(const pipe_step_log *log, const char *state)
 {
-    if (!s->o.echo)
+    if (!log->echo)
         return;
     char line[64];
     int n = snprintf(line, sizeof line, "%s%s\n", PIPE_RUNNER_STATE_PREFIX, state);
@@ -105,28 +105,28 @@ void pipe_supervisor_tell_runner(const pipe_supervisor *s, const char *state)
         write_all(STDERR_FILENO, line, (size_t)n);
 }
 
-void pipe_supervisor_report(const pipe_supervisor *s, const char *msg)
+void pipe_supervisor_report(const pipe_step_log *log, const char *msg)
 {
-    if (s->o.echo && s->inv)
-        fprintf(stderr, "[%s] error: %s\n", s->inv->id, msg);
+    if (log->echo && log->id)
+        fprintf(stderr, "[%s] error: %s\n", log->id, msg);
     else
         fprintf(stderr, "error: %s\n", msg);
 }
 
-char *pipe_supervisor_log_tail(const pipe_supervisor *s, int rank)
+char *pipe_supervisor_log_tail(const pipe_step_log *log, int rank)
 {
     enum { TAIL_LINES = 8 };
     char *text = NULL;
     size_t size = 0;
     struct stat st;
-    if (stat(s->log_path, &st) != 0 ||
-        pipe_read_file_tail(s->log_path, PIPE_LOG_TAIL_BYTES, &text, &size, NULL, 0) != 0)
+    if (stat(log->path, &st) != 0 ||
+        pipe_read_file_tail(log->path, PIPE_LOG_TAIL_BYTES, &text, &size, NULL, 0) != 0)
         return NULL;
     /* This attempt's lines only: the tail read starts at tail_start in the log. */
     size_t tail_start = (size_t)st.st_size > size ? (size_t)st.st_size - size : 0;
     size_t from = 0;
-    if (s->attempt_log_start > 0 && (size_t)s->attempt_log_start > tail_start)
-        from = (size_t)s->attempt_log_start - tail_start;
+    if (log->attempt_start > 0 && (size_t)log->attempt_start > tail_start)
+        from = (size_t)log->attempt_start - tail_start;
     if (from > size)
         from = size;
     char tag[32];
@@ -138,7 +138,7 @@ char *pipe_supervisor_log_tail(const pipe_supervisor *s, int rank)
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
         /* One rank of several: its tagged lines; a one-rank step: all but
            the supervisor's own. */
-        bool mine = s->world > 1 ? contains(p, len, tag) : !contains(p, len, " [pipe] ");
+        bool mine = log->world > 1 ? contains(p, len, tag) : !contains(p, len, " [pipe] ");
         if (mine && len > 0) {
             lines[n % TAIL_LINES] = p;
             lens[n % TAIL_LINES] = len;

@@ -1,4 +1,4 @@
-/* The invocation directory and its step.yaml (supervisor.h): what an
+/* The invocation directory and its step.yaml (supervisor_parts.h): what an
    execution starts from, what an attempt leaves, and the record of the
    result. */
 #include <errno.h>
@@ -14,81 +14,82 @@
 #include "observe/metrics.h"
 #include "pipe/error.h"
 #include "pipe/base.h"
-#include "supervisor.h"
+#include "supervisor_parts.h"
 #include "util/util.h"
 
 /* An empty outputs/ for the ranks to write into. */
-static int clean_outputs(pipe_supervisor *s, char *err, size_t errsize)
+static int clean_outputs(const pipe_step_ident *id, char *err, size_t errsize)
 {
-    int rc = pipe_remove_tree(s->outdir, err, errsize);
+    int rc = pipe_remove_tree(id->outdir, err, errsize);
     if (rc == 0)
-        rc = pipe_mkdirs(s->outdir, err, errsize);
+        rc = pipe_mkdirs(id->outdir, err, errsize);
     return rc;
 }
 
 /* The error files of this machine's ranks (pipe_store_error_file). */
-static void remove_error_files(const pipe_supervisor *s)
+static void remove_error_files(const pipe_step_ident *id)
 {
-    int first = s->machine_rank * s->nlocal;
-    for (int r = first; r < first + (s->nlocal > 0 ? s->nlocal : 1); r++) {
-        char *path = pipe_store_error_file(s->dir, r, s->world);
+    int first = id->machine_rank * id->nlocal;
+    for (int r = first; r < first + (id->nlocal > 0 ? id->nlocal : 1); r++) {
+        char *path = pipe_store_error_file(id->dir, r, id->world);
         if (path)
             unlink(path);
         free(path);
     }
 }
 
-int pipe_supervisor_prepare_dir(pipe_supervisor *s, char *err, size_t errsize)
+int pipe_supervisor_prepare_dir(pipe_step_ident *id, pipe_step_log *log, char *err, size_t errsize)
 {
     int rc;
-    if (!(s->dir = pipe_store_invocation_dir(s->store, s->o.run_id, s->inv->id)) ||
-        !(s->outdir = pipe_asprintf("%s/outputs", s->dir)) ||
-        !(s->metrics_path = pipe_asprintf("%s/metrics.csv", s->dir)) ||
-        !(s->step_path = pipe_store_step_file(s->store, s->o.run_id, s->inv->id)))
+    if (!(id->dir = pipe_store_invocation_dir(id->store, id->o.run_id, id->inv->id)) ||
+        !(id->outdir = pipe_asprintf("%s/outputs", id->dir)) ||
+        !(id->metrics_path = pipe_asprintf("%s/metrics.csv", id->dir)) ||
+        !(id->step_path = pipe_store_step_file(id->store, id->o.run_id, id->inv->id)))
         return PIPE_ENOMEM;
-    if (s->machine_rank > 0)
-        s->log_path = pipe_asprintf("%s/log.machine-%d", s->dir, s->machine_rank);
+    if (id->machine_rank > 0)
+        log->path = pipe_asprintf("%s/log.machine-%d", id->dir, id->machine_rank);
     else
-        s->log_path = pipe_asprintf("%s/log", s->dir);
-    if (!s->log_path)
+        log->path = pipe_asprintf("%s/log", id->dir);
+    if (!log->path)
         return PIPE_ENOMEM;
-    if ((rc = pipe_mkdirs(s->dir, err, errsize)) != 0)
+    if ((rc = pipe_mkdirs(id->dir, err, errsize)) != 0)
         return rc;
-    remove_error_files(s);
-    if (s->machine_rank == 0) {
+    remove_error_files(id);
+    if (id->machine_rank == 0) {
         /* Not finished (again) until this execution says so. */
-        if (unlink(s->step_path) != 0 && errno != ENOENT) {
-            pipe_errf(err, errsize, "cannot remove %s: %s", s->step_path, strerror(errno));
+        if (unlink(id->step_path) != 0 && errno != ENOENT) {
+            pipe_errf(err, errsize, "cannot remove %s: %s", id->step_path, strerror(errno));
             return PIPE_EIO;
         }
-        unlink(s->metrics_path);
-        char *profile = pipe_asprintf("%s/profile", s->dir);
+        unlink(id->metrics_path);
+        char *profile = pipe_asprintf("%s/profile", id->dir);
         rc = profile ? pipe_remove_tree(profile, err, errsize) : PIPE_ENOMEM;
         free(profile);
-        if (rc != 0 || (rc = clean_outputs(s, err, errsize)) != 0)
+        if (rc != 0 || (rc = clean_outputs(id, err, errsize)) != 0)
             return rc;
-    } else if ((rc = pipe_mkdirs(s->outdir, err, errsize)) != 0) {
+    } else if ((rc = pipe_mkdirs(id->outdir, err, errsize)) != 0) {
         return rc;
     }
-    s->log_fd = open(s->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
-    if (s->log_fd < 0) {
-        pipe_errf(err, errsize, "cannot create %s: %s", s->log_path, strerror(errno));
+    log->fd = open(log->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+    if (log->fd < 0) {
+        pipe_errf(err, errsize, "cannot create %s: %s", log->path, strerror(errno));
         return PIPE_EIO;
     }
     return 0;
 }
 
-int pipe_supervisor_finish_record(pipe_supervisor *s, pipe_step_status status, char *err, size_t errsize)
+int pipe_supervisor_finish_record(const pipe_step_ident *id, pipe_step_record *rec, pipe_step_status status,
+                                  char *err, size_t errsize)
 {
     char stamp[40];
     pipe_iso8601(stamp, sizeof stamp);
-    s->rec->status = status;
-    free(s->rec->finished);
-    s->rec->finished = pipe_strdup(stamp);
-    s->rec->duration_s = pipe_now() - s->t0;
-    if (s->machine_rank > 0)
+    rec->status = status;
+    free(rec->finished);
+    rec->finished = pipe_strdup(stamp);
+    rec->duration_s = pipe_now() - id->t0;
+    if (id->machine_rank > 0)
         return 0; /* machine 0 speaks for the invocation */
-    return pipe_step_record_write(s->step_path, s->rec, err, errsize);
+    return pipe_step_record_write(id->step_path, rec, err, errsize);
 }
 
 void pipe_supervisor_clear_outputs(pipe_step_record *r)
@@ -101,50 +102,50 @@ void pipe_supervisor_clear_outputs(pipe_step_record *r)
     r->noutputs = 0;
 }
 
-int pipe_supervisor_fail(pipe_supervisor *s, const char *why)
+int pipe_supervisor_fail(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const char *why)
 {
     char err[1024];
-    free(s->rec->error);
-    s->rec->error = pipe_strdup(why);
+    free(rec->error);
+    rec->error = pipe_strdup(why);
     /* The log gets the cause's first line (the rest is a tail of the log
        itself). Under the runner (--echo) it is not echoed: the runner's
        summary shows the whole cause once; alone, stderr gets it once. */
     int first = (int)strcspn(why, "\n");
-    if (s->o.echo)
-        pipe_supervisor_note_log_only(s, "failed: %.*s", first, why);
+    if (log->echo)
+        pipe_supervisor_note_log_only(log, "failed: %.*s", first, why);
     else
-        pipe_supervisor_note(s, "failed: %.*s", first, why);
+        pipe_supervisor_note(log, "failed: %.*s", first, why);
     /* A failed invocation has no outputs/ at all, not even the temporary
        files of a worker that was killed while writing. */
-    if (s->machine_rank == 0 && s->outdir && pipe_remove_tree(s->outdir, err, sizeof err) != 0)
-        pipe_supervisor_note(s, "%s", err);
-    pipe_supervisor_clear_outputs(s->rec);
-    if (pipe_supervisor_finish_record(s, PIPE_STEP_FAILED, err, sizeof err) != 0) {
-        pipe_supervisor_report(s, err);
-        pipe_supervisor_report(s, why); /* no step.yaml: the runner has only this */
-    } else if (!s->o.echo) {
-        pipe_supervisor_report(s, why);
+    if (id->machine_rank == 0 && id->outdir && pipe_remove_tree(id->outdir, err, sizeof err) != 0)
+        pipe_supervisor_note(log, "%s", err);
+    pipe_supervisor_clear_outputs(rec);
+    if (pipe_supervisor_finish_record(id, rec, PIPE_STEP_FAILED, err, sizeof err) != 0) {
+        pipe_supervisor_report(log, err);
+        pipe_supervisor_report(log, why); /* no step.yaml: the runner has only this */
+    } else if (!log->echo) {
+        pipe_supervisor_report(log, why);
     }
     return PIPE_EXIT_FAILED;
 }
 
-void pipe_supervisor_read_metrics(pipe_supervisor *s)
+void pipe_supervisor_read_metrics(const pipe_step_ident *id, pipe_step_record *rec)
 {
     pipe_metrics m;
-    if (pipe_metrics_read(s->metrics_path, &m, NULL, 0) != 0)
+    if (pipe_metrics_read(id->metrics_path, &m, NULL, 0) != 0)
         return;
     for (size_t i = 0; i < m.n; i++)
         if (m.series[i].n > 0)
-            pipe_step_record_set_metric(s->rec, m.series[i].name, m.series[i].points[m.series[i].n - 1].value);
+            pipe_step_record_set_metric(rec, m.series[i].name, m.series[i].points[m.series[i].n - 1].value);
     pipe_metrics_free(&m);
 }
 
-char *pipe_supervisor_collect_outputs(pipe_supervisor *s)
+char *pipe_supervisor_collect_outputs(const pipe_step_ident *id, pipe_step_record *rec)
 {
     char err[1024];
-    for (size_t i = 0; i < s->ms->noutputs; i++) {
-        const char *name = s->output_names[i];
-        char *path = pipe_store_output_path(s->store, s->o.run_id, s->inv->id, name);
+    for (size_t i = 0; i < id->ms->noutputs; i++) {
+        const char *name = id->output_names[i];
+        char *path = pipe_store_output_path(id->store, id->o.run_id, id->inv->id, name);
         char hex[PIPE_SHA256_HEX_SIZE];
         if (!path)
             return pipe_strdup("out of memory");
@@ -155,10 +156,10 @@ char *pipe_supervisor_collect_outputs(pipe_supervisor *s)
             free(path);
             return pipe_asprintf("step `%s` returned 0 but did not write output `%s` (pipe_output_open or "
                                  "pipe_output_path)",
-                                 s->ms->name, name);
+                                 id->ms->name, name);
         }
-        if (rc == 0 && (rc = pipe_step_record_add_output(s->rec, name, path, hex)) == 0)
-            pipe_step_artifact_stamp(&s->rec->outputs[s->rec->noutputs - 1], path);
+        if (rc == 0 && (rc = pipe_step_record_add_output(rec, name, path, hex)) == 0)
+            pipe_step_artifact_stamp(&rec->outputs[rec->noutputs - 1], path);
         free(path);
         if (rc != 0)
             return pipe_asprintf("output `%s`: %s", name, rc == PIPE_ENOMEM ? "out of memory" : err);
@@ -166,16 +167,16 @@ char *pipe_supervisor_collect_outputs(pipe_supervisor *s)
     return NULL;
 }
 
-void pipe_supervisor_reset_attempt(pipe_supervisor *s)
+void pipe_supervisor_reset_attempt(const pipe_step_ident *id, pipe_step_record *rec)
 {
     char err[512];
-    remove_error_files(s);
-    if (s->machine_rank == 0) {
-        unlink(s->metrics_path);
-        clean_outputs(s, err, sizeof err);
+    remove_error_files(id);
+    if (id->machine_rank == 0) {
+        unlink(id->metrics_path);
+        clean_outputs(id, err, sizeof err);
     }
-    pipe_supervisor_clear_outputs(s->rec);
-    for (size_t i = 0; i < s->rec->nmetrics; i++)
-        free(s->rec->metrics[i].name);
-    s->rec->nmetrics = 0;
+    pipe_supervisor_clear_outputs(rec);
+    for (size_t i = 0; i < rec->nmetrics; i++)
+        free(rec->metrics[i].name);
+    rec->nmetrics = 0;
 }

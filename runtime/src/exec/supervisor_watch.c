@@ -1,4 +1,4 @@
-/* Hung ranks (supervisor.h): reads the table the local ranks keep of the
+/* Hung ranks (supervisor_parts.h): reads the table the local ranks keep of the
    collectives they enter (coll_watch.h). When a rank has waited in
    collective #k for collective_timeout while others have not entered it,
    the attempt fails naming those others and what their processes are
@@ -11,7 +11,7 @@
 #include "child.h"
 #include "dist/coll_watch.h"
 #include "pipe/base.h"
-#include "supervisor.h"
+#include "supervisor_parts.h"
 #include "util/util.h"
 
 /* What a process is doing, from /proc: "stopped (SIGSTOP or a debugger)",
@@ -60,16 +60,16 @@ static void rank_state(const pipe_child *c, char *out, size_t size)
     process_state(c->pid, out, size);
 }
 
-char *pipe_supervisor_check_collectives(pipe_supervisor *s, const pipe_child_group *g)
+char *pipe_supervisor_check_collectives(const pipe_launch *l, const pipe_child_group *g)
 {
-    if (!s->launch.watch || (int)g->n != s->nlocal)
+    if (!l->watch || (int)g->n != l->nlocal)
         return NULL;
-    const pipe_coll_slot *slots = pipe_coll_watch_slots(s->launch.watch);
-    uint64_t now = pipe_coll_watch_now_ms(), timeout = s->launch.collective_timeout_ms;
+    const pipe_coll_slot *slots = pipe_coll_watch_slots(l->watch);
+    uint64_t now = pipe_coll_watch_now_ms(), timeout = l->collective_timeout_ms;
     /* The collective the longest waiter has waited in past the limit. */
     int waiter = -1;
     uint64_t k = 0, since = 0;
-    for (int i = 0; i < s->nlocal; i++) {
+    for (int i = 0; i < l->nlocal; i++) {
         uint64_t t = atomic_load(&slots[i].since_ms);
         /* t after now: the rank entered since the clock was read (unsigned
            now - t would wrap to "waited forever" and kill a healthy step). */
@@ -83,11 +83,11 @@ char *pipe_supervisor_check_collectives(pipe_supervisor *s, const pipe_child_gro
     }
     if (waiter < 0)
         return NULL;
-    int first = s->machine_rank * s->nlocal;
+    int first = l->machine_rank * l->nlocal;
     char missing[2048] = "", waiting[512] = "";
     size_t ml = 0, wl = 0;
     int nmissing = 0, nwaiting = 0;
-    for (int i = 0; i < s->nlocal; i++) {
+    for (int i = 0; i < l->nlocal; i++) {
         uint64_t entered = atomic_load(&slots[i].entered);
         if (entered >= k) {
             if (atomic_load(&slots[i].since_ms) != 0 && wl < sizeof waiting - 16)

@@ -1,0 +1,43 @@
+/* How a local run starts its invocations (private): the scheduler's
+   spawner (scheduler.h) for `run`. Each invocation's supervisor, what `EXE
+   step ID --run-id RUN --store STORE --echo` runs, is forked from the
+   runner (without executing the bundle again: docs/performance.md) in a
+   process group of its own, with its grant's GPUs and CPUs in its
+   environment. Its output comes through a pipe, line by line, between the
+   progress lines; its end is read from its step.yaml. */
+#ifndef PIPE_RUNNER_SPAWN_H
+#define PIPE_RUNNER_SPAWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "child.h"
+#include "pipe/driver.h"
+#include "pipe/manifest.h"
+#include "progress.h"
+#include "scheduler.h"
+
+struct run_slot;
+
+typedef struct pipe_run_spawner {
+    const pipe_program *prog;
+    const pipe_manifest *m;
+    const char *store;
+    const char *run_id;
+    const char *run_dir;
+    bool no_cache, verify; /* passed to each invocation */
+    int lock_fd;           /* run.lock: the runner's alone, closed in each child */
+    pipe_progress *progress;
+    struct run_slot *slots;    /* per invocation */
+    pipe_child_group **groups; /* each slot's child, for pipe_child_wait */
+    char detail[2048];         /* the last event's detail */
+} pipe_run_spawner;
+
+/* A slot per invocation; the fields above set first. PIPE_ENOMEM. */
+int pipe_run_spawner_init(pipe_run_spawner *sp);
+/* Kills what still runs (only after an internal error: leave no orphan). */
+void pipe_run_spawner_free(pipe_run_spawner *sp);
+/* The spawner for pipe_sched_config. */
+pipe_spawner pipe_run_spawner_of(pipe_run_spawner *sp);
+
+#endif

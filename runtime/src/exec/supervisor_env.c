@@ -1,0 +1,28 @@
+/* The environment every rank of an invocation gets (supervisor.h), native
+   or command step alike: in a file of its own, so that both kinds use it
+   and the attempt that starts them uses neither's code. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "dist/rank_env.h"
+#include "supervisor.h"
+
+void pipe_supervisor_rank_env(pipe_supervisor *s, int local_rank)
+{
+    const pipe_step_ident *id = &s->id;
+    if (s->log.fd >= 0)
+        close(s->log.fd);
+    pipe_launch_close_in_child(&s->launch);
+    for (size_t i = 0; i < id->ms->nenvironment; i++)
+        setenv(id->ms->environment[i].key, id->ms->environment[i].value, 1);
+    if (s->omp_threads)
+        setenv("OMP_NUM_THREADS", s->omp_threads, 1);
+    setenv("PIPE_STORE", id->store, 1);
+    setenv("PIPE_RUN_ID", id->o.run_id, 1);
+    setenv("PIPE_INVOCATION", id->inv->id, 1);
+    setenv("PIPE_SCRATCH_ROOT", s->scratch_root, 1);
+    const pipe_accelerate *acc = &id->inv->accelerate;
+    if (acc->enabled && acc->mixed_precision)
+        setenv("PIPE_MIXED_PRECISION", acc->mixed_precision, 1);
+    pipe_rank_env_set(&s->launch, local_rank, acc->enabled);
+}

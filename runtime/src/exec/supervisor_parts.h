@@ -1,0 +1,158 @@
+/* The parts of an invocation's supervisor (private; supervisor.h holds the
+   whole): each file of the supervisor takes the parts it works on.
+
+     pipe_step_ident   which invocation, its step and code, its arguments'
+                       values, this machine's ranks, its paths in the store
+     pipe_step_log     the invocation's log (supervisor_log.c)
+     pipe_step_record  step.yaml as this execution will write it
+                       (store/stepfile.h; supervisor_record.c,
+                       supervisor_inputs.c)
+     pipe_launch       the ranks' world (dist/launcher.h; the hung-rank
+                       check, supervisor_watch.c, reads it)
+
+   and what works on them: the log, the invocation directory and record,
+   the inputs and the cache, why an attempt failed, and hung ranks. */
+#ifndef PIPE_SUPERVISOR_PARTS_H
+#define PIPE_SUPERVISOR_PARTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "child.h"
+#include "dist/launcher.h"
+#include "pipe/driver.h"
+#include "pipe/manifest.h"
+#include "store/stepfile.h"
+#include "store/store.h"
+
+typedef struct pipe_step_options {
+    const char *invocation;
+    const char *run_id;
+    const char *store;
+    const char **params; /* "NAME=VALUE" from --param */
+    size_t nparams;
+    bool no_cache, echo;
+    bool verify; /* --verify: hash inputs and cached outputs again, whatever their size and time say */
+    pipe_launch_options launch; /* --machine-rank, --main-process-ip */
+} pipe_step_options;
+
+/* What this process executes and where: set up once (supervisor.c, then
+   the paths by pipe_supervisor_prepare_dir and the values by
+   pipe_supervisor_resolve_args), read only after. */
+typedef struct pipe_step_ident {
+    const pipe_program *prog;
+    const pipe_manifest *m;
+    pipe_step_options o;
+    const pipe_minvocation *inv;
+    const pipe_mstep *ms;
+    const pipe_step_impl *impl; /* NULL for a command step */
+    bool command;               /* the step is a program (pipe_step_is_command) */
+    int nlocal, world, machine_rank; /* this machine's ranks, as the launch decided */
+    double t0;                  /* pipe_now() at the start: step.yaml's duration and time_s count from it */
+    pipe_run_info *run;         /* run.yaml */
+    char **values;              /* per step parameter: canonical text or input path */
+    const char **output_names;
+    char *store; /* absolute */
+    char *dir;   /* STORE/RUN/INV */
+    char *outdir, *metrics_path, *step_path;
+} pipe_step_ident;
+
+/* The invocation's log: the supervisor's own lines and its ranks'. */
+typedef struct pipe_step_log {
+    int fd;           /* -1 until the invocation directory is prepared */
+    char *path;       /* log, or log.machine-N on machine N > 0 */
+    const char *id;   /* the invocation, for echoed lines; NULL before it is known */
+    bool echo;        /* --echo: lines to stderr too, as "[ID] line" */
+    int world;        /* ranks of the step: one untagged rank, or several tagged "[rank N] " */
+    bool command;     /* a program's lines are always tagged */
+    long long attempt_start; /* where this attempt's lines begin in the log */
+} pipe_step_log;
+
+typedef struct pipe_attempt_result {
+    bool ok;
+    bool timed_out;
+    int interrupted;  /* the signal that stopped the supervisor, or 0 */
+    int rank;         /* the rank whose status decides the attempt */
+    int status;       /* its wait status */
+    char *rendezvous; /* why the ranks never met (malloc'ed), or NULL */
+    char *collective; /* which ranks never entered a collective (malloc'ed), or NULL */
+} pipe_attempt_result;
+
+/* ---- supervisor_log.c ---- */
+
+/* One line, ending with '\n', into the log and, with --echo, to stderr as
+   "[ID] line". */
+void pipe_supervisor_emit(pipe_step_log *log, const char *line, size_t n);
+/* A rank's line: as it is when it already names its rank (pipe_log's
+   "[rank N]") or a native step's world is one rank, else with "[rank N] "
+   in front. */
+void pipe_supervisor_emit_rank(pipe_step_log *log, int rank, const char *line, size_t n);
+/* "TIMESTAMP [pipe] ..." of the supervisor's own. */
+void pipe_supervisor_note(pipe_step_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A note into the log only (what the runner reports itself). */
+void pipe_supervisor_note_log_only(pipe_step_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* With --echo, a line for the runner alone (not shown): PIPE_RUNNER_STATE_PREFIX
+   then the state, "running" when the step starts for real (not cached). */
+void pipe_supervisor_tell_runner(const pipe_step_log *log, const char *state);
+/* "error: MSG" (with --echo "[ID] error: MSG") on stderr. */
+void pipe_supervisor_report(const pipe_step_log *log, const char *msg);
+/* The last lines of one rank in the log (as torchrun's error summary shows
+   them; for a one-rank step, the step's lines), malloc'ed, or NULL when it
+   printed nothing. */
+char *pipe_supervisor_log_tail(const pipe_step_log *log, int rank);
+
+/* ---- supervisor_record.c ---- */
+
+/* The invocation directory's paths into id, the directory and its log
+   (log's path and fd), removing what an earlier execution left (step.yaml,
+   outputs/, error, metrics.csv, profile/). */
+int pipe_supervisor_prepare_dir(pipe_step_ident *id, pipe_step_log *log, char *err, size_t errsize);
+/* Stamps the record finished with status and writes step.yaml (machine 0
+   only: it speaks for the invocation). */
+int pipe_supervisor_finish_record(const pipe_step_ident *id, pipe_step_record *rec, pipe_step_status status,
+                                  char *err, size_t errsize);
+void pipe_supervisor_clear_outputs(pipe_step_record *r);
+/* Records a failure, returning the exit status 1. */
+int pipe_supervisor_fail(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const char *why);
+/* Checks and hashes the outputs into the record; NULL when all are there,
+   else why not (malloc'ed). */
+char *pipe_supervisor_collect_outputs(const pipe_step_ident *id, pipe_step_record *rec);
+/* metrics.csv into the record: the last value of each name. */
+void pipe_supervisor_read_metrics(const pipe_step_ident *id, pipe_step_record *rec);
+/* Removes what an attempt leaves in outputs/ and the per-attempt files. */
+void pipe_supervisor_reset_attempt(const pipe_step_ident *id, pipe_step_record *rec);
+
+/* ---- supervisor_inputs.c ---- */
+
+/* The arguments' values (into id) and the inputs' digests into the
+   record. 0; PIPE_EUSAGE for a parameter without a value; PIPE_ESTEP with
+   the reason in err when an input is not available. */
+int pipe_supervisor_resolve_args(pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, char *err,
+                                 size_t errsize);
+/* The record's cache key (NULL when memory ran out). */
+void pipe_supervisor_cache_key(const pipe_mstep *ms, pipe_step_record *rec);
+/* True when the invocation was satisfied from the cache. */
+bool pipe_supervisor_try_cache(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec);
+
+/* ---- supervisor_failure.c ---- */
+
+/* Why an attempt failed, malloc'ed: the rendezvous, the timeout, the
+   signal, else the rank that failed first, its status, its own account
+   (its error file) and its last lines. The first line says it all; the
+   others are the tail. */
+char *pipe_supervisor_describe_failure(const pipe_step_ident *id, const pipe_step_log *log,
+                                       const pipe_attempt_result *r);
+/* "rank R (machine M, host H) exited with status N" or "... was killed by
+   SIGX" (no rank part for a one-rank step). */
+void pipe_supervisor_describe_exit(const pipe_step_ident *id, int rank, int status, char *buf, size_t size);
+
+/* ---- supervisor_watch.c ---- */
+
+/* Polled while the local ranks of l run as g: a malloc'ed message when some
+   local rank has not entered a pipe collective that another has waited in
+   for collective_timeout (naming the missing ranks and their process
+   state), else NULL. */
+char *pipe_supervisor_check_collectives(const pipe_launch *l, const pipe_child_group *g);
+
+#endif
