@@ -1,4 +1,5 @@
-/* Doubles as text that reads back as the same value. */
+/* Numbers as text: doubles that read back as the same value, digits. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,3 +31,13 @@ void pipe_format_number(double v, int max_precision, char *buf, size_t size)
 }
 
 void pipe_format_double(double v, char *buf, size_t size) { pipe_format_number(v, 17, buf, size); }
+
+bool pipe_all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return false;
+    return true;
+}

@@ -10,18 +10,9 @@
 #include <unistd.h>
 
 #include "observe/nvml.h"
+#include "pipe/base.h"
 #include "pipe/error.h"
 #include "util/util.h"
-
-static bool is_index(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s))
-            return false;
-    return true;
-}
 
 static void free_list(char **list, size_t n)
 {
@@ -68,7 +59,7 @@ int pipe_gpu_list(size_t count, const char *cvd, char ***gpus, size_t *n)
         while (len > 0 && isspace((unsigned char)tok[len - 1]))
             tok[--len] = '\0';
         bool valid;
-        if (is_index(tok)) {
+        if (pipe_all_digits(tok)) {
             errno = 0;
             unsigned long long idx = strtoull(tok, NULL, 10);
             valid = errno == 0 && idx < count;
@@ -172,7 +163,7 @@ int pipe_local_resources_detect(pipe_local_resources *out, char *err, size_t err
 
     size_t count;
     if ((env = getenv("PIPE_LOCAL_GPUS")) != NULL && *env) {
-        if (!is_index(env) || strlen(env) > 6) {
+        if (!pipe_all_digits(env) || strlen(env) > 6) {
             pipe_errf(err, errsize, "PIPE_LOCAL_GPUS: `%s` is not a GPU count", env);
             return PIPE_EUSAGE;
         }

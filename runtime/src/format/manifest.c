@@ -96,110 +96,98 @@ static int lookup(mp *p, const pipe_ynode *map, const char *key, const char *pat
     return 0;
 }
 
+/* A key's scalar: its node, its text (NULL when the key is absent or
+   null), its path for messages. */
+typedef struct scalar {
+    const pipe_ynode *node;
+    const char *text;
+    char path[PATH_SIZE];
+} scalar;
+
+static int find_scalar(mp *p, const pipe_ynode *map, const char *key, const char *path, bool required, scalar *f)
+{
+    int rc;
+    f->text = NULL;
+    if ((rc = lookup(p, map, key, path, required, &f->node, f->path)) != 0 || !f->node)
+        return rc;
+    return scalar_text(p, f->node, f->path, &f->text);
+}
+
 static int get_str(mp *p, const pipe_ynode *map, const char *key, const char *path, bool required, char **out)
 {
-    char kp[PATH_SIZE];
-    const pipe_ynode *v;
-    const char *s;
+    scalar f;
     int rc;
     *out = NULL;
-    if ((rc = lookup(p, map, key, path, required, &v, kp)) != 0 || !v)
+    if ((rc = find_scalar(p, map, key, path, required, &f)) != 0 || !f.text)
         return rc;
-    if ((rc = scalar_text(p, v, kp, &s)) != 0)
-        return rc;
-    if (required && *s == '\0')
-        return fail_at(p, v->line, kp, "must not be empty");
-    return (*out = pipe_strdup(s)) ? 0 : PIPE_ENOMEM;
+    if (required && *f.text == '\0')
+        return fail_at(p, f.node->line, f.path, "must not be empty");
+    return (*out = pipe_strdup(f.text)) ? 0 : PIPE_ENOMEM;
 }
 
 static int get_bool(mp *p, const pipe_ynode *map, const char *key, const char *path, bool dflt, bool *out)
 {
-    char kp[PATH_SIZE];
-    const pipe_ynode *v;
-    const char *s;
+    scalar f;
     int rc;
     *out = dflt;
-    if ((rc = lookup(p, map, key, path, false, &v, kp)) != 0 || !v)
+    if ((rc = find_scalar(p, map, key, path, false, &f)) != 0 || !f.text)
         return rc;
-    if ((rc = scalar_text(p, v, kp, &s)) != 0)
-        return rc;
-    if (strcmp(s, "true") == 0)
+    if (strcmp(f.text, "true") == 0)
         *out = true;
-    else if (strcmp(s, "false") == 0)
+    else if (strcmp(f.text, "false") == 0)
         *out = false;
     else
-        return fail_at(p, v->line, kp, "`%s` is not a bool (true or false)", s);
+        return fail_at(p, f.node->line, f.path, "`%s` is not a bool (true or false)", f.text);
     return 0;
-}
-
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s))
-            return false;
-    return true;
 }
 
 static int get_i64(mp *p, const pipe_ynode *map, const char *key, const char *path, int64_t dflt, int64_t min,
                    int64_t max, int64_t *out)
 {
-    char kp[PATH_SIZE];
-    const pipe_ynode *v;
-    const char *s;
+    scalar f;
     int rc;
     *out = dflt;
-    if ((rc = lookup(p, map, key, path, false, &v, kp)) != 0 || !v)
-        return rc;
-    if ((rc = scalar_text(p, v, kp, &s)) != 0)
+    if ((rc = find_scalar(p, map, key, path, false, &f)) != 0 || !f.text)
         return rc;
     errno = 0;
     char *end;
-    long long x = strtoll(s, &end, 10);
-    if (!all_digits(s[0] == '-' ? s + 1 : s) || *end || errno == ERANGE)
-        return fail_at(p, v->line, kp, "`%s` is not an integer", s);
+    long long x = strtoll(f.text, &end, 10);
+    if (!pipe_all_digits(f.text[0] == '-' ? f.text + 1 : f.text) || *end || errno == ERANGE)
+        return fail_at(p, f.node->line, f.path, "`%s` is not an integer", f.text);
     if (x < min || x > max)
-        return fail_at(p, v->line, kp, "%lld is out of range (%lld to %lld)", x, (long long)min, (long long)max);
+        return fail_at(p, f.node->line, f.path, "%lld is out of range (%lld to %lld)", x, (long long)min,
+                       (long long)max);
     *out = x;
     return 0;
 }
 
 static int get_u64(mp *p, const pipe_ynode *map, const char *key, const char *path, uint64_t dflt, uint64_t *out)
 {
-    char kp[PATH_SIZE];
-    const pipe_ynode *v;
-    const char *s;
+    scalar f;
     int rc;
     *out = dflt;
-    if ((rc = lookup(p, map, key, path, false, &v, kp)) != 0 || !v)
-        return rc;
-    if ((rc = scalar_text(p, v, kp, &s)) != 0)
+    if ((rc = find_scalar(p, map, key, path, false, &f)) != 0 || !f.text)
         return rc;
     errno = 0;
     char *end;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (!all_digits(s) || *end || errno == ERANGE)
-        return fail_at(p, v->line, kp, "`%s` is not a non-negative integer", s);
+    unsigned long long x = strtoull(f.text, &end, 10);
+    if (!pipe_all_digits(f.text) || *end || errno == ERANGE)
+        return fail_at(p, f.node->line, f.path, "`%s` is not a non-negative integer", f.text);
     *out = x;
     return 0;
 }
 
 static int get_double(mp *p, const pipe_ynode *map, const char *key, const char *path, double *out)
 {
-    char kp[PATH_SIZE];
-    const pipe_ynode *v;
-    const char *s;
+    scalar f;
     int rc;
     *out = 0;
-    if ((rc = lookup(p, map, key, path, false, &v, kp)) != 0 || !v)
-        return rc;
-    if ((rc = scalar_text(p, v, kp, &s)) != 0)
+    if ((rc = find_scalar(p, map, key, path, false, &f)) != 0 || !f.text)
         return rc;
     char *end;
-    double x = strtod(s, &end);
-    if (!*s || isspace((unsigned char)*s) || *end || !isfinite(x) || x < 0)
-        return fail_at(p, v->line, kp, "`%s` is not a non-negative number", s);
+    double x = strtod(f.text, &end);
+    if (!*f.text || isspace((unsigned char)*f.text) || *end || !isfinite(x) || x < 0)
+        return fail_at(p, f.node->line, f.path, "`%s` is not a non-negative number", f.text);
     *out = x;
     return 0;
 }

@@ -5,6 +5,7 @@
 #ifndef PIPE_BASE_H
 #define PIPE_BASE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -134,6 +135,9 @@ void pipe_format_number(double v, int max_precision, char *buf, size_t size);
    Parameters, step records, metrics and pipec's manifest all use it, so the
    same value is always the same text. */
 void pipe_format_double(double v, char *buf, size_t size);
+/* Whether s is one or more decimal digits and nothing else (an index, a
+   count, a number of milliseconds as a manifest writes it). */
+bool pipe_all_digits(const char *s);
 
 /* ---- text: UTF-8 and JSON strings ---- */
 
