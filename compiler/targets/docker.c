@@ -312,6 +312,66 @@ static void build_tools(const bundle *b, strbuf *sb)
         sb_puts(sb, " pkg-config");
 }
 
+/* The image's ENV line from @docker(environment): names and values a
+   Dockerfile can hold, or -1 naming the one it cannot. */
+static int environment_lines(bundle *b, const pipe_mimage *given, const char *step, strbuf *env, char *err,
+                             size_t errsize)
+{
+    for (size_t i = 0; i < given->nenvironment; i++) {
+        const pipe_kv *m = &given->environment[i];
+        if (!esc_env_name_ok(m->key)) {
+            snprintf(err, errsize, "environment variable name %s of step `%s` cannot be set in a Dockerfile",
+                     quoted(b, m->key), step);
+            return -1;
+        }
+        sb_puts(env, i == 0 ? "ENV " : " \\\n    ");
+        sb_printf(env, "%s=", m->key);
+        if (!dockerfile_quoted(env, m->value)) {
+            snprintf(err, errsize,
+                     "environment variable %s of step `%s` holds a control character (a newline?), "
+                     "which a Dockerfile ENV cannot hold",
+                     m->key, step);
+            return -1;
+        }
+    }
+    if (env->len)
+        sb_putc(env, '\n');
+    return 0;
+}
+
+/* BuildKit reads a word `<<NAME` in RUN as a here-document, even quoted. */
+static bool run_word_ok(const char *s) { return !strstr(s, "<<") && !strchr(s, '\n') && !strchr(s, '\r'); }
+
+/* The requirements installed into a virtual environment of the image's own
+   (PEP 668: no pip into the system's Python), seeing the base image's
+   packages (a PyTorch image's torch), from @docker(index_url) when given;
+   `--`: an entry is a requirement, never a pip option. */
+static int pip_lines(bundle *b, const pipe_mimage *given, const char *step, strbuf *pip, char *err, size_t errsize)
+{
+    sb_puts(pip, "    python3 -m venv --system-site-packages /opt/pipe/venv; \\\n"
+                 "    /opt/pipe/venv/bin/python3 -m pip install --no-cache-dir");
+    if (given->index_url) {
+        if (!run_word_ok(given->index_url)) {
+            snprintf(err, errsize, "index_url %s of step `%s` is not a URL", quoted(b, given->index_url), step);
+            return -1;
+        }
+        sb_puts(pip, " --index-url ");
+        shell_word(pip, given->index_url);
+    }
+    sb_puts(pip, " --");
+    for (size_t i = 0; i < given->nrequirements; i++) {
+        const char *r = given->requirements[i];
+        if (!run_word_ok(r)) {
+            snprintf(err, errsize, "requirement %s of step `%s` is not a pip requirement", quoted(b, r), step);
+            return -1;
+        }
+        sb_puts(pip, " \\\n      ");
+        shell_word(pip, r);
+    }
+    sb_puts(pip, "; \\\n");
+    return 0;
+}
+
 static int render(bundle *b, const image_use *u, char *err, size_t errsize)
 {
     const bundle_image *img = u->img;
@@ -353,58 +413,10 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
     sb_free(&tools);
     package_words(&run_pkgs, RUNTIME_PACKAGES, &run_apt);
 
-    if (given->nenvironment) {
-        for (size_t i = 0; i < given->nenvironment; i++) {
-            const pipe_kv *m = &given->environment[i];
-            if (!esc_env_name_ok(m->key)) {
-                snprintf(err, errsize, "environment variable name %s of step `%s` cannot be set in a Dockerfile",
-                         quoted(b, m->key), step);
-                goto done;
-            }
-            sb_puts(&env, i == 0 ? "ENV " : " \\\n    ");
-            sb_printf(&env, "%s=", m->key);
-            if (!dockerfile_quoted(&env, m->value)) {
-                snprintf(err, errsize,
-                         "environment variable %s of step `%s` holds a control character (a newline?), "
-                         "which a Dockerfile ENV cannot hold",
-                         m->key, step);
-                goto done;
-            }
-        }
-        if (env.len)
-            sb_putc(&env, '\n');
-    }
-
     bool have_reqs = given->nrequirements > 0, python = have_reqs || runs_python(b, u);
-    if (have_reqs) {
-        /* A virtual environment of the image's own (PEP 668: no pip into the
-           system's Python), seeing the base image's packages (a PyTorch
-           image's torch); `--`: an entry is a requirement, never a pip
-           option. */
-        sb_puts(&pip, "    python3 -m venv --system-site-packages /opt/pipe/venv; \\\n"
-                      "    /opt/pipe/venv/bin/python3 -m pip install --no-cache-dir");
-        if (given->index_url) {
-            if (strstr(given->index_url, "<<")) {
-                snprintf(err, errsize, "index_url %s of step `%s` is not a URL", quoted(b, given->index_url), step);
-                goto done;
-            }
-            sb_puts(&pip, " --index-url ");
-            shell_word(&pip, given->index_url);
-        }
-        sb_puts(&pip, " --");
-        for (size_t i = 0; i < given->nrequirements; i++) {
-            const char *r = given->requirements[i];
-            /* BuildKit reads a word `<<NAME` in RUN as a here-document, even quoted. */
-            if (strstr(r, "<<") || strchr(r, '\n') || strchr(r, '\r')) {
-                snprintf(err, errsize, "requirement %s of step `%s` is not a pip requirement", quoted(b, r),
-                         step);
-                goto done;
-            }
-            sb_puts(&pip, " \\\n      ");
-            shell_word(&pip, r);
-        }
-        sb_puts(&pip, "; \\\n");
-    }
+    if (environment_lines(b, given, step, &env, err, errsize) != 0 ||
+        (have_reqs && pip_lines(b, given, step, &pip, err, errsize) != 0))
+        goto done;
 
     invocation_list(&invs, u);
     sb_putc(&entry, '[');

@@ -56,6 +56,7 @@ reject env_newline 'environment variable A of step `s` holds a control character
 reject env_tab 'environment variable A of step `s` holds a control character' 'environment = {"A": "x\ty"}'
 # BuildKit reads a `<<WORD` word in RUN as a here-document, quoted or not.
 reject requirement_heredoc 'requirement "<<EOF" of step `s` is not a pip requirement' 'requirements = ["<<EOF"]'
+reject index_url_heredoc 'index_url "<<EOF" of step `s` is not a URL' 'requirements = ["numpy"], index_url = "<<EOF"'
 
 # And what is valid goes through: registries with ports, digests, paths.
 ok_image() {
