@@ -430,7 +430,7 @@ static void test_every_field_is_known(void)
    range, enum defaults among the values. */
 static void test_rows(void)
 {
-    CHECK_EQ_INT(PIPE_DEC_COUNT, 10);
+    CHECK_EQ_INT(PIPE_DEC_COUNT, 11);
     for (int k = 0; k < PIPE_DEC_COUNT; k++) {
         const pipe_decorator_info *d = pipe_decorator_get((pipe_decorator)k);
         CHECK(pipe_decorator_named(d->name) == d);

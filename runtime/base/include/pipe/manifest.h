@@ -161,6 +161,14 @@ typedef struct pipe_accelerate {
     uint64_t collective_timeout_ms; /* a pipe collective waits this long for a rank (>= 1000) */
 } pipe_accelerate;
 
+/* @checkpoint: a checkpoint folder shared by the invocation's ranks, kept
+   across attempts, interruptions and runs with the same cache key. */
+typedef struct pipe_mcheckpoint {
+    bool enabled;
+    bool keep;         /* keep the folder after success */
+    uint64_t grace_ms; /* SIGTERM to SIGKILL when stopped or preempted */
+} pipe_mcheckpoint;
+
 typedef struct pipe_minvocation {
     char *id;
     int step;        /* index into pipe_manifest.steps */
@@ -179,6 +187,7 @@ typedef struct pipe_minvocation {
     pipe_mslurm slurm;
     pipe_mkubernetes kubernetes;
     pipe_mskypilot skypilot;
+    pipe_mcheckpoint checkpoint;
 } pipe_minvocation;
 
 typedef struct pipe_manifest {

@@ -42,6 +42,8 @@ typedef enum {
 enum { PIPE_ON_STEP = 1, PIPE_ON_PIPELINE = 2 };
 typedef enum { PIPE_WHEN_ALWAYS, PIPE_WHEN_PRESENT, PIPE_WHEN_ANY, PIPE_WHEN_GIVEN } pipe_section_when;
 typedef enum { PIPE_EMIT_ALWAYS, PIPE_EMIT_SET, PIPE_EMIT_GIVEN } pipe_emit;
+/* Whether an option is part of an invocation's cache key. */
+enum { PIPE_NOT_KEYED = 0, PIPE_KEYED = 1 };
 
 /* Decorators: PIPE_DEC_RESOURCES, ... */
 typedef enum {
@@ -87,6 +89,7 @@ typedef struct pipe_option {
     const char *key;            /* in bundle.yaml */
     size_t field, count;        /* offsets in pipe_minvocation; count PIPE_NO_FIELD unless a list or map */
     pipe_emit emit;
+    bool keyed;                 /* part of the cache key (PIPE_KEYED) */
     const char *help;           /* why the range, or NULL */
     const char *doc;
     int index; /* in its decorator */
