@@ -94,6 +94,13 @@ static inline int64_t invocation_machines(const pipe_minvocation *inv)
     return inv->accelerate.enabled && inv->accelerate.num_machines > 1 ? inv->accelerate.num_machines : 1;
 }
 
+/* @checkpoint's grace in whole seconds, rounded up, as schedulers take it
+   (the checker keeps it within 1 to 65535 s); 0 without @checkpoint. */
+static inline uint64_t invocation_grace_s(const pipe_minvocation *inv)
+{
+    return inv->checkpoint.enabled ? (inv->checkpoint.grace_ms + 999) / 1000 : 0;
+}
+
 /* The generators of the bundle itself, one file each (gen_*.c), which the
    `local` target (targets/local.c) runs in this order; each deploy target's
    own is in its descriptor (targets/targets.h). */

@@ -139,13 +139,15 @@ static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UI
 static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
 
 /* The job's time limit: every attempt may run to its @timeout plus the
-   kill grace, with the retry delays between them and a margin, rounded up
-   to whole minutes, as D-HH:MM:SS. */
-static void slurm_time(strbuf *sb, uint64_t timeout_ms, uint64_t retries, uint64_t delay_ms)
+   kill grace, with the retry delays between them, a margin and the lead of
+   @checkpoint's --signal (so that it comes after the last attempt's end),
+   rounded up to whole minutes, as D-HH:MM:SS. */
+static void slurm_time(strbuf *sb, uint64_t timeout_ms, uint64_t retries, uint64_t delay_ms, uint64_t grace_ms,
+                       uint64_t lead_ms)
 {
-    uint64_t ms = sat_mul(sat_add(timeout_ms, PIPE_KILL_GRACE_MS), sat_add(retries, 1));
+    uint64_t ms = sat_mul(sat_add(timeout_ms, grace_ms), sat_add(retries, 1));
     ms = sat_add(ms, sat_mul(delay_ms, retries));
-    ms = sat_add(ms, JOB_MARGIN_MS);
+    ms = sat_add(ms, sat_add(JOB_MARGIN_MS, lead_ms));
     uint64_t minutes = ms / 60000 + (ms % 60000 != 0);
     sb_printf(sb, "%" PRIu64 "-%02" PRIu64 ":%02" PRIu64 ":00", minutes / 1440, minutes / 60 % 24, minutes % 60);
 }
@@ -200,14 +202,22 @@ static int sbatch_lines(const pipe_minvocation *inv, const char *name, strbuf *s
 
     uint64_t retries = inv->retry_max > 0 ? (uint64_t)inv->retry_max : 0;
     uint64_t delay_ms = retries > 0 ? inv->retry_delay_ms : 0;
+    uint64_t grace_s = invocation_grace_s(inv);
     if (inv->timeout_ms) {
+        /* A stopped attempt's ranks get @checkpoint's grace, if longer. */
+        uint64_t kill_grace_ms = grace_s * 1000 > PIPE_KILL_GRACE_MS ? grace_s * 1000 : PIPE_KILL_GRACE_MS;
         sb_puts(sb, "#SBATCH --time=");
-        slurm_time(sb, inv->timeout_ms, retries, delay_ms);
+        slurm_time(sb, inv->timeout_ms, retries, delay_ms, kill_grace_ms, grace_s * 1000);
         sb_putc(sb, '\n');
     }
+    /* @checkpoint: SIGTERM to the batch shell `grace` before the time limit,
+       which the script passes on to the step (checkpoint_launch below). */
+    if (grace_s)
+        sb_printf(sb, "#SBATCH --signal=B:TERM@%" PRIu64 "\n", grace_s);
     /* The runtime retries a failed step inside the job (@retry); Slurm
-       requeues the job when its node fails or it is preempted. */
-    sb_puts(sb, retries > 0 ? "#SBATCH --requeue\n" : "#SBATCH --no-requeue\n");
+       requeues the job when its node fails or it is preempted, and a
+       requeued job with a checkpoint resumes from it. */
+    sb_puts(sb, retries > 0 || grace_s ? "#SBATCH --requeue\n" : "#SBATCH --no-requeue\n");
     sb_puts(sb, "#SBATCH --open-mode=append\n");
 
     const pipe_mslurm *sl = &inv->slurm;
@@ -292,6 +302,48 @@ static const char distributed_text[] =
     "    export PIPE_RDZV_TOKEN\n"
     "fi\n";
 
+/* How the script starts the step: exec'ed srun, or with @checkpoint a
+   background srun and a shell that passes SIGTERM on. srun answers a
+   SIGTERM of its own by killing the step at once ("forcing job
+   termination"), and --signal=B: reaches only the batch shell (which srun
+   is once exec'ed); `scancel --signal` delivers it to the job's steps on
+   every node, which is also how Slurm's own requeue, preemption and scancel
+   reach them. */
+static void launch_lines(strbuf *sb, const pipe_minvocation *inv, const char *word)
+{
+    const char *srun = "\"$SRUN\" \"${SRUN_ARGS[@]}\" \"$EXE\" step ";
+    const char *args = " --run-id \"$RUN_ID\" --store \"$STORE\" --echo \"$@\"";
+    if (!inv->checkpoint.enabled) {
+        sb_printf(sb, "exec %s%s%s\n", srun, word, args);
+        return;
+    }
+    sb_printf(sb,
+              "\n"
+              "# @checkpoint: srun runs in the background so that this shell can pass\n"
+              "# SIGTERM on (--signal above: the time limit is near); srun would answer\n"
+              "# it by killing the step at once. The step gives its ranks the grace to\n"
+              "# save. A requeued job (a preemption, a node failure, scontrol requeue)\n"
+              "# runs this script again with the same run id, and the step resumes\n"
+              "# from its checkpoint folder in the store.\n"
+              "pass_term() {\n"
+              "    echo \"%s.sbatch: SIGTERM: passing it to the step of job $SLURM_JOB_ID\" >&2\n"
+              "    scancel --signal=TERM \"$SLURM_JOB_ID\" || true\n"
+              "}\n"
+              "trap pass_term TERM\n"
+              "%s%s%s &\n"
+              "STEP_PID=$!\n"
+              "# A trapped signal ends `wait` early (status above 128): wait again\n"
+              "# until srun has exited, and exit with its status.\n"
+              "while :; do\n"
+              "    STATUS=0\n"
+              "    wait \"$STEP_PID\" || STATUS=$?\n"
+              "    if [ \"$STATUS\" -le 128 ] || ! kill -0 \"$STEP_PID\" 2>/dev/null; then\n"
+              "        exit \"$STATUS\"\n"
+              "    fi\n"
+              "done\n",
+              inv->id, srun, word, args);
+}
+
 static int render(bundle *b, const char *tmpl, const char *path, bool executable, const tmpl_var *vars, size_t n,
                   char *err, size_t errsize)
 {
@@ -307,7 +359,8 @@ static int render(bundle *b, const char *tmpl, const char *path, bool executable
 static int gen_sbatch(bundle *b, const pipe_minvocation *inv, const char *name, const char *source, char *err,
                       size_t errsize)
 {
-    strbuf description = STRBUF_INIT, lines = STRBUF_INIT, env = STRBUF_INIT, word = STRBUF_INIT;
+    strbuf description = STRBUF_INIT, lines = STRBUF_INIT, env = STRBUF_INIT, word = STRBUF_INIT,
+           launch = STRBUF_INIT;
     const pipe_mstep *step = bundle_step_of(b, inv);
     int rc = -1;
     if (step->description) {
@@ -317,17 +370,18 @@ static int gen_sbatch(bundle *b, const pipe_minvocation *inv, const char *name, 
     if (sbatch_lines(inv, name, &lines, err, errsize) != 0 || environment_lines(inv, &env, err, errsize) != 0)
         goto done;
     esc_shell_word(&word, inv->id);
+    launch_lines(&launch, inv, sb_cstr(&word));
     bool multi = invocation_machines(inv) > 1;
     tmpl_var vars[] = {
         {"source", source},
         {"invocation", inv->id},
-        {"invocation_word", sb_cstr(&word)},
         {"step", step->name},
         {"pipeline", b->mf->pipeline},
         {"description", description.len ? sb_cstr(&description) : ""},
         {"sbatch_lines", sb_cstr(&lines)},
         {"environment", env.len ? sb_cstr(&env) : ""},
         {"distributed", multi ? distributed_text : ""},
+        {"launch", sb_cstr(&launch)},
     };
     const char *path = arena_printf(b->arena, "slurm/%s.sbatch", inv->id);
     rc = render(b, "sbatch.tmpl", path, true, vars, sizeof vars / sizeof vars[0], err, errsize);
@@ -336,6 +390,7 @@ done:
     sb_free(&lines);
     sb_free(&env);
     sb_free(&word);
+    sb_free(&launch);
     return rc;
 }
 

@@ -15,7 +15,13 @@
 #     launcher on each (SLURM_NODEID 0 and 1), its ranks meet and all-reduce
 #     across the nodes (CPU backend) and write the right sum;
 #  4. with fail=true the failing step's job is FAILED, its record in the
-#     store says why, and its dependants are cancelled and never run.
+#     store says why, and its dependants are cancelled and never run;
+#  5. @checkpoint under a requeue: in the run of 3, the job of `resume` (a
+#     program that counts with checkpoints in the shared store,
+#     tests/deploy/slurm/scripts/resume.sh) is requeued with `scontrol
+#     requeue` while it counts; Slurm's SIGTERM reaches the program before
+#     the kill and it saves; the batch script runs again with the same run
+#     id and the count goes on from that checkpoint to the end.
 # The daemons are stopped by PID at the end, also when the test fails.
 #
 #   slurm_cluster.sh PIPEC REPO_ROOT
@@ -186,22 +192,49 @@ if ! cmake -S "$st" -B "$st/build" >"$work/cmake.log" 2>&1 || ! cmake --build "$
     exit 1
 fi
 store="$work/shared store"
-submit_run() {
+submit_jobs() {
     local run=$1
     shift
     (cd "$work" && "$st/slurm/submit.sh" --store "$store" --run-id "$run" "$@" >"$work/$run.jobs" 2>"$work/$run.err") ||
         { fail "submit.sh --run-id $run: $(cat "$work/$run.err")"; return 1; }
-    # shellcheck disable=SC2046
-    wait_jobs $(cut -d' ' -f2 "$work/$run.jobs")
 }
+# shellcheck disable=SC2046
+wait_run() { wait_jobs $(cut -d' ' -f2 "$work/$1.jobs"); }
+submit_run() { submit_jobs "$@" && wait_run "$1"; }
 job_of() { awk -v i="$2" '$1 == i {print $2}' "$work/$1.jobs"; }
+
+# Section 5: requeues the job of `resume` in run $1 once it has saved a
+# checkpoint at tick 20, and lets it start again at once (Slurm holds a
+# requeued job for about two minutes: BeginTime).
+requeue_resume() {
+    local job history i state
+    job=$(job_of "$1" resume)
+    history="$store/$1/slurm/resume.history"
+    for i in $(seq 1 600); do
+        grep -qx 'saved 20' "$history" 2>/dev/null && break
+        sleep 0.1
+        : "$i"
+    done
+    grep -qx 'saved 20' "$history" 2>/dev/null || { fail "resume saved no checkpoint at tick 20 in 60 s"; return 1; }
+    scontrol requeue "$job" || { fail "scontrol requeue $job failed"; return 1; }
+    for i in $(seq 1 300); do
+        state=$(squeue -h -j "$job" -t all -o %T 2>/dev/null || true)
+        [ "$state" = PENDING ] && break
+        sleep 0.1
+        : "$i"
+    done
+    [ "$state" = PENDING ] || { fail "resume's job is $state, not PENDING, after scontrol requeue"; return 1; }
+    scontrol update JobId="$job" StartTime=now || fail "scontrol update StartTime=now of $job failed"
+}
 record() { python3 -c 'import sys, yaml; print((yaml.safe_load(open(sys.argv[1])) or {}).get(sys.argv[2], ""))' "$@"; }
 
 # A label that naive quoting would run or split, through real sbatch and srun.
 # shellcheck disable=SC2016 # literal text
 label='sum $(touch /tmp/pwned) `touch /tmp/pwned` "dq" '"'sq'"' ${HOME} % ü'
 pwned_before=$(stat -c '%i %Y' /tmp/pwned 2>/dev/null || echo none)
-submit_run ok --param "label=$label"
+ticks=150
+submit_jobs ok --param "label=$label" --param ticks=$ticks && requeue_resume ok
+wait_run ok
 for inv in generate square total; do
     state=$(job_state "$(job_of ok "$inv")")
     [ "$state" = "COMPLETED None" ] || fail "ok: job of $inv is $state"
@@ -211,7 +244,7 @@ done
     fail "ok: total's report is '$(cat "$store/ok/total/outputs/report" 2>/dev/null)'"
 [ "$(wc -l <"$store/ok/square/outputs/squares" 2>/dev/null)" = 10 ] || fail "ok: square's output does not hold 10 lines"
 [ -f "$store/ok/run.yaml" ] || fail "ok: no run.yaml"
-for inv in generate square total distributed_sum spread; do
+for inv in generate square total distributed_sum spread resume; do
     ls "$store/ok/slurm/pipe-slurmtest-$inv-"*.out >/dev/null 2>&1 || fail "ok: no Slurm output of $inv in the store"
 done
 grep -q "\[generate\]" "$store"/ok/slurm/pipe-slurmtest-generate-*.out || fail "ok: generate's Slurm output lacks its log"
@@ -254,11 +287,56 @@ submit_run bad --param fail=true
     fail "bad: square's job is $(job_state "$(job_of bad square)"), not FAILED"
 [ "$(record "$store/bad/square/step.yaml" status 2>/dev/null)" = failed ] || fail "bad: square/step.yaml does not say failed"
 grep -q 'failing on purpose' "$store/bad/square/step.yaml" 2>/dev/null || fail "bad: square/step.yaml does not say why"
-for inv in total distributed_sum spread; do
+for inv in total distributed_sum spread resume; do
     state=$(job_state "$(job_of bad "$inv")")
     [ "$state" = "CANCELLED DependencyNeverSatisfied" ] || fail "bad: $inv's job is $state"
     [ ! -e "$store/bad/$inv/step.yaml" ] || fail "bad: $inv ran although square failed"
 done
 
-[ $status = 0 ] && echo "slurm cluster: ok (${#pipelines[@]} pipelines validated, 2 runs)"
+# ---- 5. the requeued checkpointing job went on from its checkpoint ----
+resume_job=$(job_of ok resume)
+[ "$(job_state "$resume_job")" = "COMPLETED None" ] || fail "ok: resume's job is $(job_state "$resume_job")"
+scontrol show job "$resume_job" | grep -q 'Restarts=1 ' ||
+    fail "ok: resume's job was not requeued once: $(scontrol show job "$resume_job" | grep -o 'Restarts=[0-9]*')"
+[ "$(record "$store/ok/resume/step.yaml" status 2>/dev/null)" = "done" ] || fail "ok: resume/step.yaml does not say done"
+[ "$(cat "$store/ok/resume/outputs/count" 2>/dev/null)" = "ticks $ticks" ] ||
+    fail "ok: resume's output is '$(cat "$store/ok/resume/outputs/count" 2>/dev/null)'"
+# start 0, saved 10, saved 20, ..., saved N, term N, start N (restart 1,
+# from tick_N), ..., saved 150, done 150.
+python3 - "$store/ok/slurm/resume.history" "$ticks" <<'EOF' || fail "resume's history (above) is not one interruption and one resumption"
+import os, re, sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+ticks = int(sys.argv[2])
+print("resume's history:", "; ".join(l for l in lines if not l.startswith("saved")))
+START = re.compile(r"start (\d+) restart (\d+) dir (.*) latest (.*)")
+starts = [(k, START.fullmatch(l)) for k, l in enumerate(lines) if l.startswith("start ")]
+terms = [k for k, l in enumerate(lines) if l.startswith("term ")]
+bad = []
+if len(starts) != 2 or len(terms) != 1 or starts[0][0] != 0 or terms[0] != starts[1][0] - 1 or not all(m for _, m in starts):
+    bad.append("not: start, term, start")
+else:
+    first, second = starts[0][1], starts[1][1]
+    n = int(lines[terms[0]].split()[1])
+    if (first[1], first[2], first[4]) != ("0", "0", ""):
+        bad.append(f"the first start is {lines[0]!r}")
+    # SIGTERM came before the kill: the program saved where it stopped.
+    if n < 20 or lines[terms[0] - 1] != f"saved {n}":
+        bad.append(f"stopped at {n}, not after saving it")
+    if (second[1], second[2]) != (str(n), "1") or not second[4].endswith(f"/tick_{n}"):
+        bad.append(f"the second start is {lines[starts[1][0]]!r}, not from tick_{n} after a requeue")
+    # Once the runtime gives PIPE_CHECKPOINT_DIR: the same folder for both
+    # attempts, PIPE_CHECKPOINT_LATEST in it, the folder removed after success.
+    ckdir = second[3]
+    if first[3] != ckdir:
+        bad.append("the two attempts had different checkpoint folders")
+    if ckdir and (not second[4].startswith(ckdir + "/") or os.path.exists(ckdir)):
+        bad.append(f"PIPE_CHECKPOINT_DIR {ckdir}: LATEST is not in it, or it was kept after success")
+if not lines or lines[-1] != f"done {ticks}":
+    bad.append(f"the last line is {lines[-1] if lines else None!r}")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+EOF
+
+[ $status = 0 ] && echo "slurm cluster: ok (${#pipelines[@]} pipelines validated, 2 runs, 1 requeue)"
 exit $status

@@ -11,7 +11,11 @@
 #     and scontrol (tests/deploy/slurm/fake/), with a store path, an
 #     executable path and a parameter that hold quotes, $(...), backticks,
 #     `%` and a newline: nothing that the corpus' payloads would create
-#     appears, and every value reaches the executable exactly.
+#     appears, and every value reaches the executable exactly;
+#  4. a batch script with @checkpoint (pipeline.pipe's `resume`) asks for
+#     --signal=B:TERM@4 and --requeue, and when its shell gets SIGTERM it
+#     passes it on with `scancel --signal=TERM JOB_ID`, does not kill srun,
+#     waits for srun to end and exits with srun's status.
 #
 #   slurm_scripts.sh PIPEC REPO_ROOT
 set -euo pipefail
@@ -121,7 +125,7 @@ grep -q 'label: string = sum of squares' "$work/usage.out" || fail "--help does 
 usage_case 0 --store "$work/dry" --run-id dry --param n=3 --dry-run
 [ ! -e "$work/nobin/sbatch-ran" ] || fail "--dry-run ran sbatch"
 [ ! -e "$work/dry" ] || fail "--dry-run created the store"
-[ "$(grep -c ' sbatch --parsable ' "$work/usage.out")" = 5 ] || { fail "--dry-run did not print 5 sbatch commands (one per invocation)"; cat "$work/usage.out"; }
+[ "$(grep -c ' sbatch --parsable ' "$work/usage.out")" = 6 ] || { fail "--dry-run did not print 6 sbatch commands (one per invocation)"; cat "$work/usage.out"; }
 grep -q -- '--dependency=afterok:generate .*/square.sbatch --param n=3$' "$work/usage.out" ||
     { fail "--dry-run: square does not depend on generate"; cat "$work/usage.out"; }
 
@@ -156,6 +160,58 @@ if [ -n "$(find "$work" -name pwned -print -quit)" ]; then
 fi
 pwned_after=$(stat -c '%i %Y' /tmp/pwned 2>/dev/null || echo none)
 [ "$pwned_before" = "$pwned_after" ] || fail "a payload ran: /tmp/pwned was created or touched"
+
+# ---- 4. @checkpoint: the batch shell passes SIGTERM on ----
+ck="$work/checkpoint"
+mkdir -p "$ck/bin" "$ck/log"
+resume="$st/slurm/resume.sbatch"
+grep -qx '#SBATCH --signal=B:TERM@4' "$resume" || fail "resume.sbatch: no --signal=B:TERM@4"
+grep -qx '#SBATCH --requeue' "$resume" || fail "resume.sbatch: no --requeue"
+grep -qx '#SBATCH --no-requeue' "$st/slurm/total.sbatch" || fail "total.sbatch (no @checkpoint, no @retry) is requeued"
+grep -q '^exec "[$]SRUN"' "$st/slurm/total.sbatch" || fail "total.sbatch (no @checkpoint) does not exec srun"
+# srun's stand-in runs until scancel's has delivered the signal, then exits
+# 143 as the step does; a SIGTERM of its own would end it with 99.
+cat >"$ck/bin/srun" <<'EOF'
+#!/usr/bin/env bash
+trap 'echo killed >"$FAKE_LOG/srun.term"; exit 99' TERM
+echo $$ >"$FAKE_LOG/srun.pid"
+for _ in $(seq 1 300); do
+    if [ -e "$FAKE_LOG/delivered" ]; then
+        echo saved >"$FAKE_LOG/srun.saved"
+        exit 143
+    fi
+    sleep 0.02
+done
+exit 3
+EOF
+cat >"$ck/bin/scancel" <<'EOF'
+#!/usr/bin/env bash
+printf '%s\n' "$@" >"$FAKE_LOG/scancel"
+touch "$FAKE_LOG/delivered"
+EOF
+chmod +x "$ck/bin/srun" "$ck/bin/scancel"
+FAKE_LOG="$ck/log" PATH="$ck/bin:$PATH" SLURM_JOB_ID=4242 PIPE_BUNDLE_EXE=/bin/true PIPE_STORE="$ck/store" \
+    PIPE_RUN_ID=ck bash "$resume" >"$ck/job.out" 2>&1 &
+batch=$!
+for _ in $(seq 1 250); do
+    [ -s "$ck/log/srun.pid" ] && break
+    sleep 0.02
+done
+rc=0
+if [ -s "$ck/log/srun.pid" ]; then
+    kill -TERM "$batch"
+    wait "$batch" || rc=$?
+    [ $rc = 143 ] || fail "resume.sbatch: exit $rc after SIGTERM, not srun's 143: $(cat "$ck/job.out")"
+    [ "$(cat "$ck/log/scancel" 2>/dev/null)" = $'--signal=TERM\n4242' ] ||
+        fail "resume.sbatch: scancel got '$(cat "$ck/log/scancel" 2>/dev/null)', not --signal=TERM 4242"
+    [ -e "$ck/log/srun.saved" ] || fail "resume.sbatch: exited before srun ended"
+    [ ! -e "$ck/log/srun.term" ] || fail "resume.sbatch: srun itself got SIGTERM (it would kill the step at once)"
+    grep -q 'SIGTERM: passing it to the step of job 4242' "$ck/job.out" || fail "resume.sbatch: no message about the signal"
+else
+    kill "$batch" 2>/dev/null || true
+    wait "$batch" || true
+    fail "resume.sbatch did not start srun: $(cat "$ck/job.out")"
+fi
 
 [ $status = 0 ] && echo "slurm scripts: ok (${#pipelines[@]} pipelines)"
 exit $status
