@@ -22,6 +22,9 @@
 #define LABEL_INVOCATION "pipec/invocation"
 #define LABEL_RUN "pipec/run-id"
 #define DEADLINE_SLACK_S 60 /* per attempt: pod start, the runtime's kill grace */
+/* @checkpoint: what the runtime needs after its ranks' grace (stop them,
+   write step.yaml) before the kubelet's SIGKILL. */
+#define STOP_SLACK_S 15
 
 typedef struct k8s_inv {
     const pipe_minvocation *inv;
@@ -344,6 +347,11 @@ static void emit_pod_spec(k8s_gen *g, const k8s_inv *ki)
 
     ye_map_start(em, false);
     ye_kv(em, "restartPolicy", "Never");
+    /* The kubelet's SIGTERM goes to the container's first process, the
+       bundle's `step`, which gives its ranks the grace to save. */
+    if (ki->inv->checkpoint.enabled)
+        ye_kv_uint(em, "terminationGracePeriodSeconds",
+                   (unsigned long long)(invocation_grace_s(ki->inv) + STOP_SLACK_S));
     if (k->service_account)
         kv_str(g, "serviceAccountName", k->service_account);
     if (ki->machines > 1)
@@ -415,14 +423,43 @@ static void emit_pod_spec(k8s_gen *g, const k8s_inv *ki)
 }
 
 /* Job-level backstop for @timeout, which the runtime enforces per attempt:
-   every attempt may take the limit, plus the delays between them. */
+   every attempt may take the limit (and a stopped one @checkpoint's grace),
+   plus the delays between them. */
 static uint64_t deadline_seconds(const pipe_minvocation *inv)
 {
-    double limit_ms = (double)inv->timeout_ms;
+    double limit_ms = (double)inv->timeout_ms + 1000.0 * (double)invocation_grace_s(inv);
     double attempts = (double)inv->retry_max + 1;
     double delay_ms = (double)inv->retry_delay_ms;
     double s = ceil((attempts * (limit_ms + DEADLINE_SLACK_S * 1000.0) + (attempts - 1) * delay_ms) / 1000.0);
     return s < 9e18 ? (uint64_t)s : (uint64_t)INT64_MAX; /* Kubernetes' field is an int64 */
+}
+
+/* @checkpoint: a pod that a preemption, an eviction or a node drain
+   stopped (the DisruptionTarget condition) is replaced without counting
+   against backoffLimit, and the replacement resumes from the checkpoint
+   folder. podFailurePolicy needs restartPolicy: Never, which every pod here
+   has, and lets the Job create the replacement only once the old pod has
+   ended. Argo's failureCondition reads status.failed, which such pods do
+   not increase either. */
+static void emit_pod_failure_policy(k8s_gen *g)
+{
+    yaml_out *em = g->em;
+    ye_scalar(em, "podFailurePolicy");
+    ye_map_start(em, false);
+    ye_scalar(em, "rules");
+    ye_seq_start(em, false);
+    ye_map_start(em, false);
+    ye_kv(em, "action", "Ignore");
+    ye_scalar(em, "onPodConditions");
+    ye_seq_start(em, false);
+    ye_map_start(em, false);
+    ye_kv(em, "type", "DisruptionTarget");
+    kv_str(g, "status", "True"); /* a string: quoted, since YAML 1.1 reads True as a boolean */
+    ye_map_end(em);
+    ye_seq_end(em);
+    ye_map_end(em);
+    ye_seq_end(em);
+    ye_map_end(em);
 }
 
 static void emit_job(k8s_gen *g, const k8s_inv *ki)
@@ -453,6 +490,8 @@ static void emit_job(k8s_gen *g, const k8s_inv *ki)
     ye_scalar(em, "spec");
     ye_map_start(em, false);
     ye_kv_int(em, "backoffLimit", retry_limit(inv));
+    if (inv->checkpoint.enabled)
+        emit_pod_failure_policy(g);
     if (inv->timeout_ms)
         ye_kv_uint(em, "activeDeadlineSeconds", (unsigned long long)deadline_seconds(inv));
     if (ki->machines > 1) {

@@ -22,6 +22,11 @@
 #define VENV_DIR ".pipe-venv"
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+/* @checkpoint: how a managed job (`sky jobs launch`) comes back after a
+   preemption or a failed machine. FAILOVER tries the region it ran in
+   first, near the store that holds the checkpoints, then any other. */
+#define JOB_RECOVERY "FAILOVER"
+
 /* Tried in this order when a GPU step names no model. */
 static const char *const default_accelerators[] = {"L4", "A10G", "A100", "H100"};
 
@@ -101,6 +106,8 @@ static void emit_resources(yaml_out *em, const pipe_minvocation *inv)
         ye_seq_end(em);
     }
     ye_kv_bool(em, "use_spot", sky->use_spot);
+    if (inv->checkpoint.enabled)
+        ye_kv(em, "job_recovery", JOB_RECOVERY);
     ye_map_end(em);
 }
 
@@ -246,6 +253,12 @@ static int emit_task(bundle *b, k8s_names *names, const pipe_minvocation *inv, c
     int64_t machines = invocation_machines(inv);
     strbuf *out = bundle_add_file(b, arena_printf(b->arena, "skypilot/%s.yaml", inv->id), false);
     bundle_banner(b, out, "#");
+    if (inv->checkpoint.enabled)
+        sb_puts(out, "# @checkpoint: a managed job (sky jobs launch) that SkyPilot recovers\n"
+                     "# (job_recovery) runs again with the same PIPE_RUN_ID, and the step\n"
+                     "# resumes from its checkpoint folder only when PIPE_STORE is storage\n"
+                     "# that every cluster and node of the job mounts: the default\n"
+                     "# /pipe-store is each node's own disk (docs/deploy-skypilot.md).\n");
     yaml_out em;
     if (!ye_open(&em, out)) {
         snprintf(err, errsize, "cannot initialize the YAML emitter");

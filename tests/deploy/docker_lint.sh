@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hadolint on every generated Dockerfile: those of each example
-# (examples/*/*.pipe), of the injection corpus (injection/injection.pipe) and
-# of the image-build test's pipeline (docker_hello/hello.pipe). hadolint
+# (examples/*/*.pipe), of the injection corpus (injection/injection.pipe), of
+# the golden case of @checkpoint (tests/golden/checkpoint/case.pipe) and of
+# the image-build test's pipeline (docker_hello/hello.pipe). hadolint
 # also runs ShellCheck on the RUN instructions.
 #
 #   docker_lint.sh PIPEC REPO_ROOT WORK_DIR
@@ -24,7 +25,7 @@ fi
 echo "using $("$hadolint" --version)"
 
 pipes=("$root"/examples/*/*.pipe "$root/tests/deploy/injection/injection.pipe"
-       "$root/tests/deploy/docker_hello/hello.pipe")
+       "$root/tests/golden/checkpoint/case.pipe" "$root/tests/deploy/docker_hello/hello.pipe")
 status=0
 checked=0
 for pipe in "${pipes[@]}"; do

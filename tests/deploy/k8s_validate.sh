@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Kubernetes target (docs/deploy-kubernetes.md), for every example
-# (examples/*/*.pipe) and the injection corpus (injection/injection.pipe):
+# (examples/*/*.pipe), the injection corpus (injection/injection.pipe) and
+# the golden case of @checkpoint (tests/golden/checkpoint/case.pipe):
 #
 #   - yamllint on kubernetes/<pipeline>.yaml and on every manifest the
 #     Workflow holds;
@@ -16,7 +17,10 @@
 #     kubectl's go-yaml and Argo use; each Job's argv is exactly
 #     `step ID --run-id $(PIPE_RUN_ID) --store /pipe-store`;
 #   - names: Kubernetes names and Argo task names are DNS labels within their
-#     limits, distinct, and the same on a second build.
+#     limits, distinct, and the same on a second build;
+#   - @checkpoint (tests/golden/checkpoint/case.pipe): the pods' grace period
+#     is the grace plus 15 s, and the Job's podFailurePolicy ignores
+#     disruptions; other Jobs have neither.
 #
 #   k8s_validate.sh PIPEC REPO_ROOT
 set -u
@@ -216,9 +220,21 @@ for job in jobs:
     retry = int(inv["retry"]["max"])
     if spec.get("backoffLimit") != retry:
         fail(f"{where}: backoffLimit {spec.get('backoffLimit')!r}, @retry max is {retry}")
+    # @checkpoint: the grace (whole seconds) and 15 s for the runtime before
+    # the kubelet's SIGKILL; disruptions do not count against backoffLimit.
+    grace = -(-int(inv["checkpoint"]["grace_ms"]) // 1000) if "checkpoint" in inv else 0
+    if grace:
+        if pod.get("terminationGracePeriodSeconds") != grace + 15:
+            fail(f"{where}: terminationGracePeriodSeconds {pod.get('terminationGracePeriodSeconds')!r}, "
+                 f"@checkpoint's grace is {grace} s")
+        want = {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]}
+        if spec.get("podFailurePolicy") != want:
+            fail(f"{where}: podFailurePolicy {spec.get('podFailurePolicy')!r}, not {want!r}")
+    elif "terminationGracePeriodSeconds" in pod or "podFailurePolicy" in spec:
+        fail(f"{where}: a grace period or a pod failure policy without @checkpoint")
     if ("timeout_ms" in inv) != ("activeDeadlineSeconds" in spec):
         fail(f"{where}: activeDeadlineSeconds and @timeout disagree")
-    elif "timeout_ms" in inv and spec["activeDeadlineSeconds"] * 1000 < int(inv["timeout_ms"]) * (retry + 1):
+    elif "timeout_ms" in inv and spec["activeDeadlineSeconds"] * 1000 < (int(inv["timeout_ms"]) + grace * 1000) * (retry + 1):
         fail(f"{where}: activeDeadlineSeconds {spec['activeDeadlineSeconds']} ends the attempts @retry allows")
     n = machines(inv)
     env = {e["name"]: e for e in c["env"]}
@@ -431,7 +447,7 @@ sys.exit(1 if errors else 0)
 PY
 
 status=0
-pipes=("$root"/examples/*/*.pipe "$root/tests/deploy/injection/injection.pipe")
+pipes=("$root"/examples/*/*.pipe "$root/tests/deploy/injection/injection.pipe" "$root/tests/golden/checkpoint/case.pipe")
 checked=0
 for pipe in "${pipes[@]}"; do
     # Every pipeline of the file (files with steps only have none).

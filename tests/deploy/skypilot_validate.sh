@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The SkyPilot target (docs/deploy-skypilot.md), for every example
-# (examples/*/*.pipe) and the injection corpus (injection/injection.pipe):
+# (examples/*/*.pipe), the injection corpus (injection/injection.pipe) and
+# the golden case of @checkpoint (tests/golden/checkpoint/case.pipe):
 #
 #   - yamllint on every skypilot/<invocation>.yaml;
 #   - a structural check of each task (the fields SkyPilot's task schema
 #     knows, their types), resources from @resources and @skypilot,
-#     num_nodes = num_machines, envs;
+#     num_nodes = num_machines, envs; with @checkpoint, resources.job_recovery
+#     in the string form every SkyPilot release with managed jobs reads, and
+#     a comment that says a recovered job resumes only on a shared store;
 #   - round trips: the .pipe strings that reach the file (cloud, region,
 #     accelerators, @docker environment) parse back byte-identical under
 #     YAML 1.1 (PyYAML, as SkyPilot reads it);
@@ -99,7 +102,8 @@ if files != sorted(v["id"] + ".yaml" for v in invs):
     fail(f"skypilot/ holds {files}, not one task per invocation")
 
 TOP = {"name", "workdir", "num_nodes", "resources", "envs", "setup", "run"}
-RESOURCES = {"cloud", "region", "cpus", "memory", "disk_size", "accelerators", "use_spot"}
+RESOURCES = {"cloud", "region", "cpus", "memory", "disk_size", "accelerators", "use_spot", "job_recovery"}
+RECOVERY_STRATEGIES = {"FAILOVER", "EAGER_NEXT_REGION"}  # SkyPilot's recovery strategies
 TASK_NAME = re.compile(r"^[a-zA-Z0-9]+(?:[._-]{1,2}[a-zA-Z0-9]+)*$")  # SkyPilot's task name rule
 names = []
 
@@ -169,6 +173,13 @@ for inv in invs:
             fail(f"{where}: resources.{key} nobody asked for")
     if r.get("use_spot") is not (sky.get("use_spot", "false") == "true"):
         fail(f"{where}: use_spot {r.get('use_spot')!r}")
+    if "checkpoint" in inv:
+        if r.get("job_recovery") not in RECOVERY_STRATEGIES:
+            fail(f"{where}: job_recovery {r.get('job_recovery')!r} for a step with @checkpoint")
+        if "PIPE_STORE is storage\n# that every cluster" not in text.split("\n---\n")[0]:
+            fail(f"{where}: no comment that a recovered job resumes only on a shared store")
+    elif "job_recovery" in r:
+        fail(f"{where}: job_recovery without @checkpoint")
     cpu = float(res["cpu"])
     if cpu > 0:
         m = re.fullmatch(r"([0-9.]+)\+", str(r.get("cpus")))
@@ -328,7 +339,7 @@ sys.exit(1 if errors else 0)
 PY
 
 status=0
-pipes=("$root"/examples/*/*.pipe "$root/tests/deploy/injection/injection.pipe")
+pipes=("$root"/examples/*/*.pipe "$root/tests/deploy/injection/injection.pipe" "$root/tests/golden/checkpoint/case.pipe")
 checked=0
 for pipe in "${pipes[@]}"; do
     # Every pipeline of the file (files with steps only have none).

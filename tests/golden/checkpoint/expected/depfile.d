@@ -1,0 +1,4 @@
+bundle: \
+  case.pipe \
+  src/steps.c \
+  tools/finetune.py

@@ -1,0 +1,1 @@
+"""Part of the golden case: shipped with the bundle, never run."""
