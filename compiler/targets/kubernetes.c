@@ -438,9 +438,10 @@ static uint64_t deadline_seconds(const pipe_minvocation *inv)
    stopped (the DisruptionTarget condition) is replaced without counting
    against backoffLimit, and the replacement resumes from the checkpoint
    folder. podFailurePolicy needs restartPolicy: Never, which every pod here
-   has, and lets the Job create the replacement only once the old pod has
-   ended. Argo's failureCondition reads status.failed, which such pods do
-   not increase either. */
+   has; with it the Job creates the replacement once the old pod has ended
+   (podReplacementPolicy: Failed, since Kubernetes 1.28). Argo's
+   failureCondition reads status.failed, which such pods do not increase
+   either. */
 static void emit_pod_failure_policy(k8s_gen *g)
 {
     yaml_out *em = g->em;

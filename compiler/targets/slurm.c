@@ -211,7 +211,7 @@ static int sbatch_lines(const pipe_minvocation *inv, const char *name, strbuf *s
         sb_putc(sb, '\n');
     }
     /* @checkpoint: SIGTERM to the batch shell `grace` before the time limit,
-       which the script passes on to the step (checkpoint_launch below). */
+       which the script passes on to the step (launch_lines). */
     if (grace_s)
         sb_printf(sb, "#SBATCH --signal=B:TERM@%" PRIu64 "\n", grace_s);
     /* The runtime retries a failed step inside the job (@retry); Slurm
@@ -314,7 +314,7 @@ static void launch_lines(strbuf *sb, const pipe_minvocation *inv, const char *wo
     const char *srun = "\"$SRUN\" \"${SRUN_ARGS[@]}\" \"$EXE\" step ";
     const char *args = " --run-id \"$RUN_ID\" --store \"$STORE\" --echo \"$@\"";
     if (!inv->checkpoint.enabled) {
-        sb_printf(sb, "exec %s%s%s\n", srun, word, args);
+        sb_printf(sb, "exec %s%s%s", srun, word, args);
         return;
     }
     sb_printf(sb,
@@ -340,7 +340,7 @@ static void launch_lines(strbuf *sb, const pipe_minvocation *inv, const char *wo
               "    if [ \"$STATUS\" -le 128 ] || ! kill -0 \"$STEP_PID\" 2>/dev/null; then\n"
               "        exit \"$STATUS\"\n"
               "    fi\n"
-              "done\n",
+              "done",
               inv->id, srun, word, args);
 }
 
