@@ -204,9 +204,24 @@ static void test_pool(void)
     pipe_pool_free(&pool);
 }
 
+/* OMP_NUM_THREADS per local rank: floor of the CPUs over the ranks, at least
+   1; without a CPU count 1 for several ranks (as torchrun), unset for one. */
+static void test_omp_threads(void)
+{
+    CHECK_EQ_INT(pipe_omp_threads(8, 2), 4);
+    CHECK_EQ_INT(pipe_omp_threads(5, 2), 2);
+    CHECK_EQ_INT(pipe_omp_threads(2.5, 1), 2);
+    CHECK_EQ_INT(pipe_omp_threads(1, 4), 1);
+    CHECK_EQ_INT(pipe_omp_threads(0.5, 1), 1);
+    CHECK_EQ_INT(pipe_omp_threads(0, 2), 1);
+    CHECK_EQ_INT(pipe_omp_threads(0, 1), 0);
+    CHECK_EQ_INT(pipe_omp_threads(0, 0), 0);
+}
+
 int main(void)
 {
     test_format_size();
+    test_omp_threads();
     test_gpu_list();
     test_detect();
     test_unmet();

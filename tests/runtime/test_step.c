@@ -437,7 +437,7 @@ static void test_produce_consume(void)
     free(data);
     char *env = file_in("R1", "produce", "outputs/env");
     CHECK(fx_contains(env, "PIPE_TEST_VAR=from the step\n"));
-    CHECK(fx_contains(env, "OMP_NUM_THREADS=3\n")); /* ceil(2.5) */
+    CHECK(fx_contains(env, "OMP_NUM_THREADS=2\n")); /* floor(2.5) */
     CHECK(fx_contains(env, "PIPE_RUN_ID=R1\nPIPE_INVOCATION=produce\nRANK=0\n"));
     free(env);
     char *log = file_in("R1", "produce", "log");

@@ -1,7 +1,6 @@
 /* How a local run starts its invocations (runner_spawn.h). */
 #include "runner_spawn.h"
 
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +49,8 @@ static void free_strings(char **v, size_t n)
 }
 
 /* The child's environment: ours, with CUDA_VISIBLE_DEVICES (its GPUs),
-   OMP_NUM_THREADS (when unset: its CPUs per local rank, rounded up, as the
-   supervisor computes it), the step's
+   OMP_NUM_THREADS (when unset: pipe_omp_threads of its CPUs and local
+   ranks, as the supervisor computes it under `step` alone), the step's
    environment map and PIPE_STORE, PIPE_RUN_ID, PIPE_INVOCATION. */
 static int build_env(const pipe_run_spawner *sp, size_t i, const pipe_pool *pool, const pipe_grant *grant,
                      char ***envp, size_t *nenv)
@@ -80,13 +79,12 @@ static int build_env(const pipe_run_spawner *sp, size_t i, const pipe_pool *pool
         /* The numbers are NVML's indices: CUDA numbers the same way only in bus order. */
         ADD("CUDA_DEVICE_ORDER", "CUDA_DEVICE_ORDER=PCI_BUS_ID");
     }
-    if (!getenv("OMP_NUM_THREADS") && inv->resources.cpu > 0) {
-        int64_t ranks = inv->accelerate.enabled && inv->accelerate.num_machines > 0
-                            ? inv->accelerate.num_processes / inv->accelerate.num_machines
-                            : 1;
-        long threads = (long)ceil(grant->cpu / (double)(ranks > 0 ? ranks : 1));
-        ADD("OMP_NUM_THREADS", "OMP_NUM_THREADS=%ld", threads > 0 ? threads : 1L);
-    }
+    int64_t ranks = inv->accelerate.enabled && inv->accelerate.num_machines > 0
+                        ? inv->accelerate.num_processes / inv->accelerate.num_machines
+                        : 1;
+    long threads = pipe_omp_threads(inv->resources.cpu > 0 ? grant->cpu : 0, ranks);
+    if (!getenv("OMP_NUM_THREADS") && threads > 0)
+        ADD("OMP_NUM_THREADS", "OMP_NUM_THREADS=%ld", threads);
     for (size_t e = 0; e < step->nenvironment; e++)
         ADD(step->environment[e].key, "%s=%s", step->environment[e].key, step->environment[e].value);
     ADD("PIPE_STORE", "PIPE_STORE=%s", sp->store);

@@ -6,7 +6,6 @@
    listed in supervisor.h. */
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "params.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
+#include "resources.h"
 #include "run_lock.h"
 #include "supervisor.h"
 #include "sweep.h"
@@ -322,17 +322,14 @@ static int plan_ranks(pipe_supervisor *s, char *err, size_t errsize)
     return 0;
 }
 
-/* OMP_NUM_THREADS for the ranks (the CPUs per local rank, when unset) and
-   the grace between SIGTERM and SIGKILL. */
+/* OMP_NUM_THREADS for the ranks (pipe_omp_threads, when unset) and the
+   grace between SIGTERM and SIGKILL. */
 static int attempt_settings(pipe_supervisor *s)
 {
     const pipe_minvocation *inv = s->id.inv;
-    if (inv->resources.cpu > 0 && !getenv("OMP_NUM_THREADS")) {
-        double per_rank = ceil(inv->resources.cpu / s->id.nlocal);
-        s->omp_threads = pipe_asprintf("%lld", (long long)(per_rank < 1 ? 1 : per_rank));
-        if (!s->omp_threads)
-            return PIPE_ENOMEM;
-    }
+    long threads = pipe_omp_threads(inv->resources.cpu, s->id.nlocal);
+    if (threads > 0 && !getenv("OMP_NUM_THREADS") && !(s->omp_threads = pipe_asprintf("%ld", threads)))
+        return PIPE_ENOMEM;
     const char *grace = getenv("PIPE_KILL_GRACE_MS");
     s->grace_ms = PIPE_KILL_GRACE_MS;
     if (grace && *grace) {
