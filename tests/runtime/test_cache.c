@@ -161,6 +161,18 @@ static void test_lookup(void)
     CHECK_NULL(hit);
     CHECK(fx_contains(why, "failed"));
 
+    /* The record says done but was cut short, at a line's end (once
+       accepted): a miss. */
+    make_invocation(store, "R1", "train", PIPE_STEP_DONE, "weights v1");
+    char *record = pipe_store_step_file(store, "R1", "train"), *text = fx_read(record);
+    const char *cut = text ? strstr(text, "\nmetrics:") : NULL;
+    CHECK(cut && truncate(record, cut + 1 - text) == 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NULL(hit);
+    CHECK(fx_contains(why, "is not whole"));
+    free(text);
+    free(record);
+
     /* The record is gone. */
     char *step = pipe_store_step_file(store, "R1", "train");
     unlink(step);

@@ -476,6 +476,14 @@ static void test_produce_consume(void)
     CHECK_EQ_INT(STEP(&out, "consume", "--run-id", "R1"), 1);
     CHECK(fx_contains(out, "comes from `produce`, which failed in run `R1`"));
     free(out);
+    /* A producer's record cut short at a line's end is not done (once it
+       was, without its outputs). */
+    fx_write(pfile, ptext);
+    const char *cut = strstr(ptext, "\noutputs:");
+    CHECK(cut && truncate(pfile, cut + 1 - ptext) == 0);
+    CHECK_EQ_INT(STEP(&out, "consume", "--run-id", "R1"), 1);
+    CHECK(fx_contains(out, "cannot read the record of `produce`") && fx_contains(out, "says done but is not whole"));
+    free(out);
     fx_write(pfile, ptext);
     free(failed);
     free(ptext);
