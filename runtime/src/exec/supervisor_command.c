@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "command.h"
@@ -404,35 +405,46 @@ static void follow(pipe_supervisor *s, bool final)
 
 /* ---- outputs ---- */
 
-/* After the ranks exited 0: every output rank 0 wrote is synced and moved
-   into outputs/. NULL, or why not (malloc'ed): an output missing, naming
-   it. */
+/* Why output name, which the program was to write at tmp, cannot be kept
+   (malloc'ed), or NULL. */
+static char *check_output(const pipe_supervisor *s, const char *name, const char *tmp)
+{
+    const pipe_mstep *ms = s->id.ms;
+    struct stat st;
+    if (lstat(tmp, &st) == 0)
+        return pipe_supervisor_check_output(&s->id, name, tmp);
+    char var[300];
+    snprintf(var, sizeof var, "PIPE_OUTPUT_");
+    for (size_t k = strlen(var), c = 0; name[c] && k + 1 < sizeof var; k++, c++)
+        var[k] = (char)toupper((unsigned char)name[c]), var[k + 1] = '\0';
+    return pipe_asprintf("step `%s`: `%s` exited 0 but did not write output `%s` (a file or folder at the path in "
+                         "{%s} and %s)",
+                         ms->name, ms->command[0], name, name, var);
+}
+
+/* After the ranks exited 0: every output rank 0 wrote is checked (all of
+   them before any is moved), then sealed, synced and moved into outputs/.
+   NULL, or why not (malloc'ed): an output missing or holding what it may
+   not, naming it. */
 static char *commit(pipe_supervisor *s)
 {
     const pipe_mstep *ms = s->id.ms;
-    for (size_t i = 0; i < ms->noutputs; i++) {
-        const char *name = ms->outputs[i].name;
-        char *tmp = output_path(s, 0, name), *final = pipe_asprintf("%s/%s", s->id.outdir, name);
-        char *why = NULL, err[1024];
-        if (!tmp || !final) {
-            why = pipe_strdup("out of memory");
-        } else if (!pipe_artifact_exists(tmp)) {
-            char var[300];
-            snprintf(var, sizeof var, "PIPE_OUTPUT_");
-            for (size_t k = strlen(var), c = 0; name[c] && k + 1 < sizeof var; k++, c++)
-                var[k] = (char)toupper((unsigned char)name[c]), var[k + 1] = '\0';
-            why = pipe_asprintf("step `%s`: `%s` exited 0 but did not write output `%s` (a file or folder at the "
-                                "path in {%s} and %s)",
-                                ms->name, ms->command[0], name, name, var);
-        } else if (pipe_artifact_commit(tmp, final, err, sizeof err) != 0) {
-            why = pipe_asprintf("output `%s`: %s", name, err);
+    char *why = NULL;
+    for (int moving = 0; moving < 2 && !why; moving++) {
+        for (size_t i = 0; i < ms->noutputs && !why; i++) {
+            const char *name = ms->outputs[i].name;
+            char *tmp = output_path(s, 0, name), *final = pipe_asprintf("%s/%s", s->id.outdir, name), err[1024];
+            if (!tmp || !final)
+                why = pipe_strdup("out of memory");
+            else if (!moving)
+                why = check_output(s, name, tmp);
+            else if (pipe_artifact_commit(tmp, final, err, sizeof err) != 0)
+                why = pipe_asprintf("output `%s`: %s", name, err);
+            free(tmp);
+            free(final);
         }
-        free(tmp);
-        free(final);
-        if (why)
-            return why;
     }
-    return NULL;
+    return why;
 }
 
 static void free_state(pipe_supervisor *s)
