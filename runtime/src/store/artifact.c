@@ -203,8 +203,9 @@ int pipe_artifact_check(const char *path, const char *name, char *err, size_t er
     if (S_ISLNK(st.st_mode)) {
         char target[4096];
         ssize_t len = readlink(path, target, sizeof target - 1);
-        pipe_errf(err, errsize, "%s is a symbolic link (to `%.*s`), not a file or folder: write the artifact itself there",
-                  name, len < 0 ? 1 : (int)len, len < 0 ? "?" : target);
+        pipe_errf(err, errsize,
+                  "%s is a symbolic link (to `%.*s`), not a file or folder: write the artifact itself there", name,
+                  len < 0 ? 1 : (int)len, len < 0 ? "?" : target);
         return PIPE_EINVAL;
     }
     if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
@@ -221,7 +222,7 @@ int pipe_artifact_check(const char *path, const char *name, char *err, size_t er
         return PIPE_EINVAL;
     }
     check_walk w = {.root = path, .name = name};
-    int rc = pipe_artifact_walk(path, check_entry, &w, err, errsize);
+    int rc = pipe_artifact_walk(path, NULL, check_entry, &w, err, errsize);
     if (rc == 0)
         rc = links_inside(&w, err, errsize);
     for (size_t i = 0; i < w.n; i++)
@@ -273,7 +274,7 @@ static int settle_entry(void *arg, const char *path, const struct stat *st, char
 
 static int settle(const char *path, int what, char *err, size_t errsize)
 {
-    return pipe_artifact_walk(path, settle_entry, &what, err, errsize);
+    return pipe_artifact_walk(path, NULL, settle_entry, &what, err, errsize);
 }
 
 int pipe_artifact_sync(const char *path, char *err, size_t errsize) { return settle(path, SYNC, err, errsize); }
@@ -368,43 +369,48 @@ int pipe_artifact_link(const char *src, const char *dst, char *err, size_t errsi
     return pipe_artifact_copy_file(src, dst, mode, err, errsize);
 }
 
-static int copy_tree(const char *src, const char *dst, int depth, char *err, size_t errsize)
+/* A copy of the tree at src under dst: where its entry at path goes. */
+typedef struct copy_walk {
+    const char *src, *dst;
+} copy_walk;
+
+static char *copy_target(const copy_walk *c, const char *path)
 {
-    struct stat st;
-    if (lstat(src, &st) != 0) {
-        pipe_errf(err, errsize, "cannot read %s: %s", src, strerror(errno));
-        return PIPE_EIO;
-    }
-    if (S_ISREG(st.st_mode))
-        return pipe_artifact_link(src, dst, err, errsize);
-    if (S_ISLNK(st.st_mode)) {
-        char target[4096];
-        ssize_t len = readlink(src, target, sizeof target - 1);
-        if (len < 0 || (target[len] = '\0', symlink(target, dst) != 0)) {
-            pipe_errf(err, errsize, "cannot copy link %s: %s", src, strerror(errno));
-            return PIPE_EIO;
-        }
+    return pipe_asprintf("%s%s", c->dst, path + strlen(c->src));
+}
+
+/* A folder, before what it holds. */
+static int copy_folder_entry(void *arg, const char *path, const struct stat *st, char *err, size_t errsize)
+{
+    (void)st;
+    char *to = copy_target(arg, path);
+    int rc = !to ? PIPE_ENOMEM : mkdir(to, 0777) == 0 ? 0 : PIPE_EIO;
+    if (rc == PIPE_EIO)
+        pipe_errf(err, errsize, "cannot create %s: %s", to, strerror(errno));
+    free(to);
+    return rc;
+}
+
+/* A file as pipe_artifact_link makes it, a link as it is. */
+static int copy_entry(void *arg, const char *path, const struct stat *st, char *err, size_t errsize)
+{
+    if (!S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode))
         return 0;
-    }
-    if (!S_ISDIR(st.st_mode) || depth > PIPE_ARTIFACT_MAX_DEPTH)
-        return 0;
-    if (mkdir(dst, 0777) != 0) {
-        pipe_errf(err, errsize, "cannot create %s: %s", dst, strerror(errno));
-        return PIPE_EIO;
-    }
-    struct dirent **names = NULL;
-    int n = pipe_artifact_list(src, &names, err, errsize);
-    if (n < 0)
-        return n;
+    char *to = copy_target(arg, path);
+    if (!to)
+        return PIPE_ENOMEM;
     int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        char *from = pipe_asprintf("%s/%s", src, names[i]->d_name);
-        char *to = pipe_asprintf("%s/%s", dst, names[i]->d_name);
-        rc = from && to ? copy_tree(from, to, depth + 1, err, errsize) : PIPE_ENOMEM;
-        free(from);
-        free(to);
+    if (S_ISREG(st->st_mode)) {
+        rc = pipe_artifact_link(path, to, err, errsize);
+    } else {
+        char target[4096];
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len < 0 || (target[len] = '\0', symlink(target, to) != 0)) {
+            pipe_errf(err, errsize, "cannot copy link %s: %s", path, strerror(errno));
+            rc = PIPE_EIO;
+        }
     }
-    pipe_artifact_list_free(names, n);
+    free(to);
     return rc;
 }
 
@@ -417,7 +423,8 @@ int pipe_artifact_copy_folder(const char *src, const char *dst, char *err, size_
         return PIPE_ENOMEM;
     char rerr[256];
     pipe_remove_tree(tmp, rerr, sizeof rerr);
-    int rc = copy_tree(src, tmp, 0, err, errsize);
+    copy_walk c = {src, tmp};
+    int rc = pipe_artifact_walk(src, copy_folder_entry, copy_entry, &c, err, errsize);
     if (rc == 0)
         rc = pipe_artifact_commit(tmp, dst, err, errsize);
     if (rc != 0)

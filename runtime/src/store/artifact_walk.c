@@ -34,19 +34,26 @@ void pipe_artifact_list_free(struct dirent **names, int n)
     free(names);
 }
 
-static int walk(const char *path, const struct stat *st, int depth, pipe_artifact_visit visit, void *arg, char *err,
-                size_t errsize)
+/* How a walk goes (pipe_artifact_walk). */
+typedef struct walker {
+    pipe_artifact_visit enter, visit;
+    void *arg;
+} walker;
+
+static int walk(const walker *w, const char *path, const struct stat *st, int depth, char *err, size_t errsize)
 {
     if (S_ISDIR(st->st_mode)) {
         if (depth > PIPE_ARTIFACT_MAX_DEPTH) {
             pipe_errf(err, errsize, "%s: folders nested more than %d deep", path, PIPE_ARTIFACT_MAX_DEPTH);
             return PIPE_EIO;
         }
+        int rc = w->enter ? w->enter(w->arg, path, st, err, errsize) : 0;
+        if (rc != 0)
+            return rc;
         struct dirent **names = NULL;
         int n = pipe_artifact_list(path, &names, err, errsize);
         if (n < 0)
             return n;
-        int rc = 0;
         for (int i = 0; i < n && rc == 0; i++) {
             char *child = pipe_asprintf("%s/%s", path, names[i]->d_name);
             struct stat cst;
@@ -56,7 +63,7 @@ static int walk(const char *path, const struct stat *st, int depth, pipe_artifac
                 pipe_errf(err, errsize, "cannot read %s: %s", child, strerror(errno));
                 rc = PIPE_EIO;
             } else {
-                rc = walk(child, &cst, depth + 1, visit, arg, err, errsize);
+                rc = walk(w, child, &cst, depth + 1, err, errsize);
             }
             free(child);
         }
@@ -64,17 +71,19 @@ static int walk(const char *path, const struct stat *st, int depth, pipe_artifac
         if (rc != 0)
             return rc;
     }
-    return visit(arg, path, st, err, errsize);
+    return w->visit(w->arg, path, st, err, errsize);
 }
 
-int pipe_artifact_walk(const char *path, pipe_artifact_visit visit, void *arg, char *err, size_t errsize)
+int pipe_artifact_walk(const char *path, pipe_artifact_visit enter, pipe_artifact_visit visit, void *arg, char *err,
+                       size_t errsize)
 {
     struct stat st;
     if (lstat(path, &st) != 0) {
         pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
         return errno == ENOENT ? PIPE_ENOENT : PIPE_EIO;
     }
-    return walk(path, &st, 0, visit, arg, err, errsize);
+    walker w = {enter, visit, arg};
+    return walk(&w, path, &st, 0, err, errsize);
 }
 
 /* cur, a path inside the folder ("" for the folder itself), without its

@@ -19,16 +19,18 @@
 int pipe_artifact_list(const char *path, struct dirent ***names, char *err, size_t errsize);
 void pipe_artifact_list_free(struct dirent **names, int n);
 
-/* Called for each entry of a walk with its path and lstat; 0 to go on. */
+/* Called for an entry of a walk with its path and lstat; 0 to go on. */
 typedef int (*pipe_artifact_visit)(void *arg, const char *path, const struct stat *st, char *err, size_t errsize);
 
 /* Calls visit for everything at path: below a folder, its entries in byte
    order of names, a folder's own entries before the folder (so that a
-   folder is synced after what it holds), path itself last. Links are
-   visited, never followed. The first non-zero return stops the walk and is
-   returned; PIPE_EIO naming an entry that cannot be read or a tree nested
-   deeper than PIPE_ARTIFACT_MAX_DEPTH. */
-int pipe_artifact_walk(const char *path, pipe_artifact_visit visit, void *arg, char *err, size_t errsize);
+   folder is synced after what it holds), path itself last; and enter, when
+   not NULL, for each folder before its entries (so that a copy makes the
+   folder first). Links are visited, never followed. The first non-zero
+   return stops the walk and is returned; PIPE_EIO naming an entry that
+   cannot be read or a tree nested deeper than PIPE_ARTIFACT_MAX_DEPTH. */
+int pipe_artifact_walk(const char *path, pipe_artifact_visit enter, pipe_artifact_visit visit, void *arg, char *err,
+                       size_t errsize);
 
 /* Whether the symbolic link at root/rel (rel: its path inside the folder
    root, with no link among its folders) leads out of root, resolved as
