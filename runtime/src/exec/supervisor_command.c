@@ -428,9 +428,8 @@ static char *check_output(const pipe_supervisor *s, const char *name, const char
 
 /* After every rank exited 0, on machine 0: every output its ranks wrote is
    checked (all of them before any is moved), then sealed, synced and moved
-   into outputs/.
-   NULL, or why not (malloc'ed): an output missing or holding what it may
-   not, naming it. */
+   into outputs/. NULL, or why not (malloc'ed): an output missing or
+   holding what it may not, naming it. */
 static char *commit(pipe_supervisor *s)
 {
     const pipe_mstep *ms = s->id.ms;
