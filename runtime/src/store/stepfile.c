@@ -443,7 +443,7 @@ static int parse_record(reader *rd, pipe_step_record *r)
    writer ends every record with `metrics` and a newline. */
 static int whole_record(reader *rd, const char *text, size_t len, const pipe_step_record *r)
 {
-    if (r->status == PIPE_STEP_FAILED)
+    if (r->status != PIPE_STEP_DONE && r->status != PIPE_STEP_CACHED)
         return 0;
     const char *why = NULL;
     if (len == 0 || text[len - 1] != '\n')
