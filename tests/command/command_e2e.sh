@@ -4,7 +4,9 @@
 # inert; the environment; a folder output, its digest, caching and use as
 # an input; PIPE_METRICS; a missing output; a program not found;
 # torch.distributed (env://, gloo) over 4 CPU ranks; a Python exception in
-# rank 1; Accelerate's mixed precision.
+# rank 1; Accelerate's mixed precision; Accelerate's save_state from 2 ranks
+# into one output folder; a program on two machines (machine 0's folder is
+# the artifact); outputs holding links or hard links to files elsewhere.
 set -u
 # shellcheck source=tests/command/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -90,5 +92,77 @@ out="$store/R/precision/outputs/out"
 check "[ \"\$(json '$out' 'd[\"mixed_precision\"], d[\"inner_dtype\"], d[\"num_processes\"]')\" = 'bf16 torch.bfloat16 2' ]" \
     "precision: Accelerate runs bf16 over 2 processes"
 check "[ \"\$(json '$out' 'd[\"distributed_type\"]')\" = DistributedType.MULTI_CPU ]" "precision: Accelerate sees a multi-CPU launch"
+
+# 8. Accelerate's save_state from 2 ranks: every rank writes into the same
+#    output folder, as under torchrun, and all of it is committed (rank 1's
+#    RNG state was once dropped with its scratch folder), read-only.
+run save_state R
+check "[ $? = 0 ]" "save_state: succeeds ($(tail -3 "$work/save_state-R.out" | tr '\n' ' '))"
+state="$store/R/save_state/outputs/state"
+check "[ -f '$state/random_states_0.pkl' ] && [ -f '$state/random_states_1.pkl' ]" \
+    "save_state: both ranks' RNG states are in the artifact ($(find "$state" -mindepth 1 -printf '%f ' 2>/dev/null))"
+check "ls '$state' | grep -q '^model.*safetensors\|^pytorch_model' && ls '$state' | grep -q '^optimizer'" \
+    "save_state: rank 0's model and optimizer are in the artifact"
+check "[ -z \"\$(find '$state' -perm /222)\" ]" "save_state: the committed folder and its files are read-only"
+check "[ \"\$(field save_state status)\" = done ] && [ -z \"\$(ls -A '$store/R/save_state/outputs' | grep tmp)\" ]" \
+    "save_state: done, no temporary name left"
+
+# 9. Two machines on one host: each machine's ranks write into that
+#    machine's own folder; machine 0's is committed, whether or not the
+#    store is shared, and machine 1's is removed.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+for shared in yes no; do
+    store1=$store
+    [ $shared = yes ] || store1="$work/store-machine-1"
+    MASTER_PORT=$port "$exe" step machines --run-id "M$shared" --store "$store1" --machine-rank 1 --no-cache \
+        --main-process-ip 127.0.0.1 >"$work/machines-$shared-1.out" 2>&1 &
+    machine1=$!
+    MASTER_PORT=$port "$exe" step machines --run-id "M$shared" --store "$store" --machine-rank 0 --no-cache \
+        --main-process-ip 127.0.0.1 >"$work/machines-$shared-0.out" 2>&1
+    status0=$?
+    wait "$machine1"
+    status1=$?
+    out="$store/M$shared/machines/outputs/out"
+    check "[ $status0 = 0 ] && [ $status1 = 0 ]" "machines (shared store: $shared): both machines succeed ($status0, $status1)"
+    check "[ \"\$(cd '$out' 2>/dev/null && cat rank-0 rank-1 | tr '\\n' ' ')\" = 'machine 0 machine 0 ' ] && [ ! -e '$out/rank-2' ] && [ ! -e '$out/rank-3' ]" \
+        "machines (shared store: $shared): the artifact holds machine 0's ranks' files, and only theirs ($(find "$out" -mindepth 1 -printf '%f ' 2>/dev/null))"
+    elsewhere=$(sed -n 's/.*rank 3 of machine 1 wrote into //p' "$store1/M$shared/machines/log.machine-1")
+    check "[ -n '$elsewhere' ] && [ \"\${elsewhere#\"$store1\"}\" = '$elsewhere' ] && [ ! -e '$elsewhere' ]" \
+        "machines (shared store: $shared): machine 1 wrote outside the store ($elsewhere), and that folder is gone"
+    check "grep -q 'rank 1 of machine 0 wrote into $store/M$shared/machines/outputs/.out.tmp$' '$store/M$shared/machines/log'" \
+        "machines (shared store: $shared): machine 0's ranks ran and wrote into the store"
+    check "[ -z \"\$(ls -A '$store1/M$shared/machines/outputs' | grep -v '^out\$')\" ]" \
+        "machines (shared store: $shared): nothing else in outputs/"
+done
+
+# 10. What an output may hold: a link to /etc/passwd as the output, a link
+#     leading out of its folder (absolute, or by ..), a hard link to a file
+#     outside are refused, naming the step, the output and the entry, and
+#     nothing is kept (once recorded done, a consumer reading v1 through the
+#     link after the file became v2). A link inside is fine; the committed
+#     folder is read-only, and a second run's cached copy shares only
+#     read-only files with the first.
+for mode in passwd absolute up hard; do
+    run leak "L$mode" --param "text=$mode"
+    status=$?
+    check "[ $status = 1 ] && [ \"\$(field leak status L$mode)\" = failed ]" "leak $mode: the step fails (status $status)"
+    check "[ ! -e '$store/L$mode/leak/outputs' ]" "leak $mode: nothing kept"
+done
+check "grep -q 'step .leak.: output .out. cannot be kept: out is a symbolic link (to ./etc/passwd.)' '$work/leak-Lpasswd.out'" \
+    "leak passwd: names the step, the output and the link"
+check "grep -q 'out/current is a symbolic link to .$store/elsewhere-absolute., which is an absolute link' '$work/leak-Labsolute.out'" \
+    "leak absolute: names the link and where it leads"
+check "grep -q 'out/sub/current is a symbolic link to .../../elsewhere., which goes above the top' '$work/leak-Lup.out'" \
+    "leak up: names the link that climbs out"
+check "grep -q 'out/copy is a hard link to a file outside out (2 links, 1 inside)' '$work/leak-Lhard.out'" \
+    "leak hard: names the hard link"
+run leak L1 --param text=inside
+check "[ $? = 0 ] && [ \"\$(cat '$store/L1/leak/outputs/out/current')\" = v1 ]" "leak inside: a link inside the output is kept"
+run leak L2 --param text=inside
+check "[ $? = 0 ] && [ \"\$(field leak status L2)\" = cached ]" "leak inside: a second run is cached"
+check "[ \"\$(stat -c %i '$store/L1/leak/outputs/out/v1')\" = \"\$(stat -c %i '$store/L2/leak/outputs/out/v1')\" ]" \
+    "leak inside: the cached copy is a hard link"
+check "[ -z \"\$(find '$store/L1/leak/outputs/out' '$store/L2/leak/outputs/out' -perm /222 ! -type l)\" ]" \
+    "leak inside: both runs' artifacts are read-only, folders and files"
 
 finish

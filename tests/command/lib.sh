@@ -8,6 +8,8 @@ pipec=$1
 src_dir=$2
 work=$3
 venv=${PIPEC_VENV:?PIPEC_VENV names the Python environment (CMake sets it)}
+# Committed artifacts are read-only folders (docs/runtime.md): writable again before rm.
+[ ! -d "$work" ] || chmod -R u+w "$work"
 rm -rf "$work"
 mkdir -p "$work"
 passed=0

@@ -13,7 +13,9 @@
 #     through submit.sh: every job completes, the store holds the right
 #     artifacts, the two-machine accelerated step gets two nodes with one
 #     launcher on each (SLURM_NODEID 0 and 1), its ranks meet and all-reduce
-#     across the nodes (CPU backend) and write the right sum;
+#     across the nodes (CPU backend) and write the right sum; the command
+#     step's ranks on both nodes write at their output path, and machine
+#     0's file is the artifact;
 #  4. with fail=true the failing step's job is FAILED, its record in the
 #     store says why, and its dependants are cancelled and never run;
 #  5. @checkpoint under a requeue: in the run of 3, the job of `resume` (a
@@ -270,8 +272,11 @@ fi
 # The command step: one launcher per node ran the program in the bundle's folder.
 spread=$(job_of ok spread)
 [ "$(job_state "$spread")" = "COMPLETED None" ] || fail "spread's job is $(job_state "$spread")"
-[ "$(cat "$store/ok/spread/outputs/count" 2>/dev/null)" = "lines 10" ] ||
+# Both ranks wrote at their output path: machine 0's file is the artifact, machine 1's went elsewhere.
+[ "$(cat "$store/ok/spread/outputs/count" 2>/dev/null)" = "lines 10 from machine 0" ] ||
     fail "spread's output is '$(cat "$store/ok/spread/outputs/count" 2>/dev/null)'"
+spread_entries=$(find "$store/ok/spread/outputs" -mindepth 1 -printf '%f ' 2>/dev/null)
+[ "$spread_entries" = "count " ] || fail "spread's outputs/ holds more than count: $spread_entries"
 spread_out=$(cat "$store"/ok/spread/log* 2>/dev/null || true)
 for r in 0 1; do
     grep -q "program rank $r of 2 group $r of 2 on SLURM_NODEID $r master [^ ]*:29543 in $st/src/user" <<<"$spread_out" ||

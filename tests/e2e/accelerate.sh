@@ -27,7 +27,8 @@ export PATH="$venv/bin:$PATH" # the steps run `python3`, as in a user's activate
 
 ok=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pipec-e2e-accelerate.XXXXXX")
-trap '[ "$ok" = 1 ] && rm -rf "$tmp" || echo "(files left in $tmp)" >&2' EXIT
+# Committed artifacts are read-only folders (docs/runtime.md): writable again before rm.
+trap '[ "$ok" = 1 ] && chmod -R u+w "$tmp" && rm -rf "$tmp" || echo "(files left in $tmp)" >&2' EXIT
 cp -r "$src/examples/accelerate" "$tmp/example"
 
 echo "== pipec check -Werror, build"

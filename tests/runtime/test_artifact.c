@@ -1,12 +1,18 @@
 /* Artifacts that are files or folders (artifact.c): a folder's digest
    depends on the names, kinds and bytes it holds and on nothing else (not
    the order files were made in, not their times); commit moves a finished
-   folder into place; a copy is complete and digests alike; the command
+   folder into place; a copy is complete and digests alike; what an output
+   may hold (links that stay inside, no hard link to a file outside); a
+   committed artifact is read-only and still removable; the command
    helpers (placeholders, program lookup) of command.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "store/artifact.h"
@@ -106,6 +112,180 @@ static void test_folders(void)
     free(copies);
 }
 
+static char *at(const char *rel) { return pipe_asprintf("%s/%s", root, rel); }
+
+static void link_at(const char *target, const char *rel)
+{
+    char *path = at(rel);
+    CHECK_EQ_INT(symlink(target, path), 0);
+    free(path);
+}
+
+/* pipe_artifact_check of root/rel as artifact `name`: its code, and err
+   holding want when it fails. */
+static void check_holds(const char *rel, int want, const char *say)
+{
+    char *path = at(rel), err[1024] = "";
+    int rc = pipe_artifact_check(path, "out", err, sizeof err);
+    if (rc != want || (say && !strstr(err, say)))
+        fprintf(stderr, "check of %s: got %d (%s), expected %d with `%s`\n", rel, rc, err, want, say ? say : "");
+    CHECK_EQ_INT(rc, want);
+    CHECK(!say || strstr(err, say));
+    free(path);
+}
+
+/* What an output may hold: links that stay inside it (resolved as the
+   kernel does), hard links only among its own files; the output itself
+   a file or folder. Once an output that was a link to /etc/passwd was
+   recorded done with that file's digest, and a folder's link to a file
+   outside kept the digest of its text while the file changed. */
+static void test_what_it_holds(void)
+{
+    put("h/ok/model.bin", "weights");
+    put("h/ok/ckpt/step_10/state", "s");
+    link_at("model.bin", "h/ok/latest");             /* a sibling */
+    link_at("ckpt/step_10", "h/ok/ckpt_latest");     /* a folder inside */
+    link_at("../model.bin", "h/ok/ckpt/model");      /* up, still inside */
+    link_at("ckpt/step_10/../../model.bin", "h/ok/via"); /* through a folder and back */
+    link_at("missing", "h/ok/dangling");             /* leads nowhere, inside */
+    char *a = at("h/ok/model.bin"), *b = at("h/ok/ckpt/same.bin");
+    CHECK_EQ_INT(link(a, b), 0); /* a hard link, both names inside */
+    free(a);
+    free(b);
+    check_holds("h/ok", 0, NULL);
+    char hex[PIPE_SHA256_HEX_SIZE], err[1024];
+    digest("h/ok", hex);
+
+    /* Out by an absolute link, by "..", or by ".." after a link to the top. */
+    put("h/abs/x", "x");
+    link_at("/etc/passwd", "h/abs/passwd");
+    check_holds("h/abs", PIPE_EINVAL, "out/passwd is a symbolic link to `/etc/passwd`, which is an absolute link");
+    put("h/up/sub/x", "x");
+    link_at("../../secret", "h/up/sub/leak");
+    check_holds("h/up", PIPE_EINVAL, "out/sub/leak is a symbolic link to `../../secret`, which goes above the top");
+    put("h/phys/sub/x", "x");
+    link_at("..", "h/phys/sub/top");             /* the output itself: fine alone */
+    link_at("sub/top/../secret", "h/phys/leak"); /* as written it stays inside; resolved it leaves */
+    check_holds("h/phys", PIPE_EINVAL, "out/leak is a symbolic link to `sub/top/../secret`, which goes above");
+    put("h/loop/x", "x");
+    link_at("b", "h/loop/a");
+    link_at("a", "h/loop/b");
+    check_holds("h/loop", PIPE_EINVAL, "too many links");
+    put("h/via_abs/x", "x");
+    link_at("/tmp", "h/via_abs/t");
+    link_at("t/x", "h/via_abs/u");
+    check_holds("h/via_abs", PIPE_EINVAL, "absolute");
+
+    /* A hard link to a file outside; a single file with another name. */
+    put("h/hard/x", "x");
+    put("outside.bin", "shared bytes");
+    char *outside = at("outside.bin"), *inside = at("h/hard/copy.bin");
+    CHECK_EQ_INT(link(outside, inside), 0);
+    check_holds("h/hard", PIPE_EINVAL, "out/copy.bin is a hard link to a file outside out (2 links, 1 inside)");
+    check_holds("outside.bin", PIPE_EINVAL, "out is a hard link to a file elsewhere (2 links)");
+    free(outside);
+    free(inside);
+
+    /* The output itself a link, or neither file nor folder. */
+    link_at("/etc/passwd", "h/passwd");
+    check_holds("h/passwd", PIPE_EINVAL, "out is a symbolic link (to `/etc/passwd`)");
+    put("h/fifo/x", "x");
+    char *fifo = at("h/fifo/pipe");
+    CHECK_EQ_INT(mkfifo(fifo, 0600), 0);
+    free(fifo);
+    check_holds("h/fifo", PIPE_EINVAL, "out/pipe is neither a file, a folder nor a symbolic link");
+    check_holds("h/nothing", PIPE_ENOENT, NULL);
+
+    /* The digest refuses a link that leads out: what a consumer reads
+       through it would not be covered. */
+    char *path = at("h/abs");
+    CHECK_EQ_INT(pipe_artifact_digest(path, hex, err, sizeof err), PIPE_EINVAL);
+    CHECK(strstr(err, "passwd is a symbolic link to `/etc/passwd`") != NULL);
+    free(path);
+}
+
+static bool writable_bits(const char *rel)
+{
+    char *path = at(rel);
+    struct stat st;
+    bool w = lstat(path, &st) != 0 || (st.st_mode & 0222) != 0;
+    free(path);
+    return w;
+}
+
+/* In a child as an ordinary user (nobody, when the test runs as root, whom
+   permissions do not stop): a committed artifact cannot be written, nor a
+   file added to it, and the runtime still removes it. 0 when all held. */
+static int as_owner(const char *dir)
+{
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+        return 10;
+    char *tmp = pipe_asprintf("%s/.model.tmp", dir), *final = pipe_asprintf("%s/model", dir);
+    char *file = pipe_asprintf("%s/model/weights", final), err[512];
+    char *sub = pipe_asprintf("%s/model", tmp), *w = pipe_asprintf("%s/weights", sub);
+    if (mkdir(tmp, 0755) != 0 || mkdir(sub, 0755) != 0)
+        return 11;
+    FILE *f = fopen(w, "w");
+    if (!f || fputs("v1", f) < 0 || fclose(f) != 0)
+        return 12;
+    if (pipe_artifact_commit(tmp, final, err, sizeof err) != 0)
+        return 13;
+    if (open(file, O_WRONLY) >= 0 || errno != EACCES)
+        return 14; /* its file cannot be written */
+    char *added = pipe_asprintf("%s/model/new", final);
+    if (open(added, O_WRONLY | O_CREAT, 0644) >= 0 || errno != EACCES)
+        return 15; /* nor a file added */
+    if (pipe_remove_tree(final, err, sizeof err) != 0 || access(final, F_OK) == 0)
+        return 16; /* the runtime removes it all the same */
+    return 0;
+}
+
+/* Committed artifacts are read-only, files and folders; a link made for
+   another artifact is to a read-only file, never a writable one shared. */
+static void test_read_only(void)
+{
+    char err[512];
+    put("ro/a/config.json", "{}");
+    put("ro/a/shards/0.bin", "zero");
+    char *tmp = at("ro/a"), *final = at("ro/model");
+    CHECK_EQ_INT(pipe_artifact_commit(tmp, final, err, sizeof err), 0);
+    CHECK(!writable_bits("ro/model"));
+    CHECK(!writable_bits("ro/model/shards"));
+    CHECK(!writable_bits("ro/model/shards/0.bin"));
+    CHECK(!writable_bits("ro/model/config.json"));
+    char *copy = at("ro/copy");
+    CHECK_EQ_INT(pipe_artifact_copy_folder(final, copy, err, sizeof err), 0);
+    CHECK(!writable_bits("ro/copy") && !writable_bits("ro/copy/shards/0.bin"));
+    /* A plain file linked: the link and the original read-only (same file). */
+    put("ro/file.bin", "bytes");
+    char *src = at("ro/file.bin"), *dst = at("ro/linked.bin");
+    CHECK(writable_bits("ro/file.bin"));
+    CHECK_EQ_INT(pipe_artifact_link(src, dst, err, sizeof err), 0);
+    CHECK(!writable_bits("ro/linked.bin") && !writable_bits("ro/file.bin"));
+    CHECK_EQ_INT(pipe_remove_tree(final, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_remove_tree(copy, err, sizeof err), 0);
+    free(tmp);
+    free(final);
+    free(copy);
+    free(src);
+    free(dst);
+
+    /* As the artifact's owner. */
+    char dir[] = "/tmp/pipe-test-owner-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    if (geteuid() == 0)
+        CHECK_EQ_INT(chown(dir, 65534, 65534), 0);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(as_owner(dir));
+    int status = -1;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fprintf(stderr, "as the owner: status %d (as_owner's step that failed)\n", WEXITSTATUS(status));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    pipe_remove_tree(dir, err, sizeof err);
+}
+
 static const char *lookup(void *arg, const char *name, size_t len)
 {
     (void)arg;
@@ -164,6 +344,8 @@ int main(void)
         return 1;
     }
     test_folders();
+    test_what_it_holds();
+    test_read_only();
     test_placeholders();
     test_find();
     char err[256];

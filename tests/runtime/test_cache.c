@@ -1,5 +1,6 @@
-/* The step cache: keys, look-ups (hit, miss, invalidated digest, failed or
-   missing records), recording, and linking outputs into a new run. */
+/* The step cache: keys, look-ups (hit, miss, invalidated digest, failed,
+   cut or missing records), recording, and linking outputs into a new run
+   (read-only). */
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -123,6 +124,12 @@ static void test_lookup(void)
         char *copied = fx_read(dst);
         CHECK_STREQ(copied, "weights v1");
         free(copied);
+        /* Read-only, both names of it: writing into R2's copy cannot change
+           R1's recorded artifact (once a writable link shared by both). */
+        struct stat r1, r2;
+        CHECK(stat(m->path, &r1) == 0 && stat(dst, &r2) == 0);
+        CHECK_EQ_INT(r2.st_mode & 0222, 0);
+        CHECK_EQ_INT(r1.st_mode & 0222, 0);
         /* Again: replaces, still complete, no temporary files left. */
         CHECK_EQ_INT(pipe_link_or_copy(m->path, dst, err, sizeof err), 0);
         char *cmd = pipe_asprintf("test $(ls -A %s | wc -l) -eq 1", dstdir);
@@ -160,6 +167,18 @@ static void test_lookup(void)
     CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
     CHECK_NULL(hit);
     CHECK(fx_contains(why, "failed"));
+
+    /* The record says done but was cut short, at a line's end (once
+       accepted): a miss. */
+    make_invocation(store, "R1", "train", PIPE_STEP_DONE, "weights v1");
+    char *record = pipe_store_step_file(store, "R1", "train"), *text = fx_read(record);
+    const char *cut = text ? strstr(text, "\nmetrics:") : NULL;
+    CHECK(cut && truncate(record, cut + 1 - text) == 0);
+    CHECK_EQ_INT(pipe_cache_lookup(store, key, outputs, 1, false, &hit, why, sizeof why, err, sizeof err), 0);
+    CHECK_NULL(hit);
+    CHECK(fx_contains(why, "is not whole"));
+    free(text);
+    free(record);
 
     /* The record is gone. */
     char *step = pipe_store_step_file(store, "R1", "train");

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -70,6 +71,8 @@ static const char manifest_text[] =
     "  - {id: ret7, step: misbehave, args: [{name: mode, value: ret7}]}\n"
     "  - {id: crash, step: misbehave, args: [{name: mode, value: crash}]}\n"
     "  - {id: lazy, step: misbehave, args: [{name: mode, value: lazy}]}\n"
+    "  - {id: passwd, step: misbehave, args: [{name: mode, value: passwd}]}\n"
+    "  - {id: hardlink, step: misbehave, args: [{name: mode, value: hardlink}]}\n"
     "  - {id: sleepy, step: misbehave, args: [{name: mode, value: sleep}], timeout_ms: 300}\n"
     "  - {id: stubborn, step: misbehave, args: [{name: mode, value: stubborn}], timeout_ms: 300}\n"
     "  - {id: forever, step: misbehave, args: [{name: mode, value: sleep}]}\n"
@@ -161,6 +164,18 @@ static int misbehave_main(pipe_ctx *ctx, const void *raw)
         unlink(tmp);
         free(tmp);
         return 0;
+    }
+    if (strcmp(a->mode, "passwd") == 0 || strcmp(a->mode, "hardlink") == 0) {
+        /* Its output a link to a file elsewhere (once recorded done with
+           that file's digest), or a second name of one. */
+        char *tmp = pipe_asprintf("%s", pipe_output_path(ctx, "out"));
+        char *elsewhere = pipe_asprintf("%s/elsewhere", getenv("PIPE_STORE"));
+        fx_write(elsewhere, "not the step's");
+        unlink(tmp);
+        int rc = strcmp(a->mode, "passwd") == 0 ? symlink("/etc/passwd", tmp) : link(elsewhere, tmp);
+        free(tmp);
+        free(elsewhere);
+        return rc == 0 ? 0 : pipe_fail(ctx, "cannot link: %s", strerror(errno));
     }
     if (strcmp(a->mode, "sleep") == 0 || strcmp(a->mode, "stubborn") == 0) {
         if (strcmp(a->mode, "stubborn") == 0)
@@ -435,6 +450,11 @@ static void test_produce_consume(void)
     char *data = file_in("R1", "produce", "outputs/data");
     CHECK_STREQ(data, "line 0\nline 1\nline 2\n");
     free(data);
+    /* Committed: read-only. */
+    char *data_path = pipe_store_output_path(store, "R1", "produce", "data");
+    struct stat st;
+    CHECK(stat(data_path, &st) == 0 && (st.st_mode & 0222) == 0);
+    free(data_path);
     char *env = file_in("R1", "produce", "outputs/env");
     CHECK(fx_contains(env, "PIPE_TEST_VAR=from the step\n"));
     CHECK(fx_contains(env, "OMP_NUM_THREADS=2\n")); /* floor(2.5) */
@@ -475,6 +495,14 @@ static void test_produce_consume(void)
     fx_write(pfile, failed);
     CHECK_EQ_INT(STEP(&out, "consume", "--run-id", "R1"), 1);
     CHECK(fx_contains(out, "comes from `produce`, which failed in run `R1`"));
+    free(out);
+    /* A producer's record cut short at a line's end is not done (once it
+       was, without its outputs). */
+    fx_write(pfile, ptext);
+    const char *cut = strstr(ptext, "\noutputs:");
+    CHECK(cut && truncate(pfile, cut + 1 - ptext) == 0);
+    CHECK_EQ_INT(STEP(&out, "consume", "--run-id", "R1"), 1);
+    CHECK(fx_contains(out, "cannot read the record of `produce`") && fx_contains(out, "says done but is not whole"));
     free(out);
     fx_write(pfile, ptext);
     free(failed);
@@ -591,6 +619,21 @@ static void test_failures(void)
     r = record("F", "lazy");
     CHECK(r && r->status == PIPE_STEP_FAILED && r->exit_code == 0);
     pipe_step_record_free(r);
+
+    /* An output that is a link to /etc/passwd, or a hard link to a file
+       outside: refused, naming the step, the output and the link; nothing
+       kept. */
+    CHECK_EQ_INT(STEP(&out, "passwd", "--run-id", "F"), 1);
+    CHECK(fx_contains(out, "step `misbehave`: output `out` cannot be kept: out is a symbolic link (to `/etc/passwd`)"));
+    free(out);
+    r = record("F", "passwd");
+    CHECK(r && r->status == PIPE_STEP_FAILED && r->noutputs == 0);
+    pipe_step_record_free(r);
+    CHECK(no_outputs_dir("F", "passwd"));
+    CHECK_EQ_INT(STEP(&out, "hardlink", "--run-id", "F"), 1);
+    CHECK(fx_contains(out, "output `out` cannot be kept: out is a hard link to a file elsewhere (2 links)"));
+    free(out);
+    CHECK(no_outputs_dir("F", "hardlink"));
 }
 
 /* An entry the bundle was built without (a CUDA step, no CUDA compiler):

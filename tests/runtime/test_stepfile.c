@@ -1,4 +1,5 @@
-/* step.yaml: write and read back every field; malformed files; number text. */
+/* step.yaml: write and read back every field; malformed files; a record cut
+   short; number text. */
 #include <math.h>
 
 #include "check.h"
@@ -162,6 +163,59 @@ static void test_parse_errors(void)
     CHECK(fx_contains(err, "/nonexistent/step.yaml"));
 }
 
+/* A done record cut anywhere (a crash, a full disk, a copy cut short) is
+   not done: at every length short of whole it does not parse, and a failed
+   one that does still says failed. Once a producer's step.yaml cut to 100
+   bytes was accepted as done. */
+static void test_cut_short(void)
+{
+    /* The last done record has no error text: its early lines are plain. */
+    pipe_step_status statuses[] = {PIPE_STEP_DONE, PIPE_STEP_CACHED, PIPE_STEP_FAILED, PIPE_STEP_DONE};
+    for (size_t k = 0; k < sizeof statuses / sizeof statuses[0]; k++) {
+        pipe_step_record *r = full_record(), *b = NULL;
+        r->status = statuses[k];
+        if (k == 3) {
+            free(r->error);
+            free(r->signal);
+            r->error = r->signal = NULL;
+        }
+        char *text = NULL, err[512];
+        size_t len = 0;
+        CHECK_EQ_INT(pipe_step_record_format(r, &text, &len, err, sizeof err), 0);
+        CHECK(len > 100);
+        size_t passed = 0;
+        for (size_t n = 0; n < len; n++) {
+            int rc = pipe_step_record_parse(text, n, &b, err, sizeof err);
+            if (rc == 0 && (statuses[k] != PIPE_STEP_FAILED || b->status != PIPE_STEP_FAILED)) {
+                fprintf(stderr, "cut to %zu bytes, a %s record still reads as %s\n", n,
+                        pipe_step_status_name(statuses[k]), pipe_step_status_name(b->status));
+                passed++;
+            }
+            pipe_step_record_free(b);
+            b = NULL;
+        }
+        CHECK_EQ_U64(passed, 0);
+        if (statuses[k] != PIPE_STEP_FAILED) {
+            CHECK_EQ_INT(pipe_step_record_parse(text, 100, &b, err, sizeof err), PIPE_EFORMAT);
+            CHECK_NULL(b);
+        }
+        CHECK_EQ_INT(pipe_step_record_parse(text, len, &b, err, sizeof err), 0);
+        CHECK(b && b->status == statuses[k]);
+        pipe_step_record_free(b);
+        free(text);
+        pipe_step_record_free(r);
+    }
+    /* The two ways a cut shows, each named. */
+    const char *no_end = "invocation: a\nstatus: done\nmetrics: {}", *no_metrics = "invocation: a\nstatus: done\n";
+    pipe_step_record *b = NULL;
+    char err[512];
+    CHECK_EQ_INT(pipe_step_record_parse(no_end, strlen(no_end), &b, err, sizeof err), PIPE_EFORMAT);
+    CHECK(fx_contains(err, "says done but is not whole: its last line is cut short"));
+    CHECK_EQ_INT(pipe_step_record_parse(no_metrics, strlen(no_metrics), &b, err, sizeof err), PIPE_EFORMAT);
+    CHECK(fx_contains(err, "it ends before `metrics`"));
+    CHECK_NULL(b);
+}
+
 static void test_status_and_numbers(void)
 {
     pipe_step_status st;
@@ -200,6 +254,7 @@ int main(void)
 {
     test_round_trip();
     test_parse_errors();
+    test_cut_short();
     test_status_and_numbers();
     return check_summary();
 }

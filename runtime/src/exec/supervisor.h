@@ -61,7 +61,8 @@ typedef struct pipe_step_kind {
     /* While the ranks run (final false), and once after they all ended. */
     void (*follow)(pipe_supervisor *s, bool final);
     /* After the ranks exited 0 on machine 0, before the outputs are
-       checked: NULL, or why not (malloc'ed). */
+       hashed: each output checked (pipe_supervisor_check_output), made
+       read-only and in place; NULL, or why not (malloc'ed). */
     char *(*commit)(pipe_supervisor *s);
     /* Frees kind_state. */
     void (*free)(pipe_supervisor *s);

@@ -2,17 +2,21 @@
    its program runs in every rank, exec'ed without a shell in the bundle's
    copy of the folder of its .pipe file, with the values of its parameters,
    inputs and outputs in its arguments ({NAME}) and its environment
-   (PIPE_PARAM_*, PIPE_INPUT_*, PIPE_OUTPUT_*). Rank 0 writes its outputs
-   where the store commits them (outputs/.NAME.tmp, moved into place after
-   success, as a native step's); the other ranks write into their scratch
-   folder, which is discarded. Rank 0's PIPE_METRICS lines become metrics as
-   pipe_metric's do. */
+   (PIPE_PARAM_*, PIPE_INPUT_*, PIPE_OUTPUT_*). As under torchrun, every
+   rank of a machine gets the same output paths, so that what each rank
+   writes (Accelerate's save_state, FSDP shards) lands in one folder: on
+   machine 0 where the store commits it (outputs/.NAME.tmp, moved into
+   place once every rank exited 0, as a native step's output), on machine N
+   in that machine's scratch folder, discarded with it (machines never
+   write into one folder, shared store or not). Rank 0's PIPE_METRICS lines
+   become metrics as pipe_metric's do. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "command.h"
@@ -43,12 +47,14 @@ static int global_rank(const pipe_supervisor *s, int local_rank)
     return s->id.machine_rank * s->id.nlocal + local_rank;
 }
 
-/* Where rank writes output name: rank 0 next to the store's outputs/NAME,
-   the others in their scratch folder. */
-static char *output_path(const pipe_supervisor *s, int rank, const char *name)
+/* Where this machine's ranks write output name: on machine 0 next to the
+   store's outputs/NAME, on the others in the attempt's scratch folder
+   (NULL there before the attempt has one). */
+static char *output_path(const pipe_supervisor *s, const char *name)
 {
-    return rank == 0 ? pipe_asprintf("%s/.%s.tmp", s->id.outdir, name)
-                     : pipe_asprintf("%s/rank-%d/outputs/%s", s->scratch_root, rank, name);
+    if (s->id.machine_rank == 0)
+        return pipe_asprintf("%s/.%s.tmp", s->id.outdir, name);
+    return s->scratch_root ? pipe_asprintf("%s/outputs/%s", s->scratch_root, name) : NULL;
 }
 
 static char *rank_file(const pipe_supervisor *s, int rank, const char *what)
@@ -60,7 +66,6 @@ static char *rank_file(const pipe_supervisor *s, int rank, const char *what)
 
 typedef struct expansion {
     const pipe_supervisor *s;
-    int rank;
     char **owned; /* output paths made for this expansion */
     size_t nowned, cap;
 } expansion;
@@ -83,7 +88,7 @@ static const char *placeholder_value(void *arg, const char *name, size_t len)
             x->owned = more;
             x->cap = cap;
         }
-        char *path = output_path(x->s, x->rank, ms->outputs[i].name);
+        char *path = output_path(x->s, ms->outputs[i].name);
         x->owned[x->nowned] = path;
         x->nowned += path != NULL;
         return path;
@@ -98,15 +103,16 @@ static void free_argv(char **argv, size_t n)
     free(argv);
 }
 
-/* The program and arguments of rank, expanded; NULL-terminated. */
-static int expand_argv(const pipe_supervisor *s, int rank, char ***out, char *err, size_t errsize)
+/* The program and its first count - 1 arguments, expanded (the same for
+   every rank of this machine); NULL-terminated, ms->ncommand + 1 long. */
+static int expand_argv(const pipe_supervisor *s, size_t count, char ***out, char *err, size_t errsize)
 {
     const pipe_mstep *ms = s->id.ms;
     char **argv = calloc(ms->ncommand + 1, sizeof *argv);
-    expansion x = {s, rank, NULL, 0, 0};
+    expansion x = {s, NULL, 0, 0};
     int rc = argv ? 0 : PIPE_ENOMEM;
     size_t n = 0;
-    for (; n < ms->ncommand && rc == 0; n++) {
+    for (; n < count && n < ms->ncommand && rc == 0; n++) {
         char why[512];
         rc = pipe_command_expand(ms->command[n], placeholder_value, &x, &argv[n], why, sizeof why);
         if (rc == PIPE_EINVAL)
@@ -161,9 +167,10 @@ static int prepare(pipe_supervisor *s, char *err, size_t errsize)
                   ms->name, c->workdir);
         return PIPE_EUSAGE;
     }
-    /* The program as rank 0 names it (a placeholder there is unusual). */
+    /* The program as the ranks name it (a placeholder there is unusual;
+       machine N's output paths exist only once an attempt has begun). */
     char **argv = NULL;
-    int rc = expand_argv(s, 0, &argv, err, errsize);
+    int rc = expand_argv(s, 1, &argv, err, errsize);
     if (rc != 0)
         return rc == PIPE_EINVAL ? PIPE_EUSAGE : rc;
     rc = pipe_command_find(argv[0], rank_path(ms), c->workdir, &c->program, why, sizeof why);
@@ -173,22 +180,20 @@ static int prepare(pipe_supervisor *s, char *err, size_t errsize)
     return rc == PIPE_ENOENT ? PIPE_EUSAGE : rc;
 }
 
-/* Before an attempt: each rank's folders (scratch, outputs of ranks other
-   than 0) and rank 0's empty PIPE_METRICS file. */
+/* Before an attempt: each rank's scratch folder, the folder machine N's
+   outputs go into, and rank 0's empty PIPE_METRICS file. */
 static int begin(pipe_supervisor *s, char *err, size_t errsize)
 {
     command_state *c = state_of(s);
     int rc = 0;
     for (int local = 0; local < s->id.nlocal && rc == 0; local++) {
-        int rank = global_rank(s, local);
-        char *tmp = rank_file(s, rank, "tmp"), *outs = rank_file(s, rank, "outputs");
-        if (!tmp || !outs)
-            rc = PIPE_ENOMEM;
-        if (rc == 0)
-            rc = pipe_mkdirs(tmp, err, errsize);
-        if (rc == 0 && rank != 0)
-            rc = pipe_mkdirs(outs, err, errsize);
+        char *tmp = rank_file(s, global_rank(s, local), "tmp");
+        rc = tmp ? pipe_mkdirs(tmp, err, errsize) : PIPE_ENOMEM;
         free(tmp);
+    }
+    if (rc == 0 && s->id.machine_rank != 0) {
+        char *outs = pipe_asprintf("%s/outputs", s->scratch_root);
+        rc = outs ? pipe_mkdirs(outs, err, errsize) : PIPE_ENOMEM;
         free(outs);
     }
     if (rc != 0 || s->id.machine_rank != 0)
@@ -256,7 +261,7 @@ static int rank_setup(void *arg)
         set_named(ms->params[i].type == PIPE_TYPE_ARTIFACT ? "PIPE_INPUT_" : "PIPE_PARAM_", ms->params[i].name,
                   s->id.values[i]);
     for (size_t i = 0; i < ms->noutputs; i++) {
-        char *path = output_path(s, rank, ms->outputs[i].name);
+        char *path = output_path(s, ms->outputs[i].name);
         if (!path)
             return 1;
         set_named("PIPE_OUTPUT_", ms->outputs[i].name, path);
@@ -281,7 +286,7 @@ static int start_rank(pipe_supervisor *s, pipe_child_group *g, int local_rank, c
 {
     const command_state *c = state_of(s);
     char **argv = NULL;
-    int rc = expand_argv(s, global_rank(s, local_rank), &argv, err, errsize);
+    int rc = expand_argv(s, s->id.ms->ncommand, &argv, err, errsize);
     if (rc != 0)
         return rc;
     command_rank r = {s, local_rank};
@@ -404,35 +409,46 @@ static void follow(pipe_supervisor *s, bool final)
 
 /* ---- outputs ---- */
 
-/* After the ranks exited 0: every output rank 0 wrote is synced and moved
-   into outputs/. NULL, or why not (malloc'ed): an output missing, naming
-   it. */
+/* Why output name, which the program was to write at tmp, cannot be kept
+   (malloc'ed), or NULL. */
+static char *check_output(const pipe_supervisor *s, const char *name, const char *tmp)
+{
+    const pipe_mstep *ms = s->id.ms;
+    struct stat st;
+    if (lstat(tmp, &st) == 0)
+        return pipe_supervisor_check_output(&s->id, name, tmp);
+    char var[300];
+    snprintf(var, sizeof var, "PIPE_OUTPUT_");
+    for (size_t k = strlen(var), c = 0; name[c] && k + 1 < sizeof var; k++, c++)
+        var[k] = (char)toupper((unsigned char)name[c]), var[k + 1] = '\0';
+    return pipe_asprintf("step `%s`: `%s` exited 0 but did not write output `%s` (a file or folder at the path in "
+                         "{%s} and %s)",
+                         ms->name, ms->command[0], name, name, var);
+}
+
+/* After every rank exited 0, on machine 0: every output its ranks wrote is
+   checked (all of them before any is moved), then sealed, synced and moved
+   into outputs/. NULL, or why not (malloc'ed): an output missing or
+   holding what it may not, naming it. */
 static char *commit(pipe_supervisor *s)
 {
     const pipe_mstep *ms = s->id.ms;
-    for (size_t i = 0; i < ms->noutputs; i++) {
-        const char *name = ms->outputs[i].name;
-        char *tmp = output_path(s, 0, name), *final = pipe_asprintf("%s/%s", s->id.outdir, name);
-        char *why = NULL, err[1024];
-        if (!tmp || !final) {
-            why = pipe_strdup("out of memory");
-        } else if (!pipe_artifact_exists(tmp)) {
-            char var[300];
-            snprintf(var, sizeof var, "PIPE_OUTPUT_");
-            for (size_t k = strlen(var), c = 0; name[c] && k + 1 < sizeof var; k++, c++)
-                var[k] = (char)toupper((unsigned char)name[c]), var[k + 1] = '\0';
-            why = pipe_asprintf("step `%s`: `%s` exited 0 but did not write output `%s` (a file or folder at the "
-                                "path in {%s} and %s)",
-                                ms->name, ms->command[0], name, name, var);
-        } else if (pipe_artifact_commit(tmp, final, err, sizeof err) != 0) {
-            why = pipe_asprintf("output `%s`: %s", name, err);
+    char *why = NULL;
+    for (int moving = 0; moving < 2 && !why; moving++) {
+        for (size_t i = 0; i < ms->noutputs && !why; i++) {
+            const char *name = ms->outputs[i].name;
+            char *tmp = output_path(s, name), *final = pipe_asprintf("%s/%s", s->id.outdir, name), err[1024];
+            if (!tmp || !final)
+                why = pipe_strdup("out of memory");
+            else if (!moving)
+                why = check_output(s, name, tmp);
+            else if (pipe_artifact_commit(tmp, final, err, sizeof err) != 0)
+                why = pipe_asprintf("output `%s`: %s", name, err);
+            free(tmp);
+            free(final);
         }
-        free(tmp);
-        free(final);
-        if (why)
-            return why;
     }
-    return NULL;
+    return why;
 }
 
 static void free_state(pipe_supervisor *s)

@@ -1,10 +1,14 @@
 /* The step kind of a native step (supervisor.h): each rank is a fork of the
    supervisor that runs the worker (worker.h), which calls the step's entry
    from the driver's table. Nothing to find before the first attempt and
-   nothing to follow or commit: the worker commits its own outputs. */
+   nothing to follow; the worker moves its own outputs into place, and
+   commit checks them and makes them read-only. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 #include "pipe/error.h"
+#include "store/artifact.h"
 #include "supervisor.h"
 #include "util/util.h"
 #include "worker.h"
@@ -62,7 +66,30 @@ static int spawn(pipe_supervisor *s, pipe_child_group *g, int local_rank, char *
     return rc;
 }
 
+/* After the ranks exited 0: each output rank 0 moved into place (a step
+   may make a link or a folder at pipe_output_path's path) checked as a
+   command step's is, then made read-only. NULL, or why not (malloc'ed); a
+   missing output is named by pipe_supervisor_collect_outputs. */
+static char *commit(pipe_supervisor *s)
+{
+    const pipe_step_ident *id = &s->id;
+    char *why = NULL;
+    for (size_t i = 0; i < id->ms->noutputs && !why; i++) {
+        const char *name = id->ms->outputs[i].name;
+        char *path = pipe_asprintf("%s/%s", id->outdir, name), err[1024];
+        struct stat st;
+        if (!path)
+            why = pipe_strdup("out of memory");
+        else if (lstat(path, &st) == 0 && !(why = pipe_supervisor_check_output(id, name, path)) &&
+                 pipe_artifact_seal(path, err, sizeof err) != 0)
+            why = pipe_asprintf("output `%s`: %s", name, err);
+        free(path);
+    }
+    return why;
+}
+
 const pipe_step_kind pipe_native_step = {
     .announce = announce,
     .spawn = spawn,
+    .commit = commit,
 };

@@ -115,6 +115,11 @@ int pipe_supervisor_finish_record(const pipe_step_ident *id, pipe_step_record *r
 void pipe_supervisor_clear_outputs(pipe_step_record *r);
 /* Records a failure, returning the exit status 1. */
 int pipe_supervisor_fail(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const char *why);
+/* Output name as the step left it at path, before it is kept
+   (pipe_artifact_check: no link leading out of it, no hard link to a file
+   outside): NULL, or why not (malloc'ed), naming the step, the output and
+   the path at fault. */
+char *pipe_supervisor_check_output(const pipe_step_ident *id, const char *name, const char *path);
 /* Checks and hashes the outputs into the record; NULL when all are there,
    else why not (malloc'ed). */
 char *pipe_supervisor_collect_outputs(const pipe_step_ident *id, pipe_step_record *rec);

@@ -140,6 +140,17 @@ void pipe_supervisor_read_metrics(const pipe_step_ident *id, pipe_step_record *r
     pipe_metrics_free(&m);
 }
 
+char *pipe_supervisor_check_output(const pipe_step_ident *id, const char *name, const char *path)
+{
+    char err[1024];
+    int rc = pipe_artifact_check(path, name, err, sizeof err);
+    if (rc == 0)
+        return NULL;
+    if (rc == PIPE_ENOMEM)
+        return pipe_strdup("out of memory");
+    return pipe_asprintf("step `%s`: output `%s` cannot be kept: %s", id->ms->name, name, err);
+}
+
 char *pipe_supervisor_collect_outputs(const pipe_step_ident *id, pipe_step_record *rec)
 {
     char err[1024];

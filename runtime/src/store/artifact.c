@@ -10,12 +10,9 @@
 #include <unistd.h>
 
 #include "pipe/error.h"
+#include "artifact_walk.h"
 #include "store.h"
 #include "util/util.h"
-
-/* A folder tree deeper than this is refused (a link loop cannot occur, links
-   are not followed below the top, but a runaway program can nest). */
-#define MAX_DEPTH 256
 
 bool pipe_artifact_exists(const char *path)
 {
@@ -23,37 +20,31 @@ bool pipe_artifact_exists(const char *path)
     return stat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
-
-static bool dot_entry(const char *name) { return strcmp(name, ".") == 0 || strcmp(name, "..") == 0; }
-
-/* The entries of a folder in byte order of names, "." and ".." left out. */
-static int list_folder(const char *path, struct dirent ***names, char *err, size_t errsize)
+/* A symbolic link inside the folder artifact root, at path: PIPE_EINVAL
+   naming it when it leads out (artifact_walk.h). */
+static int link_inside(const char *root, const char *name, const char *path, char *err, size_t errsize)
 {
-    int n = scandir(path, names, NULL, by_name);
-    if (n < 0) {
-        pipe_errf(err, errsize, "cannot read folder %s: %s", path, strerror(errno));
-        return PIPE_EIO;
-    }
-    return n;
+    char target[4096];
+    const char *rel = path + strlen(root) + 1;
+    const char *why = pipe_artifact_link_leaves(root, rel, target, sizeof target);
+    if (!why)
+        return 0;
+    pipe_errf(err, errsize,
+              "%s/%s is a symbolic link to `%s`, which %s: a link in an artifact must lead to a file or folder inside "
+              "it",
+              name, rel, target, why);
+    return PIPE_EINVAL;
 }
 
-static void free_list(struct dirent **names, int n)
+static int digest_folder(const char *root, const char *path, int depth, unsigned char out[PIPE_SHA256_SIZE],
+                         char *err, size_t errsize)
 {
-    for (int i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}
-
-static int digest_folder(const char *path, int depth, unsigned char out[PIPE_SHA256_SIZE], char *err,
-                         size_t errsize)
-{
-    if (depth > MAX_DEPTH) {
-        pipe_errf(err, errsize, "%s: folders nested more than %d deep", path, MAX_DEPTH);
+    if (depth > PIPE_ARTIFACT_MAX_DEPTH) {
+        pipe_errf(err, errsize, "%s: folders nested more than %d deep", path, PIPE_ARTIFACT_MAX_DEPTH);
         return PIPE_EIO;
     }
     struct dirent **names = NULL;
-    int n = list_folder(path, &names, err, errsize);
+    int n = pipe_artifact_list(path, &names, err, errsize);
     if (n < 0)
         return n;
     pipe_sha256 h;
@@ -62,8 +53,6 @@ static int digest_folder(const char *path, int depth, unsigned char out[PIPE_SHA
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         const char *name = names[i]->d_name;
-        if (dot_entry(name))
-            continue;
         char *child = pipe_asprintf("%s/%s", path, name);
         struct stat st;
         if (!child) {
@@ -75,7 +64,7 @@ static int digest_folder(const char *path, int depth, unsigned char out[PIPE_SHA
             rc = PIPE_EIO;
         } else if (S_ISDIR(st.st_mode)) {
             unsigned char sub[PIPE_SHA256_SIZE];
-            if ((rc = digest_folder(child, depth + 1, sub, err, errsize)) == 0) {
+            if ((rc = digest_folder(root, child, depth + 1, sub, err, errsize)) == 0) {
                 pipe_sha256_update(&h, "d", 1);
                 pipe_sha256_update(&h, name, strlen(name) + 1);
                 pipe_sha256_update(&h, sub, sizeof sub);
@@ -88,12 +77,13 @@ static int digest_folder(const char *path, int depth, unsigned char out[PIPE_SHA
                 pipe_sha256_update(&h, hex, strlen(hex));
             }
         } else if (S_ISLNK(st.st_mode)) {
+            /* Its text; what it leads to is inside, so hashed as itself. */
             char target[4096];
             ssize_t len = readlink(child, target, sizeof target);
             if (len < 0) {
                 pipe_errf(err, errsize, "cannot read link %s: %s", child, strerror(errno));
                 rc = PIPE_EIO;
-            } else {
+            } else if ((rc = link_inside(root, root, child, err, errsize)) == 0) {
                 pipe_sha256_update(&h, "l", 1);
                 pipe_sha256_update(&h, name, strlen(name) + 1);
                 pipe_sha256_update(&h, target, (size_t)len);
@@ -104,7 +94,7 @@ static int digest_folder(const char *path, int depth, unsigned char out[PIPE_SHA
         }
         free(child);
     }
-    free_list(names, n);
+    pipe_artifact_list_free(names, n);
     if (rc == 0)
         pipe_sha256_final(&h, out);
     else
@@ -122,11 +112,135 @@ int pipe_artifact_digest(const char *path, char hex[PIPE_SHA256_HEX_SIZE], char 
     if (!S_ISDIR(st.st_mode))
         return pipe_sha256_file(path, hex, err, errsize);
     unsigned char d[PIPE_SHA256_SIZE];
-    int rc = digest_folder(path, 0, d, err, errsize);
+    int rc = digest_folder(path, path, 0, d, err, errsize);
     if (rc == 0)
         pipe_sha256_to_hex(d, hex);
     return rc;
 }
+
+/* ---- what an artifact may hold ---- */
+
+/* A file of a folder artifact with more than one hard link. */
+typedef struct linked_file {
+    dev_t dev;
+    ino_t ino;
+    nlink_t nlink;
+    char *path;
+} linked_file;
+
+typedef struct check_walk {
+    const char *root, *name;
+    linked_file *files;
+    size_t n, cap;
+} check_walk;
+
+static int check_entry(void *arg, const char *path, const struct stat *st, char *err, size_t errsize)
+{
+    check_walk *w = arg;
+    const char *rel = path[strlen(w->root)] == '/' ? path + strlen(w->root) + 1 : "";
+    if (S_ISDIR(st->st_mode))
+        return 0;
+    if (S_ISLNK(st->st_mode))
+        return link_inside(w->root, w->name, path, err, errsize);
+    if (!S_ISREG(st->st_mode)) {
+        pipe_errf(err, errsize, "%s/%s is neither a file, a folder nor a symbolic link", w->name, rel);
+        return PIPE_EINVAL;
+    }
+    if (st->st_nlink < 2)
+        return 0;
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 16;
+        linked_file *more = realloc(w->files, cap * sizeof *more);
+        if (!more)
+            return PIPE_ENOMEM;
+        w->files = more;
+        w->cap = cap;
+    }
+    linked_file *f = &w->files[w->n];
+    if (!(f->path = pipe_strdup(rel)))
+        return PIPE_ENOMEM;
+    f->dev = st->st_dev;
+    f->ino = st->st_ino;
+    f->nlink = st->st_nlink;
+    w->n++;
+    return 0;
+}
+
+static int by_inode(const void *a, const void *b)
+{
+    const linked_file *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Each file with several links must have all of them inside the folder. */
+static int links_inside(check_walk *w, char *err, size_t errsize)
+{
+    if (w->n > 1)
+        qsort(w->files, w->n, sizeof *w->files, by_inode);
+    for (size_t i = 0, j; i < w->n; i = j) {
+        for (j = i + 1; j < w->n && by_inode(&w->files[i], &w->files[j]) == 0; j++)
+            ;
+        if ((nlink_t)(j - i) < w->files[i].nlink) {
+            pipe_errf(err, errsize,
+                      "%s/%s is a hard link to a file outside %s (%llu links, %zu inside): its bytes would change "
+                      "with that file's; copy it in instead",
+                      w->name, w->files[i].path, w->name, (unsigned long long)w->files[i].nlink, j - i);
+            return PIPE_EINVAL;
+        }
+    }
+    return 0;
+}
+
+int pipe_artifact_check(const char *path, const char *name, char *err, size_t errsize)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
+        return errno == ENOENT ? PIPE_ENOENT : PIPE_EIO;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        char target[4096];
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        pipe_errf(err, errsize,
+                  "%s is a symbolic link (to `%.*s`), not a file or folder: write the artifact itself there", name,
+                  len < 0 ? 1 : (int)len, len < 0 ? "?" : target);
+        return PIPE_EINVAL;
+    }
+    if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+        pipe_errf(err, errsize,
+                  "%s is a hard link to a file elsewhere (%llu links): its bytes would change with that file's; "
+                  "write or copy it instead",
+                  name, (unsigned long long)st.st_nlink);
+        return PIPE_EINVAL;
+    }
+    if (S_ISREG(st.st_mode))
+        return 0;
+    if (!S_ISDIR(st.st_mode)) {
+        pipe_errf(err, errsize, "%s is neither a file nor a folder", name);
+        return PIPE_EINVAL;
+    }
+    check_walk w = {.root = path, .name = name};
+    int rc = pipe_artifact_walk(path, NULL, check_entry, &w, err, errsize);
+    if (rc == 0)
+        rc = links_inside(&w, err, errsize);
+    for (size_t i = 0; i < w.n; i++)
+        free(w.files[i].path);
+    free(w.files);
+    return rc;
+}
+
+/* ---- read-only, durable ---- */
+
+/* mode without write permission; the owner keeps reading (and searching a
+   folder), so that the runtime can still hash, sync and remove it. */
+static mode_t read_only(mode_t mode)
+{
+    return (mode & 0555) | (S_ISDIR(mode) ? 0500 : 0400);
+}
+
+enum { SEAL = 1, SYNC = 2 };
 
 static int sync_one(const char *path, int flags, char *err, size_t errsize)
 {
@@ -141,46 +255,35 @@ static int sync_one(const char *path, int flags, char *err, size_t errsize)
     return 0;
 }
 
-static int sync_tree(const char *path, int depth, char *err, size_t errsize)
+/* One entry: its write permission taken (SEAL), then fsynced (SYNC; a
+   folder after what it holds). Links carry no data of their own. */
+static int settle_entry(void *arg, const char *path, const struct stat *st, char *err, size_t errsize)
 {
-    struct stat st;
-    if (lstat(path, &st) != 0) {
-        pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
+    int what = *(const int *)arg;
+    if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+        return 0;
+    if ((what & SEAL) && (st->st_mode & 07777) != read_only(st->st_mode) &&
+        chmod(path, read_only(st->st_mode)) != 0) {
+        pipe_errf(err, errsize, "cannot make %s read-only: %s", path, strerror(errno));
         return PIPE_EIO;
     }
-    if (S_ISREG(st.st_mode))
-        return sync_one(path, O_RDONLY, err, errsize);
-    if (!S_ISDIR(st.st_mode) || depth > MAX_DEPTH)
-        return 0; /* links and the like carry no data of their own */
-    struct dirent **names = NULL;
-    int n = list_folder(path, &names, err, errsize);
-    if (n < 0)
-        return n;
-    int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        if (dot_entry(names[i]->d_name))
-            continue;
-        char *child = pipe_asprintf("%s/%s", path, names[i]->d_name);
-        rc = child ? sync_tree(child, depth + 1, err, errsize) : PIPE_ENOMEM;
-        free(child);
-    }
-    free_list(names, n);
-    return rc == 0 ? sync_one(path, O_RDONLY | O_DIRECTORY, err, errsize) : rc;
+    if (!(what & SYNC))
+        return 0;
+    return sync_one(path, S_ISDIR(st->st_mode) ? O_RDONLY | O_DIRECTORY : O_RDONLY, err, errsize);
 }
 
-int pipe_artifact_sync(const char *path, char *err, size_t errsize)
+static int settle(const char *path, int what, char *err, size_t errsize)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
-        return errno == ENOENT ? PIPE_ENOENT : PIPE_EIO;
-    }
-    return S_ISDIR(st.st_mode) ? sync_tree(path, 0, err, errsize) : sync_one(path, O_RDONLY, err, errsize);
+    return pipe_artifact_walk(path, NULL, settle_entry, &what, err, errsize);
 }
+
+int pipe_artifact_sync(const char *path, char *err, size_t errsize) { return settle(path, SYNC, err, errsize); }
+
+int pipe_artifact_seal(const char *path, char *err, size_t errsize) { return settle(path, SEAL, err, errsize); }
 
 int pipe_artifact_commit(const char *tmp, const char *final, char *err, size_t errsize)
 {
-    int rc = pipe_artifact_sync(tmp, err, errsize);
+    int rc = settle(tmp, SEAL | SYNC, err, errsize);
     if (rc != 0)
         return rc;
     if (rename(tmp, final) != 0) {
@@ -248,45 +351,66 @@ fail:
     return rc;
 }
 
-static int copy_tree(const char *src, const char *dst, int depth, char *err, size_t errsize)
+int pipe_artifact_link(const char *src, const char *dst, char *err, size_t errsize)
 {
     struct stat st;
-    if (lstat(src, &st) != 0) {
+    if (stat(src, &st) != 0) {
         pipe_errf(err, errsize, "cannot read %s: %s", src, strerror(errno));
         return PIPE_EIO;
     }
-    if (S_ISREG(st.st_mode))
-        return link(src, dst) == 0 ? 0 : pipe_artifact_copy_file(src, dst, st.st_mode, err, errsize);
-    if (S_ISLNK(st.st_mode)) {
-        char target[4096];
-        ssize_t len = readlink(src, target, sizeof target - 1);
-        if (len < 0 || (target[len] = '\0', symlink(target, dst) != 0)) {
-            pipe_errf(err, errsize, "cannot copy link %s: %s", src, strerror(errno));
-            return PIPE_EIO;
-        }
-        return 0;
+    mode_t mode = read_only(st.st_mode);
+    /* A link only to a file that is read-only (made so here, when this
+       process may): never one writable file shared by two artifacts. */
+    if (link(src, dst) == 0) {
+        if ((st.st_mode & 07777) == mode || chmod(dst, mode) == 0)
+            return 0;
+        unlink(dst);
     }
-    if (!S_ISDIR(st.st_mode) || depth > MAX_DEPTH)
+    return pipe_artifact_copy_file(src, dst, mode, err, errsize);
+}
+
+/* A copy of the tree at src under dst: where its entry at path goes. */
+typedef struct copy_walk {
+    const char *src, *dst;
+} copy_walk;
+
+static char *copy_target(const copy_walk *c, const char *path)
+{
+    return pipe_asprintf("%s%s", c->dst, path + strlen(c->src));
+}
+
+/* A folder, before what it holds. */
+static int copy_folder_entry(void *arg, const char *path, const struct stat *st, char *err, size_t errsize)
+{
+    (void)st;
+    char *to = copy_target(arg, path);
+    int rc = !to ? PIPE_ENOMEM : mkdir(to, 0777) == 0 ? 0 : PIPE_EIO;
+    if (rc == PIPE_EIO)
+        pipe_errf(err, errsize, "cannot create %s: %s", to, strerror(errno));
+    free(to);
+    return rc;
+}
+
+/* A file as pipe_artifact_link makes it, a link as it is. */
+static int copy_entry(void *arg, const char *path, const struct stat *st, char *err, size_t errsize)
+{
+    if (!S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode))
         return 0;
-    if (mkdir(dst, 0777) != 0) {
-        pipe_errf(err, errsize, "cannot create %s: %s", dst, strerror(errno));
-        return PIPE_EIO;
-    }
-    struct dirent **names = NULL;
-    int n = list_folder(src, &names, err, errsize);
-    if (n < 0)
-        return n;
+    char *to = copy_target(arg, path);
+    if (!to)
+        return PIPE_ENOMEM;
     int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        if (dot_entry(names[i]->d_name))
-            continue;
-        char *from = pipe_asprintf("%s/%s", src, names[i]->d_name);
-        char *to = pipe_asprintf("%s/%s", dst, names[i]->d_name);
-        rc = from && to ? copy_tree(from, to, depth + 1, err, errsize) : PIPE_ENOMEM;
-        free(from);
-        free(to);
+    if (S_ISREG(st->st_mode)) {
+        rc = pipe_artifact_link(path, to, err, errsize);
+    } else {
+        char target[4096];
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len < 0 || (target[len] = '\0', symlink(target, to) != 0)) {
+            pipe_errf(err, errsize, "cannot copy link %s: %s", path, strerror(errno));
+            rc = PIPE_EIO;
+        }
     }
-    free_list(names, n);
+    free(to);
     return rc;
 }
 
@@ -299,7 +423,8 @@ int pipe_artifact_copy_folder(const char *src, const char *dst, char *err, size_
         return PIPE_ENOMEM;
     char rerr[256];
     pipe_remove_tree(tmp, rerr, sizeof rerr);
-    int rc = copy_tree(src, tmp, 0, err, errsize);
+    copy_walk c = {src, tmp};
+    int rc = pipe_artifact_walk(src, copy_folder_entry, copy_entry, &c, err, errsize);
     if (rc == 0)
         rc = pipe_artifact_commit(tmp, dst, err, errsize);
     if (rc != 0)

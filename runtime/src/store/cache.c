@@ -196,7 +196,7 @@ int pipe_link_or_copy(const char *src, const char *dst, char *err, size_t errsiz
     if (!tmp)
         return PIPE_ENOMEM;
     unlink(tmp);
-    if (link(src, tmp) != 0 && (rc = pipe_artifact_copy_file(src, tmp, 0666, err, errsize)) != 0)
+    if ((rc = pipe_artifact_link(src, tmp, err, errsize)) != 0)
         goto fail;
     if (rename(tmp, dst) != 0) {
         pipe_errf(err, errsize, "cannot create %s: %s", dst, strerror(errno));

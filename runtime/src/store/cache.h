@@ -45,7 +45,8 @@ int pipe_cache_lookup(const char *store, const char *key, const char *const *out
                       pipe_cache_hit **hit, char *why, size_t whysize, char *err, size_t errsize);
 void pipe_cache_hit_free(pipe_cache_hit *hit);
 
-/* Puts src at dst: a hard link when the file system allows it, else a copy;
+/* Puts src at dst: a read-only hard link when the file system allows it,
+   else a read-only copy (pipe_artifact_link; a folder as a tree of them);
    either way through a temporary name in dst's directory, fsynced and
    renamed, so dst is always complete. Replaces an existing dst. */
 int pipe_link_or_copy(const char *src, const char *dst, char *err, size_t errsize);

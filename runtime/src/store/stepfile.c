@@ -94,6 +94,8 @@ int pipe_step_record_format(const pipe_step_record *r, char **text, size_t *len,
     pipe_yw_map_end(&w);
     emit_artifacts(&w, "inputs", r->inputs, r->ninputs);
     emit_artifacts(&w, "outputs", r->outputs, r->noutputs);
+    /* Last, and in flow style: a record cut anywhere lacks it, lacks its
+       final newline or does not parse (whole_record). */
     pipe_yw_plain(&w, "metrics");
     pipe_yw_map_begin(&w, true);
     for (size_t i = 0; i < r->nmetrics; i++) {
@@ -436,6 +438,25 @@ static int parse_record(reader *rd, pipe_step_record *r)
     return 0;
 }
 
+/* A record that says done or cached must be whole: what a crash, a full
+   disk or a copy cut short leaves must not pass for a finished step. The
+   writer ends every record with `metrics` and a newline. */
+static int whole_record(reader *rd, const char *text, size_t len, const pipe_step_record *r)
+{
+    if (r->status != PIPE_STEP_DONE && r->status != PIPE_STEP_CACHED)
+        return 0;
+    const char *why = NULL;
+    if (len == 0 || text[len - 1] != '\n')
+        why = "its last line is cut short";
+    else if (!pipe_yr_get(&rd->yr, pipe_yr_root(&rd->yr), "metrics"))
+        why = "it ends before `metrics`, a record's last key";
+    if (!why)
+        return 0;
+    pipe_errf(rd->err, rd->errsize, "%s says %s but is not whole: %s", rd->what, pipe_step_status_name(r->status),
+              why);
+    return PIPE_EFORMAT;
+}
+
 int pipe_step_record_parse(const char *text, size_t len, pipe_step_record **out, char *err, size_t errsize)
 {
     return pipe_step_record_parse_named(text, len, "step.yaml", out, err, errsize);
@@ -454,7 +475,7 @@ int pipe_step_record_parse_named(const char *text, size_t len, const char *what,
         rc = PIPE_ENOMEM;
         goto fail;
     }
-    if ((rc = parse_record(&rd, r)) != 0)
+    if ((rc = parse_record(&rd, r)) != 0 || (rc = whole_record(&rd, text, len, r)) != 0)
         goto fail;
     *out = r;
     r = NULL;

@@ -68,7 +68,9 @@ int pipe_step_record_format(const pipe_step_record *r, char **text, size_t *len,
 /* Writes path atomically (temp file, fsync, rename). */
 int pipe_step_record_write(const char *path, const pipe_step_record *r, char *err, size_t errsize);
 /* Parses step.yaml text. Unknown keys are ignored; a missing `invocation` or
-   `status`, or a bad value, is PIPE_EFORMAT naming the key. */
+   `status`, or a bad value, is PIPE_EFORMAT naming the key; so is a record
+   that says done or cached but is not whole (its last line or its last
+   key, `metrics`, missing): it is not done for consumers nor the cache. */
 int pipe_step_record_parse(const char *text, size_t len, pipe_step_record **out, char *err, size_t errsize);
 /* The same, naming the file as `what` in messages. */
 int pipe_step_record_parse_named(const char *text, size_t len, const char *what, pipe_step_record **out, char *err,

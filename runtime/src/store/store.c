@@ -434,6 +434,14 @@ void pipe_store_free_list(char **ids, size_t n)
     free(ids);
 }
 
+/* A committed artifact's folders are read-only (artifact.h): the owner
+   takes write permission back to empty one. */
+static void writable(int fd, const struct stat *st)
+{
+    if ((st->st_mode & S_IRWXU) != S_IRWXU)
+        fchmod(fd, (st->st_mode & 07777) | S_IRWXU);
+}
+
 /* Removes the entries of the directory open as fd, depth first; symbolic
    links are removed, never followed. */
 static int remove_contents(int fd, const char *path, char *err, size_t errsize)
@@ -459,6 +467,7 @@ static int remove_contents(int fd, const char *path, char *err, size_t errsize)
                 rc = PIPE_EIO;
                 break;
             }
+            writable(sub, &st);
             if ((rc = remove_contents(sub, path, err, errsize)) != 0)
                 break;
         }
@@ -486,6 +495,7 @@ int pipe_remove_tree(const char *path, char *err, size_t errsize)
             pipe_errf(err, errsize, "cannot remove %s: %s", path, strerror(errno));
             return PIPE_EIO;
         }
+        writable(fd, &st);
         int rc = remove_contents(fd, path, err, errsize);
         if (rc != 0)
             return rc;

@@ -86,7 +86,9 @@ const char *pipe_run_info_param(const pipe_run_info *info, const char *name);
 int pipe_store_list_runs(const char *store, char ***ids, size_t *n, char *err, size_t errsize);
 void pipe_store_free_list(char **ids, size_t n);
 
-/* rm -rf that never follows symbolic links; a missing path is not an error. */
+/* rm -rf that never follows symbolic links; a missing path is not an error.
+   Read-only folders (committed artifacts) are made writable by their owner
+   first. */
 int pipe_remove_tree(const char *path, char *err, size_t errsize);
 
 #endif

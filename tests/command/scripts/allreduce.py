@@ -17,7 +17,8 @@ names = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "
          "ACCELERATE_MIXED_PRECISION", "ACCELERATE_USE_CPU", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS",
          "PIPE_RDZV_PORT"]
 print("rank %d of %d: sum %g" % (rank, world, t.item()))
-with open(sys.argv[1], "w", encoding="utf-8") as f:
-    json.dump({"sum": t.item(), "world": world, "rank": rank,
-               "env": {n: os.environ.get(n) for n in names}}, f)
+if rank == 0:  # every rank gets the same output path, as under torchrun
+    with open(sys.argv[1], "w", encoding="utf-8") as f:
+        json.dump({"sum": t.item(), "world": world, "rank": rank,
+                   "env": {n: os.environ.get(n) for n in names}}, f)
 dist.destroy_process_group()
