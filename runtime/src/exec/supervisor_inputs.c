@@ -8,6 +8,7 @@
 
 #include "store/artifact.h"
 #include "store/cache.h"
+#include "store/cache_key.h"
 #include "pipe/error.h"
 #include "pipe/base.h"
 #include "supervisor_parts.h"
@@ -141,9 +142,13 @@ int pipe_supervisor_resolve_args(pipe_step_ident *id, pipe_step_log *log, pipe_s
     return 0;
 }
 
-void pipe_supervisor_cache_key(const pipe_mstep *ms, pipe_step_record *rec)
+int pipe_supervisor_cache_key(const pipe_step_ident *id, const char *device, pipe_step_record *rec)
 {
+    const pipe_mstep *ms = id->ms;
     char key[PIPE_SHA256_HEX_SIZE];
+    int rc = pipe_cache_key_parts(ms, id->inv, device, rec);
+    if (rc != 0)
+        return rc;
     pipe_cache_key_input in = {
         .code_digest = ms->code_digest,
         .step = ms->name,
@@ -152,9 +157,12 @@ void pipe_supervisor_cache_key(const pipe_mstep *ms, pipe_step_record *rec)
         .nparams = rec->nparams,
         .inputs = rec->inputs,
         .ninputs = rec->ninputs,
+        .parts = rec->key_parts,
+        .nparts = rec->nkey_parts,
     };
     pipe_cache_key(&in, key);
     rec->cache_key = pipe_strdup(key);
+    return rec->cache_key ? 0 : PIPE_ENOMEM;
 }
 
 bool pipe_supervisor_try_cache(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec)

@@ -130,8 +130,9 @@ void pipe_supervisor_reset_attempt(const pipe_step_ident *id, pipe_step_record *
    the reason in err when an input is not available. */
 int pipe_supervisor_resolve_args(pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, char *err,
                                  size_t errsize);
-/* The record's cache key (NULL when memory ran out). */
-void pipe_supervisor_cache_key(const pipe_mstep *ms, pipe_step_record *rec);
+/* The record's key parts (store/cache_key.h: the settings, the step's
+   environment, the device) and its cache key. 0 or PIPE_ENOMEM. */
+int pipe_supervisor_cache_key(const pipe_step_ident *id, const char *device, pipe_step_record *rec);
 /* True when the invocation was satisfied from the cache. */
 bool pipe_supervisor_try_cache(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec);
 
