@@ -281,6 +281,14 @@ static void test_last(void)
     CHECK_EQ_INT(pipe_cache_record_last(store, "demo", ".hidden", "R1", err, sizeof err), 0);
     CHECK_EQ_INT(pipe_cache_last(store, "demo", "a/b", &r, &from), 0);
     CHECK_NULL(r);
+    /* What a key's entry names, usable or not. */
+    const char *key = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    CHECK_NULL(pipe_cache_entry(store, key));
+    CHECK_EQ_INT(pipe_cache_record(store, key, "R1", "train", err, sizeof err), 0);
+    char *entry = pipe_cache_entry(store, key);
+    CHECK_STREQ(entry, "R1/train");
+    free(entry);
+    CHECK_NULL(pipe_cache_entry(store, "../last/demo/train"));
     /* A malformed entry finds nothing. */
     CHECK(fx_write(path, "../../etc/passwd\n"));
     CHECK_EQ_INT(pipe_cache_last(store, "demo", "train", &r, &from), 0);

@@ -412,7 +412,8 @@ static char *record_success(pipe_supervisor *s, int *status)
         *status = PIPE_EXIT_FAILED;
         return NULL;
     }
-    if (pipe_cache_record(id->store, s->rec->cache_key, id->o.run_id, id->inv->id, err, sizeof err) != 0)
+    if (pipe_cache_record(id->store, s->rec->cache_key, id->o.run_id, id->inv->id, err, sizeof err) != 0 ||
+        pipe_cache_record_last(id->store, id->m->pipeline, id->o.run_id, id->inv->id, err, sizeof err) != 0)
         pipe_supervisor_note(&s->log, "cannot record the cache entry: %s", err);
     pipe_supervisor_note(&s->log, "done in %.3f s", s->rec->duration_s);
     *status = PIPE_EXIT_OK;
@@ -641,7 +642,7 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
                                    : fail(&s, err);
         goto done;
     }
-    pipe_supervisor_tell_runner(&s.log, "running");
+    pipe_supervisor_tell_runner(&s.log, "running", s.rec->rerun);
     status = execute(&s);
 done:
     supervisor_free(&s);

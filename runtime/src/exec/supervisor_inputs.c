@@ -165,6 +165,36 @@ int pipe_supervisor_cache_key(const pipe_step_ident *id, const char *device, pip
     return rec->cache_key ? 0 : PIPE_ENOMEM;
 }
 
+/* A miss: why the look-up found nothing, in the log. When the invocation
+   succeeded before, why it runs again into the record and the log: why
+   the entry of this very key cannot be reused (its output is gone or
+   changed), else what differs from its last success's key. */
+static void explain_miss(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const char *why)
+{
+    pipe_step_record *last = NULL;
+    char *from = pipe_cache_entry(id->store, rec->cache_key), reason[1024] = "";
+    if (!from && (pipe_cache_last(id->store, id->m->pipeline, id->inv->id, &last, &from) != 0 || !last)) {
+        pipe_supervisor_note(log, "cache miss: %s", why);
+        return;
+    }
+    if (!last) {
+        /* This very key's entry cannot be reused: why is why it runs again. */
+        pipe_supervisor_note(log, "cache miss: %s", why);
+        snprintf(reason, sizeof reason, "%s", why);
+    } else if (!last->code_digest) {
+        snprintf(reason, sizeof reason, "the cache key covers more than when %s was recorded", from);
+    } else if (pipe_cache_key_diff(rec, last, reason, sizeof reason) == 0) {
+        snprintf(reason, sizeof reason, "the cache key changed");
+    }
+    free(rec->rerun);
+    free(rec->rerun_of);
+    rec->rerun = pipe_strdup(reason);
+    rec->rerun_of = from;
+    if (last)
+        pipe_supervisor_note(log, "re-running %s: %s (earlier success: %s)", id->inv->id, reason, from);
+    pipe_step_record_free(last);
+}
+
 bool pipe_supervisor_try_cache(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec)
 {
     pipe_cache_hit *hit = NULL;
@@ -176,7 +206,7 @@ bool pipe_supervisor_try_cache(const pipe_step_ident *id, pipe_step_log *log, pi
         return false;
     }
     if (!hit) {
-        pipe_supervisor_note(log, "cache miss: %s", why);
+        explain_miss(id, log, rec, why);
         return false;
     }
     bool result = false;

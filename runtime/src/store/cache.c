@@ -242,6 +242,15 @@ fail:
     return rc;
 }
 
+char *pipe_cache_entry(const char *store, const char *key)
+{
+    char *path = is_hex_key(key) ? pipe_asprintf("%s/cache/%s", store, key) : NULL, *text = NULL;
+    if (path && pipe_read_file_max(path, PIPE_RECORD_MAX_BYTES, &text, NULL, NULL, 0) == 0)
+        text[strcspn(text, "\r\n")] = '\0';
+    free(path);
+    return text;
+}
+
 /* A pipeline's or an invocation's name as one path component. */
 static bool safe_component(const char *s)
 {

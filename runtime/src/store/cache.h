@@ -61,6 +61,10 @@ int pipe_link_or_copy(const char *src, const char *dst, char *err, size_t errsiz
 int pipe_cache_record(const char *store, const char *key, const char *run_id, const char *invocation, char *err,
                       size_t errsize);
 
+/* What STORE/cache/KEY names ("RUN_ID/INVOCATION", malloc'ed), whether or
+   not it can be reused; NULL when there is no such entry. */
+char *pipe_cache_entry(const char *store, const char *key);
+
 /* Records run_id's invocation as the last success of that invocation of
    pipeline (STORE/cache/last/PIPELINE/INVOCATION), the one a later
    execution that cannot reuse it compares itself with. */
