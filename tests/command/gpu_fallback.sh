@@ -5,7 +5,8 @@
 # form one process group of 2, with one warning naming each step, and the
 # cache key's device says cpu; --strict-resources refuses. Then, with
 # mixed_precision changed, the program runs again and the progress line,
-# step.yaml, `show` and `show --json` say why; the native step is cached.
+# step.yaml, `show`, `show --json` and the report say why; the native step
+# is cached.
 set -u
 # shellcheck source=tests/command/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -67,5 +68,7 @@ check "grep -q '^      re-run   mixed_precision changed (bf16 -> no) (earlier su
 "$exe" show R3 --json --store "$store" >"$work/show.json" 2>&1
 check "[ \"\$(json '$work/show.json' '[i[\"rerun\"] for i in d[\"invocations\"]][0]')\" = 'mixed_precision changed (bf16 -> no)' ]" \
     "show --json: rerun"
+check "\"\$exe\" report R3 --store '$store' -o '$work/report.html' >/dev/null 2>&1 && grep -q 're-run: mixed_precision changed (bf16 -&gt; no)' '$work/report.html'" \
+    "report: the re-run under the status"
 
 finish

@@ -193,6 +193,16 @@ static void expect_diff(const pipe_step_record *now, const pipe_step_record *bef
     CHECK(n == 0 ? strcmp(now->cache_key, before->cache_key) == 0 : strcmp(now->cache_key, before->cache_key) != 0);
 }
 
+/* The key of (ms, inv, device, lr, data_sha) differs from before's in n
+   parts, said as text. */
+static void expect_change(const pipe_mstep *ms, const pipe_minvocation *inv, const char *device, const char *lr,
+                          const char *data_sha, const pipe_step_record *before, size_t n, const char *text)
+{
+    pipe_step_record *r = keyed(ms, inv, device, lr, data_sha);
+    expect_diff(r, before, n, text);
+    pipe_step_record_free(r);
+}
+
 static void test_environment_device_code(void)
 {
     pipe_minvocation inv;
@@ -200,56 +210,39 @@ static void test_environment_device_code(void)
     pipe_step_record *a = keyed(&step, &inv, "cpu", "0.1", "aaaa"), *b;
 
     /* Deterministic; an input's path is not its bytes. */
-    b = keyed(&step, &inv, "cpu", "0.1", "aaaa");
-    expect_diff(b, a, 0, "");
-    pipe_step_record_free(b);
+    expect_change(&step, &inv, "cpu", "0.1", "aaaa", a, 0, "");
 
     pipe_kv env2[] = {{"SEED", "2"}, {"MODE", "fast"}}, env_less[] = {{"SEED", "1"}},
             env_more[] = {{"SEED", "1"}, {"MODE", "fast"}, {"EXTRA", "x"}};
     pipe_mstep s = step;
     s.environment = env2;
-    b = keyed(&s, &inv, "cpu", "0.1", "aaaa");
-    expect_diff(b, a, 1, "env.SEED changed (1 -> 2)");
-    pipe_step_record_free(b);
+    expect_change(&s, &inv, "cpu", "0.1", "aaaa", a, 1, "env.SEED changed (1 -> 2)");
     s.environment = env_less;
     s.nenvironment = 1;
-    b = keyed(&s, &inv, "cpu", "0.1", "aaaa");
-    expect_diff(b, a, 1, "env.MODE changed (fast -> unset)");
-    pipe_step_record_free(b);
+    expect_change(&s, &inv, "cpu", "0.1", "aaaa", a, 1, "env.MODE changed (fast -> unset)");
     s.environment = env_more;
     s.nenvironment = 3;
-    b = keyed(&s, &inv, "cpu", "0.1", "aaaa");
-    expect_diff(b, a, 1, "env.EXTRA changed (unset -> x)");
-    pipe_step_record_free(b);
+    expect_change(&s, &inv, "cpu", "0.1", "aaaa", a, 1, "env.EXTRA changed (unset -> x)");
 
     /* A GPU step that fell back to the CPU is another result. */
-    b = keyed(&step, &inv, "gpu: 1 x Stand-in GPU 0", "0.1", "aaaa");
-    expect_diff(b, a, 1, "device changed (cpu -> gpu: 1 x Stand-in GPU 0)");
-    pipe_step_record_free(b);
+    expect_change(&step, &inv, "gpu: 1 x Stand-in GPU 0", "0.1", "aaaa", a, 1,
+                  "device changed (cpu -> gpu: 1 x Stand-in GPU 0)");
 
     s = step;
     s.code_digest = "d2";
-    b = keyed(&s, &inv, "cpu", "0.1", "aaaa");
-    expect_diff(b, a, 1, "code changed");
-    pipe_step_record_free(b);
-    b = keyed(&step, &inv, "cpu", "0.2", "aaaa");
-    expect_diff(b, a, 1, "parameter lr changed (0.1 -> 0.2)");
-    pipe_step_record_free(b);
-    b = keyed(&step, &inv, "cpu", "0.1", "bbbb");
-    expect_diff(b, a, 1, "input data changed");
-    pipe_step_record_free(b);
+    expect_change(&s, &inv, "cpu", "0.1", "aaaa", a, 1, "code changed");
+    expect_change(&step, &inv, "cpu", "0.2", "aaaa", a, 1, "parameter lr changed (0.1 -> 0.2)");
+    expect_change(&step, &inv, "cpu", "0.1", "bbbb", a, 1, "input data changed");
 
     /* Many at once: the first three, then how many more. */
     s.environment = env2;
     pipe_settings_free(&inv);
     make_invocation(&inv, pipe_option_get(PIPE_DEC_ACCELERATE, PIPE_ACC_MIXED_PRECISION), 1);
-    b = keyed(&s, &inv, "gpu: 1 x A", "0.2", "bbbb");
-    expect_diff(b, a, 6,
-                "code changed; parameter lr changed (0.1 -> 0.2); input data changed (and 3 more)");
-    pipe_step_record_free(b);
+    expect_change(&s, &inv, "gpu: 1 x A", "0.2", "bbbb", a, 6,
+                  "code changed; parameter lr changed (0.1 -> 0.2); input data changed (and 3 more)");
 
     /* A long value is cut at a character, not inside one. */
-    char long_env[200];
+    char long_env[200], expect[128];
     memset(long_env, 'x', sizeof long_env);
     memcpy(long_env + 44, "\xc3\xa9", 2); /* é across the cut */
     long_env[sizeof long_env - 1] = '\0';
@@ -258,12 +251,8 @@ static void test_environment_device_code(void)
     s.environment = env_long;
     pipe_settings_free(&inv);
     make_invocation(&inv, NULL, 0);
-    b = keyed(&s, &inv, "cpu", "0.1", "aaaa");
-    char diff[1024], expect[128];
-    pipe_cache_key_diff(b, a, diff, sizeof diff);
     snprintf(expect, sizeof expect, "env.SEED changed (1 -> %.44s...)", long_env);
-    CHECK_STREQ(diff, expect);
-    pipe_step_record_free(b);
+    expect_change(&s, &inv, "cpu", "0.1", "aaaa", a, 1, expect);
 
     /* The parts cannot run into each other: "a" = "b=c" is not "a=b" = "c". */
     pipe_kv e1[] = {{"A", "B=C"}}, e2[] = {{"A=B", "C"}};
