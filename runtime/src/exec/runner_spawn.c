@@ -198,7 +198,7 @@ static void on_child_line(void *arg, int child, const char *line, size_t len)
             word++;
         if (word == strlen("running") && memcmp(state, "running", word) == 0 &&
             p->items[s->index].state == PIPE_PS_STARTING) {
-            char *why = word < n ? pipe_asprintf("again: %.*s", (int)(n - word - 1), state + word + 1) : NULL;
+            char *why = word + 1 < n ? pipe_asprintf("again: %.*s", (int)(n - word - 1), state + word + 1) : NULL;
             pipe_progress_set(p, s->index, PIPE_PS_RUNNING, why);
             free(why);
         }

@@ -101,6 +101,8 @@ void pipe_supervisor_tell_runner(const pipe_step_log *log, const char *state, co
         return;
     /* One line whatever the detail holds. */
     char line[1024];
+    if (detail && !*detail)
+        detail = NULL;
     int n = snprintf(line, sizeof line, "%s%s%s%.*s\n", PIPE_RUNNER_STATE_PREFIX, state, detail ? " " : "",
                      detail ? (int)strcspn(detail, "\n") : 0, detail ? detail : "");
     if (n > 0 && (size_t)n >= sizeof line) {
