@@ -3,6 +3,7 @@
 # diagnostic code or a decorator option changed:
 #   docs/diagnostics.md            `pipec explain --markdown`
 #   docs/language.md (a block)     `pipec explain --decorators-markdown`
+#   docs/runtime.md (a block)      `pipec explain --cache-key-markdown`
 # The unit tests unit.test_suggest and unit.test_settings fail until these
 # match. Usage: bash scripts/update-docs.sh [PIPEC] (default build/compiler/pipec).
 set -euo pipefail
@@ -15,8 +16,11 @@ mv docs/diagnostics.md.tmp docs/diagnostics.md
 
 block=$(mktemp)
 trap 'rm -f "$block"' EXIT
-"$pipec" explain --decorators-markdown >"$block"
-python3 - "$block" docs/language.md <<'PY'
+# replace_block OPTION FILE: the block of FILE between the first and the
+# last line of `pipec explain OPTION` becomes that output.
+replace_block() {
+    "$pipec" explain "$1" >"$block"
+    python3 - "$block" "$2" <<'PY'
 import sys
 block = open(sys.argv[1]).read()
 path = sys.argv[2]
@@ -27,5 +31,8 @@ if i < 0 or j < i:
     sys.exit("update-docs.sh: %s has no block between %r and %r" % (path, begin.strip(), end.strip()))
 open(path + ".tmp", "w").write(text[:i] + block + text[j + len(end):])
 PY
-mv docs/language.md.tmp docs/language.md
-echo "update-docs.sh: docs/diagnostics.md and docs/language.md's decorator reference are up to date"
+    mv "$2.tmp" "$2"
+}
+replace_block --decorators-markdown docs/language.md
+replace_block --cache-key-markdown docs/runtime.md
+echo "update-docs.sh: docs/diagnostics.md, docs/language.md's decorator reference and docs/runtime.md's cache key table are up to date"

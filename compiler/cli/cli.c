@@ -440,6 +440,11 @@ static int cmd_explain(int argc, char **argv)
         decorator_doc_markdown(stdout);
         return EXIT_OK;
     }
+    if (argc == 3 && strcmp(argv[2], "--cache-key-markdown") == 0) {
+        /* Regenerates the table of docs/runtime.md, "Caching". */
+        decorator_doc_cache_markdown(stdout);
+        return EXIT_OK;
+    }
     if (argc != 3)
         return usage_error("%s needs one diagnostic code or decorator, e.g. `pipec explain E0303` or `pipec explain "
                            "@resources`",

@@ -106,7 +106,7 @@ bool decorator_doc_print(const char *name, FILE *out)
         put_plain(value, out);
         fputs("; default ", out);
         put_plain(dflt, out);
-        fputc('\n', out);
+        fputs(o->keyed ? "; in the cache key\n" : "; not in the cache key\n", out);
         if (o->help)
             fprintf(out, "      (%s)\n", o->help);
     }
@@ -124,15 +124,44 @@ void decorator_doc_markdown(FILE *out)
             fprintf(out, "\nNo options.\n");
             continue;
         }
-        fprintf(out, "\n| option | value | default | what it does |\n|---|---|---|---|\n");
+        fprintf(out, "\n| option | value | default | cache key | what it does |\n|---|---|---|---|---|\n");
         for (int i = 0; i < d->noptions; i++) {
             const pipe_option *o = &d->options[i];
             char value[256], dflt[128];
             value_words(o, value, sizeof value);
             default_words(o, dflt, sizeof dflt);
-            fprintf(out, "| `%s` | %s | %s | %s%s%s%s |\n", o->name, value, dflt, o->doc, o->help ? " (" : "",
-                    o->help ? o->help : "", o->help ? ")" : "");
+            fprintf(out, "| `%s` | %s | %s | %s | %s%s%s%s |\n", o->name, value, dflt, o->keyed ? "yes" : "no",
+                    o->doc, o->help ? " (" : "", o->help ? o->help : "", o->help ? ")" : "");
         }
     }
     fputs("\n" DECORATOR_DOC_END, out);
+}
+
+/* The options of d that are (keyed) or are not in the cache key, as a
+   Markdown list of names; "" when none. */
+static void option_names(const pipe_decorator_info *d, bool keyed, FILE *out)
+{
+    const char *sep = "";
+    for (int i = 0; i < d->noptions; i++)
+        if (d->options[i].keyed == keyed) {
+            fprintf(out, "%s`%s`", sep, d->options[i].name);
+            sep = ", ";
+        }
+}
+
+void decorator_doc_cache_markdown(FILE *out)
+{
+    fputs(DECORATOR_CACHE_BEGIN, out);
+    fputs("\n| decorator | in the cache key | not in it |\n|---|---|---|\n", out);
+    for (int k = 0; k < PIPE_DEC_COUNT; k++) {
+        const pipe_decorator_info *d = pipe_decorator_get((pipe_decorator)k);
+        fprintf(out, "| `@%s` | ", d->name);
+        option_names(d, true, out);
+        fputs(" | ", out);
+        if (d->noptions == 0)
+            fputs("the decorator itself", out);
+        option_names(d, false, out);
+        fputs(" |\n", out);
+    }
+    fputs("\n" DECORATOR_CACHE_END, out);
 }

@@ -56,6 +56,24 @@ static void test_keys(void)
     pipe_cache_key(&x, a);
     pipe_cache_key(&y, b);
     CHECK(strcmp(a, b) != 0);
+
+    /* The other parts (cache_key.h): each one changes the key, and the
+       version in the key text keeps entries of pipe-cache-1 from matching. */
+    pipe_kv parts1[] = {{"mixed_precision", "bf16"}, {"device", "cpu"}};
+    pipe_kv parts2[] = {{"mixed_precision", "no"}, {"device", "cpu"}};
+    pipe_cache_key_input p = {.code_digest = "d", .step = "s", .entry = "e", .parts = parts1, .nparts = 2};
+    pipe_cache_key(&p, a);
+    p.parts = parts2;
+    pipe_cache_key(&p, b);
+    CHECK(strcmp(a, b) != 0);
+    p.nparts = 0;
+    pipe_cache_key(&p, a);
+    static const char v1[] = "pipe-cache-1\0d\0s\0e";
+    pipe_sha256_hex_of(v1, sizeof v1, b);
+    CHECK(strcmp(a, b) != 0);
+    static const char v2[] = "pipe-cache-2\0d\0s\0e";
+    pipe_sha256_hex_of(v2, sizeof v2, b);
+    CHECK_STREQ(a, b);
 }
 
 /* Makes STORE/RUN/INV with outputs and a step.yaml of the given status. */
@@ -249,10 +267,60 @@ static void test_stamped_outputs(void)
     fx_rmtree(store);
 }
 
+/* STORE/cache/last/PIPELINE/INVOCATION: the invocation's last success,
+   whatever its key; gone, failed or unnamed, nothing. */
+static void test_last(void)
+{
+    char *store = fx_tempdir("cache-last");
+    char err[512], *from = (char *)1;
+    pipe_step_record *r = (pipe_step_record *)1;
+    CHECK_EQ_INT(pipe_cache_last(store, "demo", "train", &r, &from), 0);
+    CHECK_NULL(r);
+    CHECK_NULL(from);
+    make_invocation(store, "R1", "train", PIPE_STEP_DONE, "weights v1");
+    CHECK_EQ_INT(pipe_cache_record_last(store, "demo", "R1", "train", err, sizeof err), 0);
+    char *path = pipe_asprintf("%s/cache/last/demo/train", store), *text = fx_read(path);
+    CHECK_STREQ(text, "R1/train\n");
+    free(text);
+    CHECK_EQ_INT(pipe_cache_last(store, "demo", "train", &r, &from), 0);
+    CHECK(r && r->status == PIPE_STEP_DONE && strcmp(r->run_id, "R1") == 0);
+    CHECK_STREQ(from, "R1/train");
+    pipe_step_record_free(r);
+    free(from);
+    /* Another pipeline of the same store has its own. */
+    CHECK_EQ_INT(pipe_cache_last(store, "other", "train", &r, &from), 0);
+    CHECK_NULL(r);
+    /* Not done any more (the run was executed again and failed). */
+    make_invocation(store, "R1", "train", PIPE_STEP_FAILED, "weights v1");
+    CHECK_EQ_INT(pipe_cache_last(store, "demo", "train", &r, &from), 0);
+    CHECK_NULL(r);
+    CHECK_NULL(from);
+    /* A name that is no path component files nothing and finds nothing. */
+    CHECK_EQ_INT(pipe_cache_record_last(store, "../demo", "R1", "train", err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_cache_record_last(store, "demo", ".hidden", "R1", err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_cache_last(store, "demo", "a/b", &r, &from), 0);
+    CHECK_NULL(r);
+    /* What a key's entry names, usable or not. */
+    const char *key = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    CHECK_NULL(pipe_cache_entry(store, key));
+    CHECK_EQ_INT(pipe_cache_record(store, key, "R1", "train", err, sizeof err), 0);
+    char *entry = pipe_cache_entry(store, key);
+    CHECK_STREQ(entry, "R1/train");
+    free(entry);
+    CHECK_NULL(pipe_cache_entry(store, "../last/demo/train"));
+    /* A malformed entry finds nothing. */
+    CHECK(fx_write(path, "../../etc/passwd\n"));
+    CHECK_EQ_INT(pipe_cache_last(store, "demo", "train", &r, &from), 0);
+    CHECK_NULL(r);
+    free(path);
+    fx_rmtree(store);
+}
+
 int main(void)
 {
     test_keys();
     test_lookup();
     test_stamped_outputs();
+    test_last();
     return check_summary();
 }

@@ -576,6 +576,27 @@ static void test_cache(void)
     /* cache = false on the step: never a hit. */
     CHECK_EQ_INT(STEP(&out, "ret7", "--run-id", "R5"), 1);
     free(out);
+
+    /* It succeeded before with another key: what differs from that
+       success, in the log, in step.yaml and, with --echo, to the runner. */
+    r = record("R4", "produce");
+    CHECK_STREQ(r ? r->rerun : NULL, "parameter n changed (3 -> 5)");
+    CHECK_STREQ(r ? r->rerun_of : NULL, "R3/produce");
+    pipe_step_record_free(r);
+    log = file_in("R4", "produce", "log");
+    CHECK(fx_contains(log, "re-running produce: parameter n changed (3 -> 5) (earlier success: R3/produce)"));
+    free(log);
+    CHECK_EQ_INT(STEP(&out, "produce", "--run-id", "R6", "--param", "tag=x", "--param", "count=7", "--echo"), 0);
+    CHECK(fx_contains(out, PIPE_RUNNER_STATE_PREFIX "running parameter n changed (3 -> 7)\n"));
+    free(out);
+    /* The same key as a success whose output changed: that is why. */
+    r = record("R5", "produce");
+    CHECK(r && r->rerun && fx_contains(r->rerun, "output `data` of R3/produce changed"));
+    pipe_step_record_free(r);
+    /* Never run before under that name: nothing to compare with. */
+    r = record("R1", "produce");
+    CHECK(r && !r->rerun && !r->rerun_of);
+    pipe_step_record_free(r);
 }
 
 static void test_failures(void)

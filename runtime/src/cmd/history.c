@@ -199,6 +199,8 @@ static void print_invocation(const pipe_run_view *v, const pipe_view_invocation 
     putchar('\n');
     if (r->started)
         printf("      %-8s %s .. %s\n", "times", r->started, r->finished ? r->finished : "?");
+    if (r->rerun)
+        printf("      %-8s %s (earlier success: %s)\n", "re-run", r->rerun, r->rerun_of ? r->rerun_of : "?");
     if (r->nparams > 0) {
         printf("      %-8s", "params");
         for (size_t k = 0; k < r->nparams; k++)

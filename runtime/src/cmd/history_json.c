@@ -203,6 +203,8 @@ static void invocation(pipe_textbuf *b, const pipe_run_view *v, const pipe_view_
     kv_num(b, "exit_code", r && r->has_exit_code ? r->exit_code : NAN, &f);
     kv_str(b, "signal", r ? r->signal : NULL, &f);
     kv_str(b, "cached_from", r ? r->cached_from : NULL, &f);
+    kv_str(b, "rerun", r ? r->rerun : NULL, &f);
+    kv_str(b, "rerun_of", r ? r->rerun_of : NULL, &f);
     kv_str(b, "error", r ? r->error : inv->rec_error, &f);
     key(b, "params", &f);
     params_object(b, r ? r->params : NULL, r ? r->nparams : 0);

@@ -160,6 +160,12 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
     return 0;
 }
 
+void pipe_launch_use_cpu(pipe_launch *l)
+{
+    l->cpu_only = true;
+    l->backend = "cpu";
+}
+
 int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize)
 {
     if (!l->pipe_rendezvous)

@@ -63,6 +63,9 @@ typedef struct pipe_launch_options {
    values. */
 int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *run_id, bool gpu_step, bool command,
                       const pipe_launch_options *o, char *err, size_t errsize);
+/* The ranks run on the CPU though GPUs were asked for (none is usable
+   here): as with cpu = true, they see no GPU and use the CPU collectives. */
+void pipe_launch_use_cpu(pipe_launch *l);
 /* Before forking an attempt's ranks: machine 0 starts the rendezvous;
    every machine makes its local ranks' shared memory. */
 int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize);

@@ -177,7 +177,9 @@ static int start(void *arg, size_t i, const pipe_pool *pool, const pipe_grant *g
 }
 
 /* Each line a child wrote, between the progress lines; the supervisor's
-   word that its step really started (not cached) shows it running. */
+   word that its step really started (not cached) shows it running, with
+   why it runs again when it succeeded before ("running again: code
+   changed"). */
 static void on_child_line(void *arg, int child, const char *line, size_t len)
 {
     (void)child;
@@ -185,8 +187,19 @@ static void on_child_line(void *arg, int child, const char *line, size_t len)
     pipe_progress *p = s->owner->progress;
     size_t plen = strlen(PIPE_RUNNER_STATE_PREFIX);
     if (len >= plen && memcmp(line, PIPE_RUNNER_STATE_PREFIX, plen) == 0) {
-        if (p->items[s->index].state == PIPE_PS_STARTING)
-            pipe_progress_set(p, s->index, PIPE_PS_RUNNING, NULL);
+        const char *state = line + plen;
+        size_t n = len - plen;
+        while (n > 0 && (state[n - 1] == '\n' || state[n - 1] == '\r'))
+            n--;
+        size_t word = 0;
+        while (word < n && state[word] != ' ')
+            word++;
+        if (word == strlen("running") && memcmp(state, "running", word) == 0 &&
+            p->items[s->index].state == PIPE_PS_STARTING) {
+            char *why = word + 1 < n ? pipe_asprintf("again: %.*s", (int)(n - word - 1), state + word + 1) : NULL;
+            pipe_progress_set(p, s->index, PIPE_PS_RUNNING, why);
+            free(why);
+        }
         return;
     }
     pipe_progress_line(p, line, len);

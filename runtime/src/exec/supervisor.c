@@ -15,7 +15,6 @@
 #include "store/cache.h"
 #include "child.h"
 #include "cmd/commands.h"
-#include "gpu_probe.h"
 #include "params.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
@@ -360,47 +359,6 @@ static int setup(pipe_supervisor *s, char *err, size_t errsize)
     return attempt_settings(s);
 }
 
-/* ---- GPUs ---- */
-
-/* A step that needs a GPU on a machine without a usable one says so before
-   it starts, in one line: what it asked for and what was found (NVML's own
-   reason). A native step built with CUDA would fail in every rank when it
-   selects its device, so it fails here; others (a program may fall back to
-   the CPU, a bundle without CUDA runs the step on the CPU) are warned about
-   and run. PIPE_LOCAL_GPUS, when set, is trusted as the local scheduler
-   trusts it. */
-static int check_gpus(pipe_supervisor *s, char *err, size_t errsize)
-{
-    const pipe_step_ident *id = &s->id;
-    const pipe_minvocation *inv = id->inv;
-    const char *declared = getenv("PIPE_LOCAL_GPUS");
-    if (!pipe_invocation_needs_gpu(inv) || (declared && *declared))
-        return 0;
-    char why[512] = "";
-    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
-    if (cvd && (!*cvd || strcmp(cvd, "-1") == 0))
-        snprintf(why, sizeof why, "CUDA_VISIBLE_DEVICES=\"%s\" hides them all", cvd);
-    else if (pipe_gpu_probe(why, sizeof why) > 0)
-        return 0;
-    long long asked = inv->resources.gpu > 0 ? (long long)inv->resources.gpu : (long long)id->nlocal;
-    char what[64], line[1024];
-    if (inv->resources.gpu > 0)
-        snprintf(what, sizeof what, "@resources(gpu = %lld)", asked);
-    else
-        snprintf(what, sizeof what, "multi_gpu with %d local ranks", id->nlocal);
-    snprintf(line, sizeof line, "step `%s` asks for %lld GPU%s (%s) but this machine has no usable GPU: %s",
-             inv->id, asked, asked == 1 ? "" : "s", what, why);
-    bool selects_device = !id->command && id->prog->cuda && id->prog->cuda->select_device;
-    if (selects_device) {
-        pipe_errf(err, errsize, "%s", line);
-        return PIPE_ERESOURCE;
-    }
-    pipe_supervisor_note(&s->log, "warning: %s; running it anyway", line);
-    if (!id->o.echo) /* with --echo the note reached stderr */
-        fprintf(stderr, "warning: %s; running it anyway\n", line);
-    return 0;
-}
-
 /* ---- the attempts ---- */
 
 /* One attempt in a scratch folder of its own: 0 with res, or why it could
@@ -451,7 +409,8 @@ static char *record_success(pipe_supervisor *s, int *status)
         *status = PIPE_EXIT_FAILED;
         return NULL;
     }
-    if (pipe_cache_record(id->store, s->rec->cache_key, id->o.run_id, id->inv->id, err, sizeof err) != 0)
+    if (pipe_cache_record(id->store, s->rec->cache_key, id->o.run_id, id->inv->id, err, sizeof err) != 0 ||
+        pipe_cache_record_last(id->store, id->m->pipeline, id->o.run_id, id->inv->id, err, sizeof err) != 0)
         pipe_supervisor_note(&s->log, "cannot record the cache entry: %s", err);
     pipe_supervisor_note(&s->log, "done in %.3f s", s->rec->duration_s);
     *status = PIPE_EXIT_OK;
@@ -659,8 +618,9 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         status = fail(&s, err);
         goto done;
     }
-    pipe_supervisor_cache_key(s.id.ms, s.rec);
-    if (!s.rec->cache_key) {
+    /* Where it runs is part of its key. */
+    pipe_supervisor_choose_device(&s);
+    if (pipe_supervisor_cache_key(&s.id, s.device, s.rec) != 0) {
         pipe_supervisor_report(&s.log, "out of memory");
         status = PIPE_EXIT_FAILED;
         goto done;
@@ -673,13 +633,13 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     /* What it runs on: the program and the GPUs, checked once before it starts. */
     rc = s.kind->prepare ? s.kind->prepare(&s, err, sizeof err) : 0;
     if (rc == 0)
-        rc = check_gpus(&s, err, sizeof err);
+        rc = pipe_supervisor_check_device(&s, err, sizeof err);
     if (rc != 0) {
         status = rc == PIPE_ENOMEM ? (pipe_supervisor_report(&s.log, "out of memory"), PIPE_EXIT_FAILED)
                                    : fail(&s, err);
         goto done;
     }
-    pipe_supervisor_tell_runner(&s.log, "running");
+    pipe_supervisor_tell_runner(&s.log, "running", s.rec->rerun);
     status = execute(&s);
 done:
     supervisor_free(&s);

@@ -7,6 +7,7 @@
      supervisor_failure.c  why an attempt failed: the root-cause text
      supervisor_watch.c    ranks that never entered a collective (collective_timeout)
    (those take the parts of supervisor_parts.h they work on), and
+     supervisor_device.c   where the ranks run: the CPU or which GPUs
      supervisor_env.c      the environment every rank gets
      supervisor_native.c   the step kind of a native step: the worker in a fork
      supervisor_command.c  the step kind of a command step: its folder,
@@ -42,6 +43,8 @@ typedef struct pipe_supervisor {
     uint64_t grace_ms;  /* SIGTERM to SIGKILL */
     pipe_profiler *profiler; /* @gpu_profile, over all attempts; NULL without */
     int lock_fd; /* the invocation's lock (run_lock.h), held from setup to the end; -1 before */
+    char device[256]; /* where the ranks run, as the cache key names it: "cpu", "gpu: 2 x MODEL" */
+    char no_gpu[1024]; /* why the GPUs asked for are not there, "" when they are (supervisor_device.c) */
 } pipe_supervisor;
 
 /* What differs between the kinds of step: a native step's ranks run the
@@ -77,6 +80,20 @@ extern const pipe_step_kind pipe_command_step;
    output into the log, enforces @timeout, stops them all when one fails,
    when the rendezvous times out or at SIGINT/SIGTERM, and reaps them. */
 int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, char *err, size_t errsize);
+
+/* ---- supervisor_device.c ---- */
+
+/* Where the ranks run, into s->device, before the cache key: the CPU, or
+   the GPUs they are given. When a step asks for GPUs on a machine without
+   a usable one, s->no_gpu says so in one line (what it asked for, NVML's
+   reason) and, unless it is a native step built with CUDA (whose ranks
+   would each fail to select their device), its ranks get the launch of
+   cpu = true (pipe_launch_use_cpu), so that they still form one process
+   group. */
+void pipe_supervisor_choose_device(pipe_supervisor *s);
+/* Once the step is to run (not cached): PIPE_ERESOURCE with s->no_gpu in
+   err for a native step built with CUDA, else s->no_gpu as one warning. */
+int pipe_supervisor_check_device(pipe_supervisor *s, char *err, size_t errsize);
 
 /* ---- supervisor_env.c ---- */
 

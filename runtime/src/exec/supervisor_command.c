@@ -225,7 +225,7 @@ static void announce(pipe_supervisor *s)
         pipe_supervisor_note(&s->log, "%d rank%s of `%s` on %d machine%s; MASTER_ADDR=%s MASTER_PORT=%d", id->world,
                              id->world == 1 ? "" : "s", id->ms->command[0], s->launch.num_machines,
                              s->launch.num_machines == 1 ? "" : "s", s->launch.master_addr, s->launch.master_port);
-    if (id->inv->cleanup_memory && !pipe_invocation_cpu_only(id->inv))
+    if (id->inv->cleanup_memory && !s->launch.cpu_only)
         pipe_supervisor_note(&s->log, "cleanup_memory: nothing to release before `%s` starts (its CUDA caches are its "
                                       "own: torch.cuda.empty_cache() releases them)",
                              id->ms->command[0]);

@@ -8,6 +8,7 @@
 
 #include "store/artifact.h"
 #include "store/cache.h"
+#include "store/cache_key.h"
 #include "pipe/error.h"
 #include "pipe/base.h"
 #include "supervisor_parts.h"
@@ -141,9 +142,13 @@ int pipe_supervisor_resolve_args(pipe_step_ident *id, pipe_step_log *log, pipe_s
     return 0;
 }
 
-void pipe_supervisor_cache_key(const pipe_mstep *ms, pipe_step_record *rec)
+int pipe_supervisor_cache_key(const pipe_step_ident *id, const char *device, pipe_step_record *rec)
 {
+    const pipe_mstep *ms = id->ms;
     char key[PIPE_SHA256_HEX_SIZE];
+    int rc = pipe_cache_key_parts(ms, id->inv, device, rec);
+    if (rc != 0)
+        return rc;
     pipe_cache_key_input in = {
         .code_digest = ms->code_digest,
         .step = ms->name,
@@ -152,9 +157,42 @@ void pipe_supervisor_cache_key(const pipe_mstep *ms, pipe_step_record *rec)
         .nparams = rec->nparams,
         .inputs = rec->inputs,
         .ninputs = rec->ninputs,
+        .parts = rec->key_parts,
+        .nparts = rec->nkey_parts,
     };
     pipe_cache_key(&in, key);
     rec->cache_key = pipe_strdup(key);
+    return rec->cache_key ? 0 : PIPE_ENOMEM;
+}
+
+/* A miss: why the look-up found nothing, in the log. When the invocation
+   succeeded before, why it runs again into the record and the log: why
+   the entry of this very key cannot be reused (its output is gone or
+   changed), else what differs from its last success's key. */
+static void explain_miss(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const char *why)
+{
+    pipe_step_record *last = NULL;
+    char *from = pipe_cache_entry(id->store, rec->cache_key), reason[1024] = "";
+    if (!from && (pipe_cache_last(id->store, id->m->pipeline, id->inv->id, &last, &from) != 0 || !last)) {
+        pipe_supervisor_note(log, "cache miss: %s", why);
+        return;
+    }
+    if (!last) {
+        /* This very key's entry cannot be reused: why is why it runs again. */
+        pipe_supervisor_note(log, "cache miss: %s", why);
+        snprintf(reason, sizeof reason, "%s", why);
+    } else if (!last->code_digest) {
+        snprintf(reason, sizeof reason, "the cache key covers more than when %s was recorded", from);
+    } else if (pipe_cache_key_diff(rec, last, reason, sizeof reason) == 0) {
+        snprintf(reason, sizeof reason, "the cache key changed");
+    }
+    free(rec->rerun);
+    free(rec->rerun_of);
+    rec->rerun = pipe_strdup(reason);
+    rec->rerun_of = from;
+    if (last)
+        pipe_supervisor_note(log, "re-running %s: %s (earlier success: %s)", id->inv->id, reason, from);
+    pipe_step_record_free(last);
 }
 
 bool pipe_supervisor_try_cache(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec)
@@ -168,7 +206,7 @@ bool pipe_supervisor_try_cache(const pipe_step_ident *id, pipe_step_log *log, pi
         return false;
     }
     if (!hit) {
-        pipe_supervisor_note(log, "cache miss: %s", why);
+        explain_miss(id, log, rec, why);
         return false;
     }
     bool result = false;

@@ -95,13 +95,21 @@ void pipe_supervisor_note_log_only(pipe_step_log *log, const char *fmt, ...)
     va_end(ap);
 }
 
-void pipe_supervisor_tell_runner(const pipe_step_log *log, const char *state)
+void pipe_supervisor_tell_runner(const pipe_step_log *log, const char *state, const char *detail)
 {
     if (!log->echo)
         return;
-    char line[64];
-    int n = snprintf(line, sizeof line, "%s%s\n", PIPE_RUNNER_STATE_PREFIX, state);
-    if (n > 0 && (size_t)n < sizeof line)
+    /* One line whatever the detail holds. */
+    char line[1024];
+    if (detail && !*detail)
+        detail = NULL;
+    int n = snprintf(line, sizeof line, "%s%s%s%.*s\n", PIPE_RUNNER_STATE_PREFIX, state, detail ? " " : "",
+                     detail ? (int)strcspn(detail, "\n") : 0, detail ? detail : "");
+    if (n > 0 && (size_t)n >= sizeof line) {
+        line[sizeof line - 2] = '\n';
+        n = (int)sizeof line - 1;
+    }
+    if (n > 0)
         write_all(STDERR_FILENO, line, (size_t)n);
 }
 

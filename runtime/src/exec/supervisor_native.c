@@ -31,8 +31,8 @@ static int rank_main(void *arg)
         .impl = id->impl,
         .mstep = id->ms,
         .cuda = id->prog->cuda,
-        /* cpu = true wins: its ranks select no GPU. */
-        .use_gpu = !pipe_invocation_cpu_only(id->inv) && (id->ms->needs_cuda || id->inv->resources.gpu > 0),
+        /* cpu = true wins, as does a machine without a GPU: its ranks select none. */
+        .use_gpu = !s->launch.cpu_only && (id->ms->needs_cuda || id->inv->resources.gpu > 0),
         .cleanup_memory = id->inv->cleanup_memory,
         .invocation = id->inv->id,
         .run_id = id->o.run_id,

@@ -93,8 +93,9 @@ void pipe_supervisor_note(pipe_step_log *log, const char *fmt, ...) __attribute_
 /* A note into the log only (what the runner reports itself). */
 void pipe_supervisor_note_log_only(pipe_step_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* With --echo, a line for the runner alone (not shown): PIPE_RUNNER_STATE_PREFIX
-   then the state, "running" when the step starts for real (not cached). */
-void pipe_supervisor_tell_runner(const pipe_step_log *log, const char *state);
+   then the state, "running" when the step starts for real (not cached),
+   and detail, when not NULL, after a space (why it runs again). */
+void pipe_supervisor_tell_runner(const pipe_step_log *log, const char *state, const char *detail);
 /* "error: MSG" (with --echo "[ID] error: MSG") on stderr. */
 void pipe_supervisor_report(const pipe_step_log *log, const char *msg);
 /* The last lines of one rank in the log (as torchrun's error summary shows
@@ -135,9 +136,12 @@ void pipe_supervisor_reset_attempt(const pipe_step_ident *id, pipe_step_record *
    the reason in err when an input is not available. */
 int pipe_supervisor_resolve_args(pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, char *err,
                                  size_t errsize);
-/* The record's cache key (NULL when memory ran out). */
-void pipe_supervisor_cache_key(const pipe_mstep *ms, pipe_step_record *rec);
-/* True when the invocation was satisfied from the cache. */
+/* The record's key parts (store/cache_key.h: the settings, the step's
+   environment, the device) and its cache key. 0 or PIPE_ENOMEM. */
+int pipe_supervisor_cache_key(const pipe_step_ident *id, const char *device, pipe_step_record *rec);
+/* True when the invocation was satisfied from the cache. Otherwise, when
+   the invocation succeeded before (STORE/cache/last), the record says why
+   it runs again (rerun, rerun_of) and the log says it. */
 bool pipe_supervisor_try_cache(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec);
 
 /* ---- supervisor_failure.c ---- */

@@ -316,6 +316,11 @@ static void invocations(pipe_textbuf *b, const pipe_run_view *v)
             h(b, r->cached_from);
             pipe_tb_puts(b, "</small>");
         }
+        if (r && r->rerun) {
+            pipe_tb_puts(b, "<br><small>re-run: ");
+            h(b, r->rerun);
+            pipe_tb_puts(b, "</small>");
+        }
         if (r && r->status == PIPE_STEP_FAILED) {
             if (r->has_exit_code)
                 pipe_tb_printf(b, "<br><small>exit %d</small>", r->exit_code);

@@ -29,7 +29,7 @@ void pipe_cache_key(const pipe_cache_key_input *in, char key[PIPE_SHA256_HEX_SIZ
     pipe_sha256 s;
     unsigned char d[PIPE_SHA256_SIZE];
     pipe_sha256_init(&s);
-    field(&s, "pipe-cache-1", NULL, NULL);
+    field(&s, "pipe-cache-2", NULL, NULL);
     field(&s, in->code_digest ? in->code_digest : "", NULL, NULL);
     field(&s, in->step ? in->step : "", NULL, NULL);
     field(&s, in->entry ? in->entry : "", NULL, NULL);
@@ -40,6 +40,10 @@ void pipe_cache_key(const pipe_cache_key_input *in, char key[PIPE_SHA256_HEX_SIZ
     }
     for (size_t i = 0; i < in->ninputs; i++)
         field(&s, "input:", in->inputs[i].name, in->inputs[i].sha256 ? in->inputs[i].sha256 : "");
+    for (size_t i = 0; i < in->nparts; i++) {
+        field(&s, "part:", in->parts[i].key, "=");
+        field(&s, in->parts[i].value, NULL, NULL);
+    }
     pipe_sha256_final(&s, d);
     pipe_sha256_to_hex(d, key);
 }
@@ -236,4 +240,81 @@ fail:
     free(path);
     free(dir);
     return rc;
+}
+
+char *pipe_cache_entry(const char *store, const char *key)
+{
+    char *path = is_hex_key(key) ? pipe_asprintf("%s/cache/%s", store, key) : NULL, *text = NULL;
+    if (path && pipe_read_file_max(path, PIPE_RECORD_MAX_BYTES, &text, NULL, NULL, 0) == 0)
+        text[strcspn(text, "\r\n")] = '\0';
+    free(path);
+    return text;
+}
+
+/* A pipeline's or an invocation's name as one path component. */
+static bool safe_component(const char *s)
+{
+    return s && s[0] && s[0] != '.' && !strchr(s, '/');
+}
+
+static char *last_path(const char *store, const char *pipeline, const char *invocation)
+{
+    if (!safe_component(pipeline) || !safe_component(invocation))
+        return NULL;
+    return pipe_asprintf("%s/cache/last/%s/%s", store, pipeline, invocation);
+}
+
+int pipe_cache_record_last(const char *store, const char *pipeline, const char *run_id, const char *invocation,
+                           char *err, size_t errsize)
+{
+    if (!safe_component(pipeline) || !safe_component(invocation))
+        return 0; /* no name to file it under: nothing to compare with later */
+    char *path = last_path(store, pipeline, invocation), *text = pipe_asprintf("%s/%s\n", run_id, invocation);
+    char *slash = path ? strrchr(path, '/') : NULL;
+    int rc = path && text ? 0 : PIPE_ENOMEM;
+    if (rc == 0) {
+        *slash = '\0';
+        rc = pipe_mkdirs(path, err, errsize);
+        *slash = '/';
+    }
+    /* As a cache entry: losing it in a crash only loses the explanation. */
+    if (rc == 0)
+        rc = pipe_write_file_hint(path, text, strlen(text), err, errsize);
+    free(text);
+    free(path);
+    return rc;
+}
+
+int pipe_cache_last(const char *store, const char *pipeline, const char *invocation, pipe_step_record **rec,
+                    char **from)
+{
+    char *path = last_path(store, pipeline, invocation), *text = NULL, *step_file = NULL, *run, *inv;
+    *rec = NULL;
+    *from = NULL;
+    if (!path)
+        return safe_component(pipeline) && safe_component(invocation) ? PIPE_ENOMEM : 0;
+    int rc = pipe_read_file_max(path, PIPE_RECORD_MAX_BYTES, &text, NULL, NULL, 0);
+    free(path);
+    if (rc != 0)
+        return rc == PIPE_ENOMEM ? rc : 0;
+    text[strcspn(text, "\r\n")] = '\0';
+    if (split_from(text, &run, &inv)) {
+        char *slash = strchr(text, '/');
+        *slash = '\0';
+        step_file = pipe_store_step_file(store, run, inv);
+        *slash = '/';
+        rc = step_file ? pipe_step_record_read(step_file, rec, NULL, 0) : PIPE_ENOMEM;
+        if (rc == 0 && (*rec)->status != PIPE_STEP_DONE) {
+            pipe_step_record_free(*rec);
+            *rec = NULL;
+        }
+        if (*rec && !(*from = pipe_strdup(text))) {
+            pipe_step_record_free(*rec);
+            *rec = NULL;
+            rc = PIPE_ENOMEM;
+        }
+    }
+    free(step_file);
+    free(text);
+    return rc == PIPE_ENOMEM ? rc : 0;
 }

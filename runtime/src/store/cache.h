@@ -1,6 +1,8 @@
 /* The step cache (docs/runtime.md, "Caching"). STORE/cache/KEY holds the text
-   "RUN_ID/INVOCATION" of a successful invocation whose code, parameters and
-   inputs hash to KEY. Private to the runtime. */
+   "RUN_ID/INVOCATION" of a successful invocation whose code, parameters,
+   inputs and other key parts (cache_key.h) hash to KEY, and
+   STORE/cache/last/PIPELINE/INVOCATION that of the invocation's last
+   success, whatever its key. Private to the runtime. */
 #ifndef PIPE_CACHE_H
 #define PIPE_CACHE_H
 
@@ -12,8 +14,9 @@
 #include "stepfile.h"
 
 /* What goes into a key: the step's identity, its non-artifact arguments in
-   parameter order, and the digests of its artifact inputs in parameter
-   order. */
+   parameter order, the digests of its artifact inputs in parameter order,
+   and the other parts (launch settings, image, environment, device:
+   cache_key.h). */
 typedef struct pipe_cache_key_input {
     const char *code_digest;
     const char *step;
@@ -22,11 +25,14 @@ typedef struct pipe_cache_key_input {
     size_t nparams;
     const pipe_step_artifact *inputs; /* name, sha256 used */
     size_t ninputs;
+    const pipe_kv *parts; /* name -> canonical text */
+    size_t nparts;
 } pipe_cache_key_input;
 
 /* The key as 64 hex digits: SHA-256 over NUL-terminated fields
-   "pipe-cache-1", code_digest, step, entry, then "param:NAME=VALUE" per
-   parameter, then "input:NAME=SHA256" per input. */
+   "pipe-cache-2", code_digest, step, entry, then "param:NAME=VALUE" per
+   parameter, then "input:NAME=SHA256" per input, then "part:NAME=TEXT"
+   per part (a value as a field of its own). */
 void pipe_cache_key(const pipe_cache_key_input *in, char key[PIPE_SHA256_HEX_SIZE]);
 
 /* A verified earlier result. */
@@ -55,5 +61,20 @@ int pipe_link_or_copy(const char *src, const char *dst, char *err, size_t errsiz
    older entry). */
 int pipe_cache_record(const char *store, const char *key, const char *run_id, const char *invocation, char *err,
                       size_t errsize);
+
+/* What STORE/cache/KEY names ("RUN_ID/INVOCATION", malloc'ed), whether or
+   not it can be reused; NULL when there is no such entry. */
+char *pipe_cache_entry(const char *store, const char *key);
+
+/* Records run_id's invocation as the last success of that invocation of
+   pipeline (STORE/cache/last/PIPELINE/INVOCATION), the one a later
+   execution that cannot reuse it compares itself with. */
+int pipe_cache_record_last(const char *store, const char *pipeline, const char *run_id, const char *invocation,
+                           char *err, size_t errsize);
+/* The record of the last success of pipeline's invocation and its
+   "RUN_ID/INVOCATION" (malloc'ed), if it is still there and done; both
+   NULL otherwise. Errors only when memory runs out. */
+int pipe_cache_last(const char *store, const char *pipeline, const char *invocation, pipe_step_record **rec,
+                    char **from);
 
 #endif

@@ -87,11 +87,24 @@ int pipe_step_record_format(const pipe_step_record *r, char **text, size_t *len,
         pipe_yw_key_plain(&w, "cache_key", r->cache_key);
     if (r->cached_from)
         pipe_yw_key_plain(&w, "cached_from", r->cached_from);
+    if (r->code_digest)
+        pipe_yw_key_plain(&w, "code_digest", r->code_digest);
+    if (r->rerun)
+        pipe_yw_key_quoted(&w, "rerun", r->rerun);
+    if (r->rerun_of)
+        pipe_yw_key_plain(&w, "rerun_of", r->rerun_of);
     pipe_yw_plain(&w, "params");
     pipe_yw_map_begin(&w, true);
     for (size_t i = 0; i < r->nparams; i++)
         pipe_yw_key_quoted(&w, r->params[i].key, r->params[i].value);
     pipe_yw_map_end(&w);
+    if (r->nkey_parts > 0) {
+        pipe_yw_plain(&w, "key_parts");
+        pipe_yw_map_begin(&w, false);
+        for (size_t i = 0; i < r->nkey_parts; i++)
+            pipe_yw_key_quoted(&w, r->key_parts[i].key, r->key_parts[i].value);
+        pipe_yw_map_end(&w);
+    }
     emit_artifacts(&w, "inputs", r->inputs, r->ninputs);
     emit_artifacts(&w, "outputs", r->outputs, r->noutputs);
     /* Last, and in flow style: a record cut anywhere lacks it, lacks its
@@ -118,6 +131,15 @@ int pipe_step_record_write(const char *path, const pipe_step_record *r, char *er
     return rc;
 }
 
+static void free_kvs(pipe_kv *kv, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(kv[i].key);
+        free(kv[i].value);
+    }
+    free(kv);
+}
+
 void pipe_step_record_free(pipe_step_record *r)
 {
     if (!r)
@@ -131,11 +153,11 @@ void pipe_step_record_free(pipe_step_record *r)
     free(r->finished);
     free(r->cache_key);
     free(r->cached_from);
-    for (size_t i = 0; i < r->nparams; i++) {
-        free(r->params[i].key);
-        free(r->params[i].value);
-    }
-    free(r->params);
+    free(r->code_digest);
+    free(r->rerun);
+    free(r->rerun_of);
+    free_kvs(r->params, r->nparams);
+    free_kvs(r->key_parts, r->nkey_parts);
     for (size_t i = 0; i < r->ninputs; i++) {
         free(r->inputs[i].name);
         free(r->inputs[i].path);
@@ -185,12 +207,12 @@ const pipe_step_artifact *pipe_step_record_input(const pipe_step_record *r, cons
         (out) = &(arr)[(n)++];                                            \
     } while (0)
 
-int pipe_step_record_add_param(pipe_step_record *r, const char *name, const char *value)
+static int add_kv(pipe_kv **items, size_t *n, const char *name, const char *value)
 {
     char *k = pipe_strdup(name), *v = pipe_strdup(value ? value : "");
     pipe_kv *kv = NULL;
     if (k && v)
-        PUSH(r->params, r->nparams, kv);
+        PUSH(*items, *n, kv);
     if (!kv) {
         free(k);
         free(v);
@@ -199,6 +221,16 @@ int pipe_step_record_add_param(pipe_step_record *r, const char *name, const char
     kv->key = k;
     kv->value = v;
     return 0;
+}
+
+int pipe_step_record_add_param(pipe_step_record *r, const char *name, const char *value)
+{
+    return add_kv(&r->params, &r->nparams, name, value);
+}
+
+int pipe_step_record_add_key_part(pipe_step_record *r, const char *name, const char *value)
+{
+    return add_kv(&r->key_parts, &r->nkey_parts, name, value);
 }
 
 static int add_artifact(pipe_step_artifact **items, size_t *n, const char *name, const char *path, const char *sha)
@@ -374,6 +406,24 @@ static int parse_artifacts(reader *rd, yaml_node_t *root, const char *key, pipe_
     return 0;
 }
 
+/* A mapping of names to scalars (params, key_parts), absent or empty when none. */
+static int parse_texts(reader *rd, yaml_node_t *root, const char *key, pipe_kv **items, size_t *n)
+{
+    yaml_node_t *map = pipe_yr_get(&rd->yr, root, key), *k, *v;
+    if (!map || is_empty(map))
+        return 0;
+    if (map->type != YAML_MAPPING_NODE)
+        return bad(rd, map, key, "must be a mapping of names to values");
+    for (size_t i = 0; pipe_yr_pair(&rd->yr, map, i, &k, &v); i++) {
+        if (!pipe_yr_text(k) || !pipe_yr_text(v))
+            return bad(rd, v, key, "values must be scalars");
+        int rc = add_kv(items, n, pipe_yr_text(k), pipe_yr_text(v));
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int parse_record(reader *rd, pipe_step_record *r)
 {
     yaml_node_t *root = pipe_yr_root(&rd->yr), *n;
@@ -390,7 +440,9 @@ static int parse_record(reader *rd, pipe_step_record *r)
         (rc = opt_text(rd, root, "started", &r->started)) != 0 ||
         (rc = opt_text(rd, root, "finished", &r->finished)) != 0 ||
         (rc = opt_text(rd, root, "cache_key", &r->cache_key)) != 0 ||
-        (rc = opt_text(rd, root, "cached_from", &r->cached_from)) != 0)
+        (rc = opt_text(rd, root, "cached_from", &r->cached_from)) != 0 ||
+        (rc = opt_text(rd, root, "code_digest", &r->code_digest)) != 0 ||
+        (rc = opt_text(rd, root, "rerun", &r->rerun)) != 0 || (rc = opt_text(rd, root, "rerun_of", &r->rerun_of)) != 0)
         return rc;
     n = pipe_yr_get(&rd->yr, root, "status");
     if (pipe_step_status_parse(pipe_yr_text(n), &r->status) != 0)
@@ -407,17 +459,9 @@ static int parse_record(reader *rd, pipe_step_record *r)
         return rc;
 
     yaml_node_t *k, *v;
-    n = pipe_yr_get(&rd->yr, root, "params");
-    if (n && !is_empty(n)) {
-        if (n->type != YAML_MAPPING_NODE)
-            return bad(rd, n, "params", "must be a mapping of names to values");
-        for (size_t i = 0; pipe_yr_pair(&rd->yr, n, i, &k, &v); i++) {
-            if (!pipe_yr_text(k) || !pipe_yr_text(v))
-                return bad(rd, v, "params", "values must be scalars");
-            if ((rc = pipe_step_record_add_param(r, pipe_yr_text(k), pipe_yr_text(v))) != 0)
-                return rc;
-        }
-    }
+    if ((rc = parse_texts(rd, root, "params", &r->params, &r->nparams)) != 0 ||
+        (rc = parse_texts(rd, root, "key_parts", &r->key_parts, &r->nkey_parts)) != 0)
+        return rc;
     if ((rc = parse_artifacts(rd, root, "inputs", &r->inputs, &r->ninputs)) != 0 ||
         (rc = parse_artifacts(rd, root, "outputs", &r->outputs, &r->noutputs)) != 0)
         return rc;

@@ -49,6 +49,12 @@ typedef struct pipe_step_record {
     double duration_s;
     char *cache_key;    /* SHA-256 hex; NULL when it was never computed */
     char *cached_from;  /* "RUN_ID/INVOCATION", status cached only */
+    char *code_digest;  /* the step's, as its key covered it; NULL in older records */
+    pipe_kv *key_parts; /* the rest of the key besides code, params and inputs: name -> canonical
+                           text (store/cache_key.h) */
+    size_t nkey_parts;
+    char *rerun;        /* why it ran though an earlier success of it exists ("code changed"), or NULL */
+    char *rerun_of;     /* that success, "RUN_ID/INVOCATION" */
     pipe_kv *params;    /* the step's non-artifact arguments: name -> canonical text */
     size_t nparams;
     pipe_step_artifact *inputs;
@@ -85,6 +91,7 @@ const pipe_step_artifact *pipe_step_record_input(const pipe_step_record *r, cons
 
 /* Adds to a record being built (the strings are copied). */
 int pipe_step_record_add_param(pipe_step_record *r, const char *name, const char *value);
+int pipe_step_record_add_key_part(pipe_step_record *r, const char *name, const char *value);
 int pipe_step_record_add_input(pipe_step_record *r, const char *name, const char *path, const char *sha256);
 int pipe_step_record_add_output(pipe_step_record *r, const char *name, const char *path, const char *sha256);
 /* Records the size and modification time path has now (a regular file;
