@@ -175,6 +175,7 @@ static pipe_pstate shown_state(pipe_sched_state st)
     case PIPE_SCHED_CACHED: return PIPE_PS_CACHED;
     case PIPE_SCHED_FAILED: return PIPE_PS_FAILED;
     case PIPE_SCHED_SKIPPED: return PIPE_PS_SKIPPED;
+    case PIPE_SCHED_INTERRUPTED: return PIPE_PS_INTERRUPTED;
     }
     return PIPE_PS_FAILED;
 }

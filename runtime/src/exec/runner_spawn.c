@@ -253,10 +253,12 @@ static void finish(pipe_run_spawner *sp, size_t i, int wstatus, pipe_sched_event
     ev->kind = PIPE_SCHED_FINISHED;
     ev->invocation = i;
     ev->detail = sp->detail;
-    if (exited && WEXITSTATUS(wstatus) == 0 && rec && rec->status != PIPE_STEP_FAILED) {
+    if (exited && WEXITSTATUS(wstatus) == 0 && rec && pipe_step_status_succeeded(rec->status)) {
         ev->outcome = rec->status == PIPE_STEP_CACHED ? PIPE_SCHED_CACHED : PIPE_SCHED_DONE;
         if (ev->outcome == PIPE_SCHED_CACHED && rec->cached_from)
             snprintf(sp->detail, sizeof sp->detail, "(from %s)", rec->cached_from);
+    } else if (rec && rec->status == PIPE_STEP_INTERRUPTED) {
+        ev->outcome = PIPE_SCHED_INTERRUPTED; /* not a failure: its record and log say by what */
     } else {
         ev->outcome = PIPE_SCHED_FAILED;
         failure(sp, i, rec, wstatus, rc, err);

@@ -525,8 +525,12 @@ static int run_attempts(pipe_supervisor *s)
             attempt--;
             continue;
         }
-        if (res.interrupted || attempt >= max) {
-            int status = fail(s, why ? why : "the step failed");
+        if (res.interrupted) {
+            free(why);
+            return pipe_supervisor_interrupted(&s->id, &s->log, rec, res.interrupted);
+        }
+        if (attempt >= max) {
+            int status = fail(s, why);
             free(why);
             return status;
         }
@@ -537,12 +541,8 @@ static int run_attempts(pipe_supervisor *s)
                              inv->retry_delay_ms ? d : "");
         free(why);
         int sig = wait_retry(inv->retry_delay_ms);
-        if (sig) {
-            char name[32], msg[64];
-            pipe_signal_text(sig, name, sizeof name);
-            snprintf(msg, sizeof msg, "interrupted by %s", name);
-            return fail(s, msg);
-        }
+        if (sig)
+            return pipe_supervisor_interrupted(&s->id, &s->log, rec, sig);
     }
 }
 

@@ -115,6 +115,11 @@ int pipe_supervisor_finish_record(const pipe_step_ident *id, pipe_step_record *r
 void pipe_supervisor_clear_outputs(pipe_step_record *r);
 /* Records a failure, returning the exit status 1. */
 int pipe_supervisor_fail(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const char *why);
+/* Records that SIGINT or SIGTERM (sig) stopped the invocation: step.yaml
+   says `interrupted` ("interrupted by SIGTERM"), no outputs are kept;
+   returns the exit status 128 + sig, as a shell reports a process that
+   such a signal ended. */
+int pipe_supervisor_interrupted(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, int sig);
 /* Checks and hashes the outputs into the record; NULL when all are there,
    else why not (malloc'ed). */
 char *pipe_supervisor_collect_outputs(const pipe_step_ident *id, pipe_step_record *rec);

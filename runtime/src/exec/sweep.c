@@ -138,7 +138,7 @@ static void sweep_outputs(const char *store, const char *run_id, const char *inv
     pipe_step_record *rec = NULL;
     char err[512];
     if (dir && outdir && step) {
-        bool finished = pipe_step_record_read(step, &rec, err, sizeof err) == 0 && rec->status != PIPE_STEP_FAILED;
+        bool finished = pipe_step_record_read(step, &rec, err, sizeof err) == 0 && pipe_step_status_succeeded(rec->status);
         if (finished)
             remove_matching(outdir, ".", ".tmp.");
         else
