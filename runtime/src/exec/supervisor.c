@@ -20,7 +20,9 @@
 #include "params.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
+#include "procs.h"
 #include "run_lock.h"
+#include "stop.h"
 #include "supervisor.h"
 #include "sweep.h"
 #include "util/util.h"
@@ -323,7 +325,7 @@ static int plan_ranks(pipe_supervisor *s, char *err, size_t errsize)
 }
 
 /* OMP_NUM_THREADS for the ranks (the CPUs per local rank, when unset) and
-   the grace between SIGTERM and SIGKILL. */
+   the grace between SIGTERM and SIGKILL (stop.h). */
 static int attempt_settings(pipe_supervisor *s)
 {
     const pipe_minvocation *inv = s->id.inv;
@@ -333,14 +335,7 @@ static int attempt_settings(pipe_supervisor *s)
         if (!s->omp_threads)
             return PIPE_ENOMEM;
     }
-    const char *grace = getenv("PIPE_KILL_GRACE_MS");
-    s->grace_ms = PIPE_KILL_GRACE_MS;
-    if (grace && *grace) {
-        char *end;
-        unsigned long long g = strtoull(grace, &end, 10);
-        if (!*end)
-            s->grace_ms = g;
-    }
+    s->grace_ms = pipe_stop_grace_ms(inv);
     return 0;
 }
 
@@ -584,6 +579,7 @@ static void supervisor_free(pipe_supervisor *s)
         s->kind->free(s);
     if (s->log.fd >= 0)
         close(s->log.fd);
+    pipe_procs_kill_descendants(NULL, 0, 2000); /* none after an attempt's end; nothing may hold the lock on */
     pipe_lock_release(s->lock_fd); /* last: what this execution made is gone or recorded */
     pipe_child_signals_restore();
     for (size_t i = 0; id->values && id->ms && i < id->ms->nparams; i++)
@@ -646,6 +642,9 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         status = PIPE_EXIT_FAILED;
         goto done;
     }
+    /* Whatever the ranks start stays below this process (procs.h). */
+    if (pipe_child_adopt_orphans(err, sizeof err) != 0)
+        pipe_supervisor_note(&s.log, "%s: a daemon a rank starts may outlive the step", err);
     if (new_record(&s) != 0) {
         pipe_supervisor_report(&s.log, "out of memory");
         status = PIPE_EXIT_FAILED;

@@ -82,7 +82,7 @@ int pipe_supervisor_run_attempt(pipe_supervisor *s, pipe_attempt_result *res, ch
 /* The environment a rank gets before it runs the step, in the forked rank:
    the step's environment, OMP_NUM_THREADS, PIPE_STORE, PIPE_RUN_ID,
    PIPE_INVOCATION, PIPE_SCRATCH_ROOT, PIPE_MIXED_PRECISION and the rank's
-   world (dist/rank_env.h). */
+   world (dist/rank_env.h); and the invocation's lock, kept across exec. */
 void pipe_supervisor_rank_env(pipe_supervisor *s, int local_rank);
 
 #endif
