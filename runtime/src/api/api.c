@@ -48,6 +48,9 @@ void pipe_ctx_destroy(pipe_ctx *ctx)
     free(ctx->mixed_precision);
     free(ctx->scratch_root);
     free(ctx->scratch_dir);
+    free(ctx->checkpoint_dir);
+    free(ctx->checkpoint_latest);
+    free(ctx->checkpoint_tmp);
     free(ctx);
 }
 
@@ -82,6 +85,12 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
     free(metrics_path);
     ctx->scratch_root = scratch && *scratch ? pipe_strdup(scratch) : pipe_asprintf("%s/scratch", ctx->dir);
     if (!ctx->error_path || mrc != 0 || !ctx->scratch_root) {
+        rc = PIPE_ENOMEM;
+        goto fail;
+    }
+    const char *ckpt = getenv("PIPE_CHECKPOINT_DIR"), *latest = getenv("PIPE_CHECKPOINT_LATEST");
+    if ((ckpt && *ckpt && !(ctx->checkpoint_dir = pipe_strdup(ckpt))) ||
+        (ctx->checkpoint_dir && latest && *latest && !(ctx->checkpoint_latest = pipe_strdup(latest)))) {
         rc = PIPE_ENOMEM;
         goto fail;
     }

@@ -76,6 +76,13 @@ static void describe_holder(const char *record, char *out, size_t size)
              gone ? ", which has exited while a process it started still holds the lock" : "");
 }
 
+void pipe_lock_describe(int fd, char *out, size_t size)
+{
+    char *rec = read_record(fd);
+    describe_holder(rec, out, size);
+    free(rec);
+}
+
 int pipe_lock_take(const char *path, unsigned wait_ms, int *fd, char **prev, char *holder, size_t holdersize,
                    char *err, size_t errsize)
 {
@@ -98,10 +105,8 @@ int pipe_lock_take(const char *path, unsigned wait_ms, int *fd, char **prev, cha
             return PIPE_EIO;
         }
         if (pipe_now() >= until) {
-            char *rec = read_record(f);
             if (holder)
-                describe_holder(rec, holder, holdersize);
-            free(rec);
+                pipe_lock_describe(f, holder, holdersize);
             close(f);
             pipe_errf(err, errsize, "%s is held by another process", path);
             return PIPE_ESTATE;

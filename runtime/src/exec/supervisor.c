@@ -408,6 +408,8 @@ static int attempt_once(pipe_supervisor *s, int64_t restarts, pipe_attempt_resul
     int rc = pipe_scratch_make(s->lock_fd, s->id.inv->id, &s->scratch_root, err, errsize);
     s->launch.restarts = (int)restarts;
     if (rc == 0)
+        rc = pipe_supervisor_checkpoint_attempt(s, err, errsize);
+    if (rc == 0)
         rc = pipe_supervisor_run_attempt(s, res, err, errsize);
     if (s->scratch_root) {
         pipe_scratch_remove(s->lock_fd, s->scratch_root);
@@ -451,6 +453,7 @@ static char *record_success(pipe_supervisor *s, int *status)
     }
     if (pipe_cache_record(id->store, s->rec->cache_key, id->o.run_id, id->inv->id, err, sizeof err) != 0)
         pipe_supervisor_note(&s->log, "cannot record the cache entry: %s", err);
+    pipe_supervisor_checkpoint_done(s);
     pipe_supervisor_note(&s->log, "done in %.3f s", s->rec->duration_s);
     *status = PIPE_EXIT_OK;
     return NULL;
@@ -499,6 +502,7 @@ static int run_attempts(pipe_supervisor *s)
                 return status;
             rec->has_exit_code = true;
         } else if (res.ok) {
+            pipe_supervisor_checkpoint_done(s);
             return PIPE_EXIT_OK;
         } else {
             why = pipe_supervisor_describe_failure(&s->id, &s->log, &res);
@@ -580,6 +584,7 @@ static void supervisor_free(pipe_supervisor *s)
     if (s->log.fd >= 0)
         close(s->log.fd);
     pipe_procs_kill_descendants(NULL, 0, 2000); /* none after an attempt's end; nothing may hold the lock on */
+    pipe_checkpoint_folder_free(&s->ckpt);
     pipe_lock_release(s->lock_fd); /* last: what this execution made is gone or recorded */
     pipe_child_signals_restore();
     for (size_t i = 0; id->values && id->ms && i < id->ms->nparams; i++)
@@ -620,6 +625,7 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     s.id.t0 = pipe_now();
     s.log.fd = -1;
     s.lock_fd = -1;
+    s.ckpt.lock_fd = -1;
     char err[2048] = "";
     int status = PIPE_EXIT_USAGE;
     int rc = parse_options(argc, argv, &s.id.o, err, sizeof err);
@@ -682,6 +688,16 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         goto done;
     }
     pipe_supervisor_tell_runner(&s.log, "running");
+    rc = pipe_supervisor_checkpoint_open(&s, err, sizeof err);
+    if (rc > 0) { /* stopped while it waited for an earlier execution */
+        status = pipe_supervisor_interrupted(&s.id, &s.log, s.rec, rc);
+        goto done;
+    }
+    if (rc != 0) {
+        status = rc == PIPE_ENOMEM ? (pipe_supervisor_report(&s.log, "out of memory"), PIPE_EXIT_FAILED)
+                                   : fail(&s, err);
+        goto done;
+    }
     status = execute(&s);
 done:
     supervisor_free(&s);
