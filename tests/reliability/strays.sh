@@ -13,7 +13,9 @@
 #      closed every descriptor) are gone when their step ends, under `step`
 #      and under `run`;
 #   5. a sweep that cannot remove what a dead supervisor left keeps its
-#      record, and a later run finishes it.
+#      record, and a later run finishes it;
+#   6. a supervisor killed while it commits a large output folder leaves
+#      nothing behind, round after round.
 set -u
 work=$1
 # shellcheck source=tests/reliability/lib.sh
@@ -146,6 +148,24 @@ undo
 check "[ $? = 0 ]" "5: a later run succeeds"
 check "[ ! -e '$store/W1/stray_writer/outputs' ] && [ ! -s '$store/W1/stray_writer/step.lock' ]" \
     "5: it finished the sweep and emptied the record"
+
+# 6. Killed during the commit of a folder of 2000 files.
+for round in 1 2 3 4; do
+    m="$dir/m6-$round"
+    mkdir -p "$m"
+    "$exe" run --store "$store" --run-id "C$round" --param mode=many --param "marker=$m" --param files=2000 \
+        >"$dir/C$round.out" 2>&1 &
+    runner=$!
+    wait_for "$m/exit-pid-*" 200
+    sleep "0.0$((RANDOM % 10))"
+    supervisor=$(sed -n 's/^pid //p' "$store/C$round/stray_writer/step.lock")
+    [ -n "$supervisor" ] && kill -9 "$supervisor"
+    wait "$runner"
+    check "[ ! -e '$store/C$round/stray_writer/outputs' ] || grep -q 'status: done' '$store/C$round/stray_writer/step.yaml'" \
+        "6 ($round): a killed commit keeps no outputs/"
+    check "[ -z \"\$(leftovers)\" ] && [ ! -s '$store/C$round/stray_writer/step.lock' ]" \
+        "6 ($round): nothing is left: $(leftovers | head -3 | tr '\n' ' ')"
+done
 
 for d in "$dir"/m*; do
     for p in $(marked "$d" rank); do kill -9 "$p" 2>/dev/null; done

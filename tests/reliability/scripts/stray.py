@@ -5,6 +5,8 @@
            script that saves a checkpoint when it is stopped), then exits
   stubborn writes a file every 50 ms until it is killed: SIGTERM does not
            stop it
+  many     writes FILES files at once and exits 0: its supervisor then
+           commits a large folder
   daemons  starts four daemons that outlive it unless the runtime ends
            them: after setsid, after a double fork, through subprocess in a
            new session (which closes every inherited descriptor), and after
@@ -67,6 +69,12 @@ def write(i):
 
 
 note("rank")
+if mode == "many":
+    for i in range(files):
+        with open(os.path.join(out, f"part-{i:05d}"), "w", encoding="utf-8") as f:
+            f.write(f"{i}\n")
+    note("exit")
+    sys.exit(0)
 if mode == "daemons":
     daemon_setsid()
     daemon_double_fork()
