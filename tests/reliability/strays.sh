@@ -32,6 +32,19 @@ alive() { [ -n "$1" ] && [ -e "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/st
 # Files the rank of run $1 wrote, wherever the step keeps them meanwhile.
 parts() { find "$store/$1/stray_writer" -name 'part-*' 2>/dev/null | wc -l; }
 leftovers() { find "$store" -name '.*tmp*' 2>/dev/null; }
+# Once run $1's rank writes (into marker folder $2), kills its supervisor
+# and waits for the runner ($runner): sets status, and took (ms since the
+# kill).
+kill_supervisor() {
+    check "wait_for '$2/written'" "$1: the rank is writing"
+    local supervisor killed_at
+    supervisor=$(sed -n 's/^pid //p' "$store/$1/stray_writer/step.lock")
+    killed_at=$(now_ms)
+    kill -9 "$supervisor"
+    wait "$runner"
+    status=$?
+    took=$(($(now_ms) - killed_at))
+}
 
 # 1. `step` alone: the supervisor is killed, its rank goes on for 1.5 s.
 m="$dir/m1"
@@ -68,13 +81,7 @@ m="$dir/m2"
 mkdir -p "$m"
 "$exe" run --store "$store" --run-id R2 --param mode=orphan --param "marker=$m" --param files=400 >"$dir/R2.out" 2>&1 &
 runner=$!
-check "wait_for '$m/written'" "2: the rank is writing"
-supervisor=$(sed -n 's/^pid //p' "$store/R2/stray_writer/step.lock")
-killed_at=$(now_ms)
-kill -9 "$supervisor"
-wait "$runner"
-status=$?
-took=$(($(now_ms) - killed_at))
+kill_supervisor R2 "$m"
 check "[ $status = 1 ]" "2: the run fails (status $status)"
 check "[ -n \"\$(marked '$m' exit)\" ]" "2: the rank saved and ended by itself"
 check "[ $took -ge 1300 ]" "2: the runner waited for it (${took} ms)"
@@ -88,12 +95,7 @@ mkdir -p "$m"
 PIPE_KILL_GRACE_MS=1000 "$exe" run --store "$store" --run-id R3 --param mode=stubborn --param "marker=$m" \
     >"$dir/R3.out" 2>&1 &
 runner=$!
-check "wait_for '$m/written'" "3: the rank is writing"
-supervisor=$(sed -n 's/^pid //p' "$store/R3/stray_writer/step.lock")
-killed_at=$(now_ms)
-kill -9 "$supervisor"
-wait "$runner"
-took=$(($(now_ms) - killed_at))
+kill_supervisor R3 "$m"
 rank=$(marked "$m" rank)
 check "! alive '$rank'" "3: the stubborn rank is gone when the run ends"
 check "[ $took -ge 900 ] && [ $took -lt 5000 ]" "3: killed after the 1 s grace (${took} ms)"

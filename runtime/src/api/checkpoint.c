@@ -59,18 +59,6 @@ static int agree(pipe_ctx *ctx, const char *fn, const char *name, int rc)
     return (int)v;
 }
 
-static int sync_dir(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int r = fsync(fd);
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return r;
-}
-
 const char *pipe_checkpoint_begin(pipe_ctx *ctx, const char *name)
 {
     static const char fn[] = "pipe_checkpoint_begin";
@@ -113,7 +101,7 @@ static int commit_here(pipe_ctx *ctx, const char *tmp, const char *final, const 
         return pipe_ctx_error(ctx, PIPE_EIO, "%s: %s", fn, err);
     if (rename(tmp, final) != 0)
         return pipe_ctx_error(ctx, PIPE_EIO, "%s: cannot rename %s to %s: %s", fn, tmp, final, strerror(errno));
-    if (sync_dir(ctx->checkpoint_dir) != 0)
+    if (pipe_fsync_path(ctx->checkpoint_dir, O_RDONLY | O_DIRECTORY) != 0)
         return pipe_ctx_error(ctx, PIPE_EIO, "%s: cannot sync %s: %s", fn, ctx->checkpoint_dir, strerror(errno));
     return 0;
 }
