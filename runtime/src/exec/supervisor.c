@@ -529,7 +529,7 @@ static int run_attempts(pipe_supervisor *s)
             return pipe_supervisor_interrupted(&s->id, &s->log, rec, res.interrupted);
         }
         if (attempt >= max) {
-            int status = fail(s, why);
+            int status = fail(s, why ? why : "the step failed");
             free(why);
             return status;
         }
