@@ -18,6 +18,7 @@ snapshot() { # every file with its bytes and mtime, and no stray temporary
 
 cp "$src/reliability.pipe" "$work/p.pipe"
 cp -r "$src/src" "$work/src"
+cp -r "$src/scripts" "$work/scripts"
 "$pipec" build "$work/p.pipe" --pipeline crash -o "$out" --target all >"$work/b1.out" 2>&1
 check "[ $? = 0 ]" "the first build succeeds"
 before=$(snapshot)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The fixture of the reliability tests: reliability.pipe's three pipelines
-# (crash, faults, wide) built with pipec into three bundles, compiled by one
-# CMake project so that they share one copy of the runtime:
-#   WORK/build/crash/crash, WORK/build/faults/faults, WORK/build/wide/wide
+# The fixture of the reliability tests: reliability.pipe's pipelines built
+# with pipec into bundles, compiled by one CMake project so that they share
+# one copy of the runtime: WORK/build/crash/crash, WORK/build/faults/faults,
+# WORK/build/wide/wide, WORK/build/stray/stray, WORK/build/resume_c/resume_c,
+# WORK/build/resume_py/resume_py
 set -eu
 pipec=$1
 src=$2
@@ -10,7 +11,8 @@ work=$3
 cmake=${CMAKE:-cmake}
 rm -rf "$work"
 mkdir -p "$work"
-for p in crash faults wide; do
+pipelines="crash faults wide stray resume_c resume_py"
+for p in $pipelines; do
     "$pipec" build "$src/reliability.pipe" --pipeline "$p" -o "$work/$p" --target local
 done
 cat >"$work/CMakeLists.txt" <<'CMAKE'
@@ -20,12 +22,15 @@ add_subdirectory(crash/runtime runtime)
 add_subdirectory(crash)
 add_subdirectory(faults)
 add_subdirectory(wide)
+add_subdirectory(stray)
+add_subdirectory(resume_c)
+add_subdirectory(resume_py)
 CMAKE
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 "$cmake" -S "$work" -B "$work/build" "${generator[@]}" -DPIPE_WITH_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 "$cmake" --build "$work/build" -j 2 >/dev/null
-for p in crash faults wide; do
+for p in $pipelines; do
     [ -x "$work/build/$p/$p" ] || { echo "no $work/build/$p/$p"; exit 1; }
 done
-echo "built crash, faults and wide in $work/build"
+echo "built $pipelines in $work/build"

@@ -64,4 +64,20 @@ for _ in range(100):
     break
 PY
 }
+# wait_for GLOB [TRIES]: until a file matches, every 50 ms (TRIES: 100, 5 s).
+wait_for() {
+    local _
+    for _ in $(seq "${2:-100}"); do
+        compgen -G "$1" >/dev/null && return 0
+        sleep 0.05
+    done
+    return 1
+}
+# The pids a step's processes wrote into marker folder $1 as $2-pid-PID.
+marked() {
+    local f
+    for f in "$1/$2"-pid-*; do
+        [ -e "$f" ] && echo "${f##*-pid-}"
+    done
+}
 field() { sed -n "s/^$2: //p" "$1" | head -1 | tr -d '"'; }

@@ -25,15 +25,6 @@ leftovers() { # what a run left in the store and in TMPDIR, one a line
     find "$store" -name '.*.tmp.*' 2>/dev/null
     find "$TMPDIR" -mindepth 1 -maxdepth 1 -name 'pipe-*' 2>/dev/null
 }
-# wait_for GLOB: until a file matches (5 s at most)
-wait_for() {
-    local _
-    for _ in $(seq 100); do
-        compgen -G "$1" >/dev/null && return 0
-        sleep 0.05
-    done
-    return 1
-}
 
 # 1. The writer's supervisor is killed half-way.
 "$exe" run --store "$store" --run-id K1 --param chunk_ms=50 >"$dir/K1.out" 2>&1 &

@@ -352,6 +352,17 @@ static void test_failure_skips(void)
     CHECK(pipe_sched_failed(&s));
     pipe_sched_free(&s);
 
+    /* An interrupted invocation (its `step` got SIGTERM alone) skips what
+       needs it, and the run has not succeeded. */
+    memset(&f, 0, sizeof f);
+    f.outcome[a] = PIPE_SCHED_INTERRUPTED;
+    CHECK_EQ_INT(run_with(&p, &f, &local, 0, 64, &s), 0);
+    CHECK_EQ_INT(f.state[a], PIPE_SCHED_INTERRUPTED);
+    CHECK_STREQ(f.detail[b], "needs a, which was interrupted");
+    CHECK_EQ_INT(f.state[g], PIPE_SCHED_DONE);
+    CHECK(pipe_sched_failed(&s));
+    pipe_sched_free(&s);
+
     /* Failing to start is a failure too. */
     memset(&f, 0, sizeof f);
     f.start_rc[a] = PIPE_EIO;

@@ -222,8 +222,14 @@ static void test_status_and_numbers(void)
     CHECK_STREQ(pipe_step_status_name(PIPE_STEP_DONE), "done");
     CHECK_STREQ(pipe_step_status_name(PIPE_STEP_CACHED), "cached");
     CHECK_STREQ(pipe_step_status_name(PIPE_STEP_FAILED), "failed");
+    CHECK_STREQ(pipe_step_status_name(PIPE_STEP_INTERRUPTED), "interrupted");
     CHECK_EQ_INT(pipe_step_status_parse("cached", &st), 0);
     CHECK_EQ_INT(st, PIPE_STEP_CACHED);
+    CHECK_EQ_INT(pipe_step_status_parse("interrupted", &st), 0);
+    CHECK_EQ_INT(st, PIPE_STEP_INTERRUPTED);
+    /* Only what finished has usable outputs. */
+    CHECK(pipe_step_status_succeeded(PIPE_STEP_DONE) && pipe_step_status_succeeded(PIPE_STEP_CACHED));
+    CHECK(!pipe_step_status_succeeded(PIPE_STEP_FAILED) && !pipe_step_status_succeeded(PIPE_STEP_INTERRUPTED));
     CHECK_EQ_INT(pipe_step_status_parse("Done", &st), PIPE_EFORMAT);
     CHECK_EQ_INT(pipe_step_status_parse(NULL, &st), PIPE_EFORMAT);
 

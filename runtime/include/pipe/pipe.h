@@ -77,6 +77,25 @@ int pipe_fail(pipe_ctx *ctx, const char *fmt, ...) PIPE_PRINTF(2, 3);
 /* The last error message of a runtime call in this process. */
 const char *pipe_last_error(const pipe_ctx *ctx);
 
+/* Checkpoints (@checkpoint; docs/checkpoints.md). pipe_checkpoint_dir is
+   the step's checkpoint folder, shared by its ranks and kept across
+   retries, interruptions and later runs with the same cache key (NULL
+   without @checkpoint); pipe_checkpoint_latest the newest complete
+   checkpoint in it when the attempt started (DIR/NAME), NULL when none.
+   To save one, every rank calls pipe_checkpoint_begin(ctx, "step_300"),
+   writes into the folder it returns (DIR/.step_300.tmp, made empty), then
+   calls pipe_checkpoint_commit(ctx, "step_300"): once every rank is there,
+   rank 0 fsyncs what they wrote and renames the folder to DIR/step_300 (a
+   kill in between leaves only a temporary folder, removed when the next
+   attempt starts), and every rank gets its result. Both are collectives:
+   every rank calls them, in the same order. A NAME is a file name that
+   does not start with '.'. NULL or PIPE_EINVAL (a bad name, no
+   @checkpoint), PIPE_EIO; see pipe_last_error. */
+const char *pipe_checkpoint_dir(const pipe_ctx *ctx);
+const char *pipe_checkpoint_latest(const pipe_ctx *ctx);
+const char *pipe_checkpoint_begin(pipe_ctx *ctx, const char *name);
+int pipe_checkpoint_commit(pipe_ctx *ctx, const char *name);
+
 /* Collectives across the ranks of an accelerated step (identity when the
    world has one rank). NCCL on GPU steps, a CPU backend otherwise. */
 int pipe_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op);

@@ -48,6 +48,9 @@ void pipe_ctx_destroy(pipe_ctx *ctx)
     free(ctx->mixed_precision);
     free(ctx->scratch_root);
     free(ctx->scratch_dir);
+    free(ctx->checkpoint_dir);
+    free(ctx->checkpoint_latest);
+    free(ctx->checkpoint_tmp);
     free(ctx);
 }
 
@@ -82,6 +85,12 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
     free(metrics_path);
     ctx->scratch_root = scratch && *scratch ? pipe_strdup(scratch) : pipe_asprintf("%s/scratch", ctx->dir);
     if (!ctx->error_path || mrc != 0 || !ctx->scratch_root) {
+        rc = PIPE_ENOMEM;
+        goto fail;
+    }
+    const char *ckpt = getenv("PIPE_CHECKPOINT_DIR"), *latest = getenv("PIPE_CHECKPOINT_LATEST");
+    if ((ckpt && *ckpt && !(ctx->checkpoint_dir = pipe_strdup(ckpt))) ||
+        (ctx->checkpoint_dir && latest && *latest && !(ctx->checkpoint_latest = pipe_strdup(latest)))) {
         rc = PIPE_ENOMEM;
         goto fail;
     }
@@ -130,18 +139,6 @@ fail:
     ctx->finished = true;
     pipe_ctx_destroy(ctx);
     return rc;
-}
-
-static int fsync_path(const char *path, int flags)
-{
-    int fd = open(path, flags | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int r = fsync(fd);
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return r;
 }
 
 int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
@@ -199,7 +196,7 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
             continue; /* pipe_output_path was asked for but nothing was written: the supervisor reports it */
         /* A stream's file was fsynced through its descriptor above (a path handed out
            may have been replaced, so that one is synced by name). */
-        if (((!o->fd_synced || o->path_given) && fsync_path(o->tmp_path, O_RDONLY) != 0) || rename(o->tmp_path, o->final_path) != 0) {
+        if (((!o->fd_synced || o->path_given) && pipe_fsync_path(o->tmp_path, O_RDONLY) != 0) || rename(o->tmp_path, o->final_path) != 0) {
             pipe_errf(err, errsize, "cannot commit output `%s` to %s: %s", o->name, o->final_path, strerror(errno));
             unlink(o->tmp_path);
             result = PIPE_EIO;
@@ -219,7 +216,7 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
         }
     } else if (renamed) {
         char *outdir = pipe_asprintf("%s/outputs", ctx->dir);
-        if (outdir && fsync_path(outdir, O_RDONLY | O_DIRECTORY) != 0) {
+        if (outdir && pipe_fsync_path(outdir, O_RDONLY | O_DIRECTORY) != 0) {
             pipe_errf(err, errsize, "cannot sync %s: %s", outdir, strerror(errno));
             result = PIPE_EIO;
         }

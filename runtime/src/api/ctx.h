@@ -40,6 +40,9 @@ struct pipe_ctx {
     char *mixed_precision;
     char *scratch_root; /* per attempt, removed by the supervisor */
     char *scratch_dir;  /* SCRATCH_ROOT/rank-N, created on first use */
+    char *checkpoint_dir;    /* PIPE_CHECKPOINT_DIR (@checkpoint), NULL without */
+    char *checkpoint_latest; /* PIPE_CHECKPOINT_LATEST, NULL when none */
+    char *checkpoint_tmp;    /* what pipe_checkpoint_begin returned last */
     pipe_ctx_input *inputs;
     size_t ninputs;
     pipe_ctx_output *outputs;
@@ -67,8 +70,9 @@ typedef struct pipe_ctx_config {
     const char *scratch_root;        /* NULL: $PIPE_SCRATCH_ROOT, else DIR/scratch */
 } pipe_ctx_config;
 
-/* Reads the ranks from the environment (pipe_rank_env_read_ids) and
-   PIPE_MIXED_PRECISION ("no"). PIPE_EINVAL for malformed or inconsistent
+/* Reads the ranks from the environment (pipe_rank_env_read_ids),
+   PIPE_MIXED_PRECISION ("no"), PIPE_CHECKPOINT_DIR and
+   PIPE_CHECKPOINT_LATEST. PIPE_EINVAL for malformed or inconsistent
    values (RANK >= WORLD_SIZE, ...). */
 int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_t errsize);
 /* After the step returned rc. rc == 0: every stream from pipe_output_open is

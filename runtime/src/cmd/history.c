@@ -188,7 +188,7 @@ static void print_invocation(const pipe_run_view *v, const pipe_view_invocation 
     printf("  %-*s  %-6s  %8s", w, inv->id, pipe_step_status_name(r->status), d);
     if (r->status == PIPE_STEP_CACHED && r->cached_from)
         printf("  (from %s)", r->cached_from);
-    if (r->status == PIPE_STEP_FAILED) {
+    if (r->status == PIPE_STEP_FAILED || r->status == PIPE_STEP_INTERRUPTED) {
         if (r->has_exit_code)
             printf("  exit %d", r->exit_code);
         else if (r->signal)

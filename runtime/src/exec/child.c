@@ -30,6 +30,7 @@ extern char **environ;
 /* ---- stop signals and the wake-up ---- */
 
 static volatile sig_atomic_t stop_signal;
+static bool adopting; /* a subreaper: children of no group are orphans it adopted */
 static volatile sig_atomic_t wake_fd = -1;
 static int wake_pipe[2] = {-1, -1};
 static bool installed;
@@ -152,6 +153,7 @@ static _Noreturn void child_main(const pipe_child_group *g, const pipe_child_spe
 #endif
     (void)parent;
     default_signals();
+    adopting = false; /* not inherited: the child is no subreaper */
     wake_fd = -1;
     if (installed) { /* the parent's: a step that installs its own starts afresh */
         close(wake_pipe[0]);
@@ -464,6 +466,47 @@ void pipe_child_group_free(pipe_child_group *g)
     memset(g, 0, sizeof *g);
 }
 
+/* ---- orphans ---- */
+
+int pipe_child_adopt_orphans(char *err, size_t errsize)
+{
+#if defined(__linux__) && defined(PR_SET_CHILD_SUBREAPER)
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+        pipe_errf(err, errsize, "cannot become a child subreaper: %s", strerror(errno));
+        return PIPE_EIO;
+    }
+    adopting = true;
+    return 0;
+#else
+    pipe_errf(err, errsize, "this system has no child subreapers");
+    return PIPE_ENOTSUP;
+#endif
+}
+
+static bool in_groups(pipe_child_group *const *groups, size_t n, pid_t pid)
+{
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < groups[k]->n; i++)
+            if (groups[k]->children[i].pid == pid)
+                return true;
+    return false;
+}
+
+/* Adopted orphans that exited, reaped: a look at the first exited child
+   (WNOWAIT leaves it), reaped when it is no group's, until a group's
+   child is first (its group reaps it) or none is left. */
+static void reap_adopted(pipe_child_group *const *groups, size_t n)
+{
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0 ||
+            in_groups(groups, n, si.si_pid))
+            return;
+        waitpid(si.si_pid, NULL, WNOHANG);
+    }
+}
+
 /* ---- waiting ---- */
 
 int pipe_child_wait(pipe_child_group *const *groups, size_t n, int timeout_ms, char *err, size_t errsize)
@@ -510,6 +553,8 @@ int pipe_child_wait(pipe_child_group *const *groups, size_t n, int timeout_ms, c
         for (size_t i = 0; i < groups[k]->n; i++)
             read_output(groups[k], i, READ_BUDGET, false);
     }
+    if (adopting)
+        reap_adopted(groups, n);
     if (ready < 0 && saved != EINTR) {
         pipe_errf(err, errsize, "poll: %s", strerror(saved));
         return PIPE_EIO;

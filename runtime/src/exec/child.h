@@ -16,15 +16,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* A stopped step's workers get PIPE_KILL_GRACE_MS (pipe/version.h: the
-   compiler sizes job time limits with it) between SIGTERM and SIGKILL
-   (@timeout, a failed rank, SIGINT/SIGTERM to the supervisor; the
-   environment variable PIPE_KILL_GRACE_MS overrides it for tests). The
-   runner gives each invocation twice that when it is interrupted, so that
-   a supervisor can stop its workers within theirs and still write a failed
-   step.yaml before it is killed itself. */
-#define PIPE_RUN_KILL_GRACE_MS (2u * PIPE_KILL_GRACE_MS)
-
 /* Line lengths, the newline included. A longer line arrives in pieces of
    this many bytes, each ended with a newline, so that no child can make its
    parent buffer without bound. The supervisor's log keeps lines of 8 KiB;
@@ -138,6 +129,17 @@ void pipe_child_group_free(pipe_child_group *g);
    reads what they all wrote, delivering whole lines. groups may hold idle
    groups. PIPE_EIO ("poll: ...") or PIPE_ENOMEM with the message in err. */
 int pipe_child_wait(pipe_child_group *const *groups, size_t n, int timeout_ms, char *err, size_t errsize);
+
+/* ---- orphans ----
+
+   Makes this process a child subreaper (Linux: PR_SET_CHILD_SUBREAPER): an
+   orphan below it (a daemon started by a rank, after setsid or a double
+   fork) becomes its child instead of init's, so that it stays a descendant
+   that procs.h can find and kill. From then on pipe_child_wait also reaps
+   those adopted children when they exit (children of no group; with it,
+   this process must start every child it waits for through a group).
+   PIPE_ENOTSUP where the system has no subreapers. */
+int pipe_child_adopt_orphans(char *err, size_t errsize);
 
 /* "SIGKILL", "SIGTERM", ... or "signal N": how a child's end is reported. */
 void pipe_signal_text(int sig, char *buf, size_t size);

@@ -21,6 +21,7 @@ const char *pipe_pstate_name(pipe_pstate s)
     case PIPE_PS_CACHED: return "cached";
     case PIPE_PS_FAILED: return "failed";
     case PIPE_PS_SKIPPED: return "skipped";
+    case PIPE_PS_INTERRUPTED: return "interrupted";
     }
     return "?";
 }
@@ -247,7 +248,7 @@ double pipe_progress_next_tick(const pipe_progress *p)
 
 void pipe_progress_summary(pipe_progress *p, const char *run_id, const char *run_dir, int exit_status)
 {
-    size_t counts[PIPE_PS_SKIPPED + 1] = {0};
+    size_t counts[PIPE_PS_INTERRUPTED + 1] = {0};
     bool any_metrics = false;
     int state_width = 0;
     clear_status(p);
@@ -261,8 +262,9 @@ void pipe_progress_summary(pipe_progress *p, const char *run_id, const char *run
     char total[32];
     pipe_format_seconds(pipe_now() - p->run_started, total, sizeof total);
     fprintf(p->out, "\nsummary: %zu invocation%s", p->n, p->n == 1 ? "" : "s");
-    static const pipe_pstate order[] = {PIPE_PS_DONE,    PIPE_PS_CACHED,   PIPE_PS_FAILED, PIPE_PS_SKIPPED,
-                                        PIPE_PS_RUNNING, PIPE_PS_STARTING, PIPE_PS_QUEUED};
+    static const pipe_pstate order[] = {PIPE_PS_DONE,    PIPE_PS_CACHED,   PIPE_PS_FAILED,
+                                        PIPE_PS_INTERRUPTED, PIPE_PS_SKIPPED, PIPE_PS_RUNNING,
+                                        PIPE_PS_STARTING, PIPE_PS_QUEUED};
     const char *sep = ": ";
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         if (counts[order[k]] == 0)
@@ -274,7 +276,8 @@ void pipe_progress_summary(pipe_progress *p, const char *run_id, const char *run
     for (size_t i = 0; i < p->n; i++) {
         const pipe_progress_item *it = &p->items[i];
         char d[32] = "-";
-        if (it->state == PIPE_PS_DONE || it->state == PIPE_PS_CACHED || it->state == PIPE_PS_FAILED)
+        if (it->state == PIPE_PS_DONE || it->state == PIPE_PS_CACHED || it->state == PIPE_PS_FAILED ||
+            it->state == PIPE_PS_INTERRUPTED)
             pipe_format_seconds(it->finished - it->started, d, sizeof d);
         fprintf(p->out, "  %-*s  %-*s  %8s", p->width, it->id, state_width, pipe_pstate_name(it->state), d);
         if (it->detail && *it->detail)

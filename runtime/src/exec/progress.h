@@ -18,7 +18,8 @@ typedef enum {
     PIPE_PS_DONE,
     PIPE_PS_CACHED,
     PIPE_PS_FAILED,
-    PIPE_PS_SKIPPED
+    PIPE_PS_SKIPPED,
+    PIPE_PS_INTERRUPTED
 } pipe_pstate;
 
 typedef struct pipe_progress_item {

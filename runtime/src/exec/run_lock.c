@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,17 +58,29 @@ bool pipe_lock_record_field(const char *record, const char *key, char *out, size
     return false;
 }
 
-/* "pid 12 on host h, since T" from a record. */
+/* "pid 12 on host h, since T" from a record; a holder of this host that
+   is gone let a process it started keep the lock (they inherit it). */
 static void describe_holder(const char *record, char *out, size_t size)
 {
-    char pid[32] = "?", host[256] = "?", since[64] = "?";
+    char pid[32] = "?", host[256] = "?", since[64] = "?", here[256] = "";
     if (!record || !pipe_lock_record_field(record, "pid", pid, sizeof pid)) {
         snprintf(out, size, "a process that has not said who it is");
         return;
     }
     pipe_lock_record_field(record, "host", host, sizeof host);
     pipe_lock_record_field(record, "since", since, sizeof since);
-    snprintf(out, size, "pid %s on host %s, since %s", pid, host, since);
+    gethostname(here, sizeof here - 1);
+    long p = atol(pid);
+    bool gone = strcmp(host, here) == 0 && p > 0 && kill((pid_t)p, 0) != 0 && errno == ESRCH;
+    snprintf(out, size, "pid %s on host %s, since %s%s", pid, host, since,
+             gone ? ", which has exited while a process it started still holds the lock" : "");
+}
+
+void pipe_lock_describe(int fd, char *out, size_t size)
+{
+    char *rec = read_record(fd);
+    describe_holder(rec, out, size);
+    free(rec);
 }
 
 int pipe_lock_take(const char *path, unsigned wait_ms, int *fd, char **prev, char *holder, size_t holdersize,
@@ -92,10 +105,8 @@ int pipe_lock_take(const char *path, unsigned wait_ms, int *fd, char **prev, cha
             return PIPE_EIO;
         }
         if (pipe_now() >= until) {
-            char *rec = read_record(f);
             if (holder)
-                describe_holder(rec, holder, holdersize);
-            free(rec);
+                pipe_lock_describe(f, holder, holdersize);
             close(f);
             pipe_errf(err, errsize, "%s is held by another process", path);
             return PIPE_ESTATE;

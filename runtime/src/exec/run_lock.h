@@ -36,6 +36,8 @@ int pipe_lock_record(int fd, const char *extra);
 /* The value of a "key value" line of a record ("pid", "host", "since",
    "scratch"), copied into out; false when absent or too long. */
 bool pipe_lock_record_field(const char *record, const char *key, char *out, size_t size);
+/* Who holds the lock open as fd, from its record: "pid 12 on host h, since T". */
+void pipe_lock_describe(int fd, char *out, size_t size);
 /* Empties the record and lets go (the normal end of a holder). */
 void pipe_lock_release(int fd);
 

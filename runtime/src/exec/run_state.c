@@ -28,7 +28,7 @@ const char *pipe_run_state_name(pipe_run_state s)
 
 static pipe_run_state from_records(const char *store, const char *run_id, const pipe_manifest *m)
 {
-    bool all = true;
+    bool all = true, interrupted = false;
     for (size_t i = 0; i < m->ninvocations; i++) {
         char *path = pipe_store_step_file(store, run_id, m->invocations[i].id);
         pipe_step_record *rec = NULL;
@@ -40,11 +40,12 @@ static pipe_run_state from_records(const char *store, const char *run_id, const 
             continue;
         }
         bool failed = rec->status == PIPE_STEP_FAILED;
+        interrupted |= rec->status == PIPE_STEP_INTERRUPTED;
         pipe_step_record_free(rec);
         if (failed)
             return PIPE_RUN_FAILED;
     }
-    return all ? PIPE_RUN_SUCCEEDED : PIPE_RUN_RUNNING;
+    return interrupted ? PIPE_RUN_INTERRUPTED : all ? PIPE_RUN_SUCCEEDED : PIPE_RUN_RUNNING;
 }
 
 pipe_run_state pipe_run_state_of(const char *store, const char *run_id, const pipe_run_info *info,

@@ -21,8 +21,8 @@ const char *pipe_run_state_name(pipe_run_state s);
    too. `running` is checked: with a run.lock nobody holds, the runner is
    gone (interrupted). A run without a run.lock was started invocation by
    invocation (`step`, as Slurm, Kubernetes and SkyPilot run them): when m is
-   the run's pipeline, its step records tell (any failed: failed; all
-   finished: succeeded; else running). */
+   the run's pipeline, its step records tell (any failed: failed; else any
+   interrupted: interrupted; all finished: succeeded; else running). */
 pipe_run_state pipe_run_state_of(const char *store, const char *run_id, const pipe_run_info *info,
                                  const pipe_manifest *m);
 

@@ -175,6 +175,7 @@ static pipe_pstate shown_state(pipe_sched_state st)
     case PIPE_SCHED_CACHED: return PIPE_PS_CACHED;
     case PIPE_SCHED_FAILED: return PIPE_PS_FAILED;
     case PIPE_SCHED_SKIPPED: return PIPE_PS_SKIPPED;
+    case PIPE_SCHED_INTERRUPTED: return PIPE_PS_INTERRUPTED;
     }
     return PIPE_PS_FAILED;
 }
@@ -314,6 +315,9 @@ static int start_run(runner *r)
         return -1;
     }
     r->signals_set = true;
+    /* The ranks and daemons of a supervisor that is killed come to the
+       runner, which ends them (runner_spawn.c); without, init takes them. */
+    pipe_child_adopt_orphans(err, sizeof err);
     printf("pipeline %s: run %s, %zu invocation%s, store %s\n", m->pipeline, r->run_id, m->ninvocations,
            m->ninvocations == 1 ? "" : "s", r->store);
     pipe_progress_start(&r->progress);

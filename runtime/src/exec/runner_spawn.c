@@ -10,6 +10,8 @@
 
 #include "cmd/commands.h"
 #include "pipe/error.h"
+#include "procs.h"
+#include "stop.h"
 #include "store/stepfile.h"
 #include "store/store.h"
 #include "sweep.h"
@@ -25,6 +27,12 @@ typedef struct run_slot {
     size_t index;           /* the invocation's */
     pipe_child_group child; /* `EXE step ID`, alone in its group */
     pipe_step_record *record;
+    /* Its supervisor was killed while a process it started still holds the
+       invocation's lock (a rank saving a checkpoint after the SIGTERM its
+       parent's death sent it): the end is reported once the lock is free,
+       or at drain_until, when what holds it is killed. 0: not draining. */
+    double drain_until;
+    int wstatus; /* the supervisor's, while draining */
 } run_slot;
 
 /* ---- the environment ---- */
@@ -264,10 +272,12 @@ static void finish(pipe_run_spawner *sp, size_t i, int wstatus, pipe_sched_event
     ev->kind = PIPE_SCHED_FINISHED;
     ev->invocation = i;
     ev->detail = sp->detail;
-    if (exited && WEXITSTATUS(wstatus) == 0 && rec && rec->status != PIPE_STEP_FAILED) {
+    if (exited && WEXITSTATUS(wstatus) == 0 && rec && pipe_step_status_succeeded(rec->status)) {
         ev->outcome = rec->status == PIPE_STEP_CACHED ? PIPE_SCHED_CACHED : PIPE_SCHED_DONE;
         if (ev->outcome == PIPE_SCHED_CACHED && rec->cached_from)
             snprintf(sp->detail, sizeof sp->detail, "(from %s)", rec->cached_from);
+    } else if (rec && rec->status == PIPE_STEP_INTERRUPTED) {
+        ev->outcome = PIPE_SCHED_INTERRUPTED; /* not a failure: its record and log say by what */
     } else {
         ev->outcome = PIPE_SCHED_FAILED;
         failure(sp, i, rec, wstatus, rc, err);
@@ -276,14 +286,61 @@ static void finish(pipe_run_spawner *sp, size_t i, int wstatus, pipe_sched_event
         pipe_progress_metrics(sp->progress, i, rec->metrics, rec->nmetrics);
 }
 
-/* An invocation whose supervisor exited, else a stop signal. */
+/* The supervisors that still run: spared when orphans are killed. */
+static size_t live_supervisors(const pipe_run_spawner *sp, pid_t *pids, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sp->m->ninvocations && n < max; i++) {
+        const pipe_child_group *g = &sp->slots[i].child;
+        if (g->n > 0 && !g->children[0].exited)
+            pids[n++] = g->children[0].pid;
+    }
+    return n;
+}
+
+/* A killed supervisor's leftovers: true when its lock is free, or when the
+   drain's time is up and what held it (the ranks, and the orphans this
+   runner adopted) was killed. */
+static bool drained(pipe_run_spawner *sp, size_t i, double now)
+{
+    const char *id = sp->m->invocations[i].id;
+    if (!pipe_sweep_held(sp->store, sp->run_id, id))
+        return true;
+    if (now < sp->slots[i].drain_until && !sp->killing)
+        return false;
+    pipe_sweep_kill_holders(sp->store, sp->run_id, id);
+    pid_t live[256];
+    size_t n = live_supervisors(sp, live, sizeof live / sizeof live[0]);
+    if (n < sizeof live / sizeof live[0]) /* else some would be taken for orphans */
+        pipe_procs_kill_descendants(live, n, 2000);
+    return true;
+}
+
+/* An invocation whose supervisor exited (and, killed, whose processes let
+   go of its lock), else a stop signal. */
 static bool next_event(pipe_run_spawner *sp, pipe_sched_event *ev)
 {
-    for (size_t i = 0; i < sp->m->ninvocations; i++)
-        if (pipe_child_group_take_exit(&sp->slots[i].child) >= 0) {
-            finish(sp, i, sp->slots[i].child.children[0].status, ev);
+    double now = pipe_now();
+    for (size_t i = 0; i < sp->m->ninvocations; i++) {
+        run_slot *s = &sp->slots[i];
+        if (s->drain_until > 0) {
+            if (!drained(sp, i, now))
+                continue;
+            s->drain_until = 0;
+            finish(sp, i, s->wstatus, ev);
             return true;
         }
+        if (pipe_child_group_take_exit(&s->child) < 0)
+            continue;
+        int wstatus = s->child.children[0].status;
+        if (WIFSIGNALED(wstatus) && pipe_sweep_held(sp->store, sp->run_id, sp->m->invocations[i].id)) {
+            s->wstatus = wstatus;
+            s->drain_until = now + (double)pipe_stop_grace_ms(&sp->m->invocations[i]) / 1000.0;
+            continue;
+        }
+        finish(sp, i, wstatus, ev);
+        return true;
+    }
     int sig = pipe_child_signal_take();
     if (!sig)
         return false;
@@ -312,12 +369,15 @@ static bool wait_event(void *arg, int timeout_ms, pipe_sched_event *ev)
     return next_event(sp, ev);
 }
 
-/* SIGINT or SIGTERM to every child's group, SIGKILL after the grace;
-   SIGKILL at once. */
+/* SIGINT or SIGTERM to every child's group, SIGKILL after its grace
+   (stop.h); SIGKILL at once. */
 static void stop(void *arg, int sig)
 {
     pipe_run_spawner *sp = arg;
-    pipe_child_forward(sp->groups, sp->m->ninvocations, sig, sig == SIGKILL ? 0 : PIPE_RUN_KILL_GRACE_MS);
+    sp->killing |= sig == SIGKILL;
+    for (size_t i = 0; i < sp->m->ninvocations; i++)
+        pipe_child_group_stop(&sp->slots[i].child, sig,
+                              sig == SIGKILL ? 0 : pipe_stop_supervisor_grace_ms(&sp->m->invocations[i]));
 }
 
 int pipe_run_spawner_init(pipe_run_spawner *sp)
@@ -347,6 +407,7 @@ void pipe_run_spawner_free(pipe_run_spawner *sp)
         pipe_child_group_free(&sp->slots[i].child);
         pipe_step_record_free(sp->slots[i].record);
     }
+    pipe_procs_kill_descendants(NULL, 0, 2000);
     free(sp->slots);
     free(sp->groups);
     sp->slots = NULL;

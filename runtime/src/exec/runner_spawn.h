@@ -31,11 +31,13 @@ typedef struct pipe_run_spawner {
     struct run_slot *slots;    /* per invocation */
     pipe_child_group **groups; /* each slot's child, for pipe_child_wait */
     char detail[2048];         /* the last event's detail */
+    bool killing;              /* stopped with SIGKILL: what a dead supervisor left is killed at once */
 } pipe_run_spawner;
 
 /* A slot per invocation; the fields above set first. PIPE_ENOMEM. */
 int pipe_run_spawner_init(pipe_run_spawner *sp);
-/* Kills what still runs (only after an internal error: leave no orphan). */
+/* Kills what still runs (only after an internal error: leave no orphan),
+   and any orphan the runner adopted (pipe_child_adopt_orphans). */
 void pipe_run_spawner_free(pipe_run_spawner *sp);
 /* The spawner for pipe_sched_config. */
 pipe_spawner pipe_run_spawner_of(pipe_run_spawner *sp);

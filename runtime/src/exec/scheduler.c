@@ -75,7 +75,8 @@ int pipe_sched_check_requests(const pipe_sched *s, bool strict,
 bool pipe_sched_failed(const pipe_sched *s)
 {
     for (size_t i = 0; i < s->c.m->ninvocations; i++)
-        if (s->state[i] == PIPE_SCHED_FAILED || s->state[i] == PIPE_SCHED_SKIPPED)
+        if (s->state[i] == PIPE_SCHED_FAILED || s->state[i] == PIPE_SCHED_SKIPPED ||
+            s->state[i] == PIPE_SCHED_INTERRUPTED)
             return true;
     return false;
 }
@@ -150,10 +151,12 @@ static int needs_met(pipe_sched *s, size_t i)
     bool ready = true;
     for (size_t k = 0; k < inv->nneeds; k++) {
         pipe_sched_state st = s->state[inv->needs[k]];
-        if (st == PIPE_SCHED_FAILED || st == PIPE_SCHED_SKIPPED) {
+        if (st == PIPE_SCHED_FAILED || st == PIPE_SCHED_SKIPPED || st == PIPE_SCHED_INTERRUPTED) {
             char detail[512];
             snprintf(detail, sizeof detail, "needs %s, which %s", m->invocations[inv->needs[k]].id,
-                     st == PIPE_SCHED_FAILED ? "failed" : "was skipped");
+                     st == PIPE_SCHED_FAILED    ? "failed"
+                     : st == PIPE_SCHED_SKIPPED ? "was skipped"
+                                                : "was interrupted");
             set_state(s, i, PIPE_SCHED_SKIPPED, detail);
             return -1;
         }

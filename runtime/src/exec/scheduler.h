@@ -28,6 +28,7 @@ typedef enum {
     PIPE_SCHED_CACHED,
     PIPE_SCHED_FAILED,
     PIPE_SCHED_SKIPPED,
+    PIPE_SCHED_INTERRUPTED, /* its `step` was stopped by SIGINT or SIGTERM */
 } pipe_sched_state;
 
 typedef enum {
@@ -38,7 +39,7 @@ typedef enum {
 typedef struct pipe_sched_event {
     pipe_sched_event_kind kind;
     size_t invocation;        /* FINISHED: which */
-    pipe_sched_state outcome; /* FINISHED: DONE, CACHED or FAILED */
+    pipe_sched_state outcome; /* FINISHED: DONE, CACHED, FAILED or INTERRUPTED */
     const char *detail;       /* FINISHED: shown after the state, or NULL; the spawner's until its next call */
     int sig;                  /* SIGNAL */
 } pipe_sched_event;
@@ -108,7 +109,7 @@ int pipe_sched_check_requests(const pipe_sched *s, bool strict,
 /* Runs every invocation to its end (or skips it). 0; PIPE_ENOMEM. */
 int pipe_sched_run(pipe_sched *s);
 
-/* True when any invocation failed or was skipped. */
+/* True when any invocation failed, was skipped or was interrupted. */
 bool pipe_sched_failed(const pipe_sched *s);
 
 #endif

@@ -18,8 +18,10 @@
 #include "params.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
+#include "procs.h"
 #include "resources.h"
 #include "run_lock.h"
+#include "stop.h"
 #include "supervisor.h"
 #include "sweep.h"
 #include "util/util.h"
@@ -322,21 +324,14 @@ static int plan_ranks(pipe_supervisor *s, char *err, size_t errsize)
 }
 
 /* OMP_NUM_THREADS for the ranks (pipe_omp_threads, when unset) and the
-   grace between SIGTERM and SIGKILL. */
+   grace between SIGTERM and SIGKILL (stop.h). */
 static int attempt_settings(pipe_supervisor *s)
 {
     const pipe_minvocation *inv = s->id.inv;
     long threads = pipe_omp_threads(inv->resources.cpu, s->id.nlocal);
     if (threads > 0 && !getenv("OMP_NUM_THREADS") && !(s->omp_threads = pipe_asprintf("%ld", threads)))
         return PIPE_ENOMEM;
-    const char *grace = getenv("PIPE_KILL_GRACE_MS");
-    s->grace_ms = PIPE_KILL_GRACE_MS;
-    if (grace && *grace) {
-        char *end;
-        unsigned long long g = strtoull(grace, &end, 10);
-        if (!*end)
-            s->grace_ms = g;
-    }
+    s->grace_ms = pipe_stop_grace_ms(inv);
     return 0;
 }
 
@@ -367,6 +362,8 @@ static int attempt_once(pipe_supervisor *s, int64_t restarts, pipe_attempt_resul
 {
     int rc = pipe_scratch_make(s->lock_fd, s->id.inv->id, &s->scratch_root, err, errsize);
     s->launch.restarts = (int)restarts;
+    if (rc == 0)
+        rc = pipe_supervisor_checkpoint_attempt(s, err, errsize);
     if (rc == 0)
         rc = pipe_supervisor_run_attempt(s, res, err, errsize);
     if (s->scratch_root) {
@@ -412,6 +409,7 @@ static char *record_success(pipe_supervisor *s, int *status)
     if (pipe_cache_record(id->store, s->rec->cache_key, id->o.run_id, id->inv->id, err, sizeof err) != 0 ||
         pipe_cache_record_last(id->store, id->m->pipeline, id->o.run_id, id->inv->id, err, sizeof err) != 0)
         pipe_supervisor_note(&s->log, "cannot record the cache entry: %s", err);
+    pipe_supervisor_checkpoint_done(s);
     pipe_supervisor_note(&s->log, "done in %.3f s", s->rec->duration_s);
     *status = PIPE_EXIT_OK;
     return NULL;
@@ -460,6 +458,7 @@ static int run_attempts(pipe_supervisor *s)
                 return status;
             rec->has_exit_code = true;
         } else if (res.ok) {
+            pipe_supervisor_checkpoint_done(s);
             return PIPE_EXIT_OK;
         } else {
             why = pipe_supervisor_describe_failure(&s->id, &s->log, &res);
@@ -481,7 +480,11 @@ static int run_attempts(pipe_supervisor *s)
             attempt--;
             continue;
         }
-        if (res.interrupted || attempt >= max) {
+        if (res.interrupted) {
+            free(why);
+            return pipe_supervisor_interrupted(&s->id, &s->log, rec, res.interrupted);
+        }
+        if (attempt >= max) {
             int status = fail(s, why ? why : "the step failed");
             free(why);
             return status;
@@ -493,12 +496,8 @@ static int run_attempts(pipe_supervisor *s)
                              inv->retry_delay_ms ? d : "");
         free(why);
         int sig = wait_retry(inv->retry_delay_ms);
-        if (sig) {
-            char name[32], msg[64];
-            pipe_signal_text(sig, name, sizeof name);
-            snprintf(msg, sizeof msg, "interrupted by %s", name);
-            return fail(s, msg);
-        }
+        if (sig)
+            return pipe_supervisor_interrupted(&s->id, &s->log, rec, sig);
     }
 }
 
@@ -540,6 +539,8 @@ static void supervisor_free(pipe_supervisor *s)
         s->kind->free(s);
     if (s->log.fd >= 0)
         close(s->log.fd);
+    pipe_procs_kill_descendants(NULL, 0, 2000); /* none after an attempt's end; nothing may hold the lock on */
+    pipe_checkpoint_folder_free(&s->ckpt);
     pipe_lock_release(s->lock_fd); /* last: what this execution made is gone or recorded */
     pipe_child_signals_restore();
     for (size_t i = 0; id->values && id->ms && i < id->ms->nparams; i++)
@@ -580,6 +581,7 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     s.id.t0 = pipe_now();
     s.log.fd = -1;
     s.lock_fd = -1;
+    s.ckpt.lock_fd = -1;
     char err[2048] = "";
     int status = PIPE_EXIT_USAGE;
     int rc = parse_options(argc, argv, &s.id.o, err, sizeof err);
@@ -602,6 +604,9 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         status = PIPE_EXIT_FAILED;
         goto done;
     }
+    /* Whatever the ranks start stays below this process (procs.h). */
+    if (pipe_child_adopt_orphans(err, sizeof err) != 0)
+        pipe_supervisor_note(&s.log, "%s: a daemon a rank starts may outlive the step", err);
     if (new_record(&s) != 0) {
         pipe_supervisor_report(&s.log, "out of memory");
         status = PIPE_EXIT_FAILED;
@@ -640,6 +645,16 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         goto done;
     }
     pipe_supervisor_tell_runner(&s.log, "running", s.rec->rerun);
+    rc = pipe_supervisor_checkpoint_open(&s, err, sizeof err);
+    if (rc > 0) { /* stopped while it waited for an earlier execution */
+        status = pipe_supervisor_interrupted(&s.id, &s.log, s.rec, rc);
+        goto done;
+    }
+    if (rc != 0) {
+        status = rc == PIPE_ENOMEM ? (pipe_supervisor_report(&s.log, "out of memory"), PIPE_EXIT_FAILED)
+                                   : fail(&s, err);
+        goto done;
+    }
     status = execute(&s);
 done:
     supervisor_free(&s);

@@ -15,6 +15,9 @@
                            metrics file
      supervisor_ranks.c    one attempt: the local ranks as child processes,
                            started through the step kind
+     supervisor_checkpoint.c  @checkpoint: the folder locked before the
+                           first attempt, prepared before each, removed
+                           after success
      supervisor.c          options, setup, the attempts, the command */
 #ifndef PIPE_SUPERVISOR_H
 #define PIPE_SUPERVISOR_H
@@ -23,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "checkpoint_folder.h"
 #include "child.h"
 #include "dist/launcher.h"
 #include "observe/profiler.h"
@@ -45,6 +49,7 @@ typedef struct pipe_supervisor {
     int lock_fd; /* the invocation's lock (run_lock.h), held from setup to the end; -1 before */
     char device[256]; /* where the ranks run, as the cache key names it: "cpu", "gpu: 2 x MODEL" */
     char no_gpu[1024]; /* why the GPUs asked for are not there, "" when they are (supervisor_device.c) */
+    pipe_checkpoint_folder ckpt; /* @checkpoint: its folder, locked while the attempts run (lock_fd -1 before) */
 } pipe_supervisor;
 
 /* What differs between the kinds of step: a native step's ranks run the
@@ -95,12 +100,28 @@ void pipe_supervisor_choose_device(pipe_supervisor *s);
    err for a native step built with CUDA, else s->no_gpu as one warning. */
 int pipe_supervisor_check_device(pipe_supervisor *s, char *err, size_t errsize);
 
+/* ---- supervisor_checkpoint.c ---- */
+
+/* @checkpoint, before the first attempt: the folder of the invocation's
+   key, locked (waiting for an earlier execution, then killing it, after
+   the grace). 0 (also without @checkpoint); the signal that interrupted
+   the wait (> 0); or a PIPE_E* code with the reason in err. */
+int pipe_supervisor_checkpoint_open(pipe_supervisor *s, char *err, size_t errsize);
+/* Before each attempt: what a killed writer left removed, the newest
+   complete checkpoint found and said in the log. */
+int pipe_supervisor_checkpoint_attempt(pipe_supervisor *s, char *err, size_t errsize);
+/* After the step succeeded: the folder removed unless keep (machine 0;
+   another machine drops its lock file). */
+void pipe_supervisor_checkpoint_done(pipe_supervisor *s);
+
 /* ---- supervisor_env.c ---- */
 
 /* The environment a rank gets before it runs the step, in the forked rank:
    the step's environment, OMP_NUM_THREADS, PIPE_STORE, PIPE_RUN_ID,
-   PIPE_INVOCATION, PIPE_SCRATCH_ROOT, PIPE_MIXED_PRECISION and the rank's
-   world (dist/rank_env.h). */
+   PIPE_INVOCATION, PIPE_SCRATCH_ROOT, PIPE_MIXED_PRECISION,
+   PIPE_CHECKPOINT_DIR and PIPE_CHECKPOINT_LATEST (@checkpoint) and the
+   rank's world (dist/rank_env.h); and the invocation's and the checkpoint
+   folder's locks, kept across exec. */
 void pipe_supervisor_rank_env(pipe_supervisor *s, int local_rank);
 
 #endif

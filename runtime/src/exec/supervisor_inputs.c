@@ -70,9 +70,13 @@ static int resolve_input(const pipe_step_ident *id, pipe_step_log *log, pipe_ste
     pipe_step_record *pr = NULL;
     char rerr[1024];
     int rc = pfile && opath ? pipe_step_record_read(pfile, &pr, rerr, sizeof rerr) : PIPE_ENOMEM;
-    if (rc == PIPE_ENOENT || (rc == 0 && pr->status == PIPE_STEP_FAILED)) {
+    if (rc == PIPE_ENOENT || (rc == 0 && !pipe_step_status_succeeded(pr->status))) {
         pipe_errf(err, errsize, "input `%s` of `%s` comes from `%s`, which %s in run `%s`", pname, id->inv->id,
-                  prod->id, rc == 0 ? "failed" : "has not finished", id->o.run_id);
+                  prod->id,
+                  rc != 0                                  ? "has not finished"
+                  : pr->status == PIPE_STEP_INTERRUPTED ? "was interrupted"
+                                                           : "failed",
+                  id->o.run_id);
         rc = PIPE_ESTEP;
     } else if (rc == PIPE_ENOMEM) {
         /* as is */

@@ -121,6 +121,11 @@ int pipe_supervisor_fail(const pipe_step_ident *id, pipe_step_log *log, pipe_ste
    outside): NULL, or why not (malloc'ed), naming the step, the output and
    the path at fault. */
 char *pipe_supervisor_check_output(const pipe_step_ident *id, const char *name, const char *path);
+/* Records that SIGINT or SIGTERM (sig) stopped the invocation: step.yaml
+   says `interrupted` ("interrupted by SIGTERM"), no outputs are kept;
+   returns the exit status 128 + sig, as a shell reports a process that
+   such a signal ended. */
+int pipe_supervisor_interrupted(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, int sig);
 /* Checks and hashes the outputs into the record; NULL when all are there,
    else why not (malloc'ed). */
 char *pipe_supervisor_collect_outputs(const pipe_step_ident *id, pipe_step_record *rec);

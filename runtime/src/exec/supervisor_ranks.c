@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "procs.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
 #include "supervisor.h"
@@ -18,6 +19,9 @@
 /* After the last rank exited, how long its descendants may keep the pipe
    open before the rest of their output is drained. */
 #define LINGER_S 0.2
+/* How long the end of an attempt keeps killing what its ranks left (a
+   process in uninterruptible sleep dies when its I/O returns). */
+#define KILL_LIMIT_MS 2000
 
 /* An attempt while its ranks run. */
 typedef struct attempt {
@@ -231,13 +235,19 @@ static int watch(attempt *a, char *err, size_t errsize)
     }
 }
 
-/* What is left of the output; then nothing the step started outlives it. */
+/* What is left of the output; then nothing the step started outlives it:
+   the ranks' group, then every other descendant (a daemon that left the
+   group, an orphan the supervisor adopted). */
 static void finish(attempt *a, int rc)
 {
     pipe_supervisor *s = a->s;
     pipe_attempt_result *res = a->res;
     pipe_child_group_drain(&a->g);
     pipe_child_group_kill(&a->g);
+    size_t left = pipe_procs_kill_descendants(NULL, 0, KILL_LIMIT_MS);
+    if (left > 0)
+        pipe_supervisor_note(&s->log, "killed %zu process%s that the step started and left running", left,
+                             left == 1 ? "" : "es");
     take_exits(a, false);
     note_rendezvous(s);
     if (s->kind->follow)

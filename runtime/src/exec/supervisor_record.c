@@ -102,11 +102,29 @@ void pipe_supervisor_clear_outputs(pipe_step_record *r)
     r->noutputs = 0;
 }
 
-int pipe_supervisor_fail(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const char *why)
+/* The end of an invocation that did not succeed (failed or interrupted):
+   no outputs, the record with why. */
+static void record_unsuccessful(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const char *why,
+                                pipe_step_status status)
 {
     char err[1024];
     free(rec->error);
     rec->error = pipe_strdup(why);
+    /* A failed invocation has no outputs/ at all, not even the temporary
+       files of a worker that was killed while writing. */
+    if (id->machine_rank == 0 && id->outdir && pipe_remove_tree(id->outdir, err, sizeof err) != 0)
+        pipe_supervisor_note(log, "%s", err);
+    pipe_supervisor_clear_outputs(rec);
+    if (pipe_supervisor_finish_record(id, rec, status, err, sizeof err) != 0) {
+        pipe_supervisor_report(log, err);
+        pipe_supervisor_report(log, why); /* no step.yaml: the runner has only this */
+    } else if (!log->echo && status == PIPE_STEP_FAILED) {
+        pipe_supervisor_report(log, why);
+    }
+}
+
+int pipe_supervisor_fail(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const char *why)
+{
     /* The log gets the cause's first line (the rest is a tail of the log
        itself). Under the runner (--echo) it is not echoed: the runner's
        summary shows the whole cause once; alone, stderr gets it once. */
@@ -115,18 +133,18 @@ int pipe_supervisor_fail(const pipe_step_ident *id, pipe_step_log *log, pipe_ste
         pipe_supervisor_note_log_only(log, "failed: %.*s", first, why);
     else
         pipe_supervisor_note(log, "failed: %.*s", first, why);
-    /* A failed invocation has no outputs/ at all, not even the temporary
-       files of a worker that was killed while writing. */
-    if (id->machine_rank == 0 && id->outdir && pipe_remove_tree(id->outdir, err, sizeof err) != 0)
-        pipe_supervisor_note(log, "%s", err);
-    pipe_supervisor_clear_outputs(rec);
-    if (pipe_supervisor_finish_record(id, rec, PIPE_STEP_FAILED, err, sizeof err) != 0) {
-        pipe_supervisor_report(log, err);
-        pipe_supervisor_report(log, why); /* no step.yaml: the runner has only this */
-    } else if (!log->echo) {
-        pipe_supervisor_report(log, why);
-    }
+    record_unsuccessful(id, log, rec, why, PIPE_STEP_FAILED);
     return PIPE_EXIT_FAILED;
+}
+
+int pipe_supervisor_interrupted(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, int sig)
+{
+    char name[32], why[64];
+    pipe_signal_text(sig, name, sizeof name);
+    snprintf(why, sizeof why, "interrupted by %s", name);
+    pipe_supervisor_note(log, "%s", why);
+    record_unsuccessful(id, log, rec, why, PIPE_STEP_INTERRUPTED);
+    return 128 + sig;
 }
 
 void pipe_supervisor_read_metrics(const pipe_step_ident *id, pipe_step_record *rec)

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "pipe/error.h"
+#include "procs.h"
 #include "run_lock.h"
 #include "store/stepfile.h"
 #include "store/store.h"
@@ -101,58 +103,83 @@ static bool is_scratch_path(const char *p)
     return p[0] == '/' && base && strncmp(base + 1, "pipe-", 5) == 0 && !strstr(p, "/..");
 }
 
-void pipe_sweep_record(const char *record)
+int pipe_sweep_record(const char *record)
 {
     char host[256] = "", recorded_host[256], scratch[4096];
     if (!record || !pipe_lock_record_field(record, "scratch", scratch, sizeof scratch) || !is_scratch_path(scratch))
-        return;
+        return 0;
     gethostname(host, sizeof host - 1);
     /* Another machine's /tmp (a store shared by a cluster) is not ours. */
     if (pipe_lock_record_field(record, "host", recorded_host, sizeof recorded_host) && strcmp(recorded_host, host) != 0)
-        return;
+        return 0;
     char err[512];
-    pipe_remove_tree(scratch, err, sizeof err);
+    return pipe_remove_tree(scratch, err, sizeof err);
 }
 
-/* Entries of dir that start with prefix and contain infix, removed. */
-static void remove_matching(const char *dir, const char *prefix, const char *infix)
+/* Whether name is PREFIX...INFIX, or PREFIX...INFIX.... (".model.tmp",
+   ".data.tmp.42", "step.yaml.tmp.42"); "." and ".." are not. */
+static bool temporary(const char *name, const char *prefix, const char *infix)
+{
+    size_t p = strlen(prefix), i = strlen(infix);
+    if (strncmp(name, prefix, p) != 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return false;
+    for (const char *at = strstr(name + p, infix); at; at = strstr(at + 1, infix))
+        if (at[i] == '\0' || at[i] == '.')
+            return true;
+    return false;
+}
+
+/* The temporary entries of dir (temporary()), removed (a folder with what
+   it holds). 0, or PIPE_EIO when one could not be. */
+static int remove_matching(const char *dir, const char *prefix, const char *infix)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return;
+        return errno == ENOENT ? 0 : PIPE_EIO;
     struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && strstr(e->d_name + strlen(prefix), infix))
-            unlinkat(dirfd(d), e->d_name, 0);
+    int rc = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (!temporary(e->d_name, prefix, infix))
+            continue;
+        char *path = pipe_asprintf("%s/%s", dir, e->d_name);
+        char err[512];
+        if (!path || pipe_remove_tree(path, err, sizeof err) != 0)
+            rc = PIPE_EIO;
+        free(path);
+    }
     closedir(d);
+    return rc;
 }
 
 /* outputs/ of an invocation whose machine-0 supervisor died: only the
-   temporary files when step.yaml says it finished, else all of it (a
-   failed or unfinished invocation keeps no outputs). */
-static void sweep_outputs(const char *store, const char *run_id, const char *invocation)
+   temporary files and folders (.NAME.tmp, .NAME.tmp.PID) when step.yaml
+   says it finished, else all of it (a failed or unfinished invocation
+   keeps no outputs). 0, or PIPE_EIO when something could not be removed. */
+static int sweep_outputs(const char *store, const char *run_id, const char *invocation)
 {
     char *dir = pipe_store_invocation_dir(store, run_id, invocation);
     char *outdir = dir ? pipe_asprintf("%s/outputs", dir) : NULL;
     char *step = pipe_store_step_file(store, run_id, invocation);
     pipe_step_record *rec = NULL;
     char err[512];
+    int rc = PIPE_ENOMEM;
     if (dir && outdir && step) {
-        bool finished = pipe_step_record_read(step, &rec, err, sizeof err) == 0 && rec->status != PIPE_STEP_FAILED;
-        if (finished)
-            remove_matching(outdir, ".", ".tmp.");
-        else
-            pipe_remove_tree(outdir, err, sizeof err);
-        remove_matching(dir, "step.yaml", ".tmp.");
+        bool finished =
+            pipe_step_record_read(step, &rec, err, sizeof err) == 0 && pipe_step_status_succeeded(rec->status);
+        rc = finished ? remove_matching(outdir, ".", ".tmp") : pipe_remove_tree(outdir, err, sizeof err);
+        if (remove_matching(dir, "step.yaml", ".tmp") != 0)
+            rc = PIPE_EIO;
     }
     pipe_step_record_free(rec);
     free(step);
     free(outdir);
     free(dir);
+    return rc;
 }
 
 /* One lock file of an invocation: 1 when its dead holder's leftovers were
-   removed. */
+   removed. A removal that fails (a process that had not let go was still
+   writing) keeps the record, for a later sweep to finish. */
 static int sweep_lock(const char *path, unsigned wait_ms, bool machine0, const char *store, const char *run_id,
                       const char *invocation)
 {
@@ -163,23 +190,29 @@ static int sweep_lock(const char *path, unsigned wait_ms, bool machine0, const c
     char *prev = NULL, holder[256], err[512];
     if (pipe_lock_take(path, wait_ms, &fd, &prev, holder, sizeof holder, err, sizeof err) != 0)
         return 0; /* alive */
-    int swept = 0;
+    int swept = 0, rc = 0;
     if (prev) {
-        pipe_sweep_record(prev);
-        if (machine0)
-            sweep_outputs(store, run_id, invocation);
-        swept = 1;
+        rc = pipe_sweep_record(prev);
+        if (machine0 && sweep_outputs(store, run_id, invocation) != 0)
+            rc = PIPE_EIO;
+        swept = rc == 0;
     }
     free(prev);
-    pipe_lock_release(fd);
+    if (rc == 0)
+        pipe_lock_release(fd);
+    else
+        close(fd); /* the record stays */
     return swept;
 }
 
-int pipe_sweep_invocation(const char *store, const char *run_id, const char *invocation, unsigned wait_ms)
+/* Calls fn on each lock file of the invocation (step.lock,
+   step.lock.machine-N); the sum of what it returns. */
+static int each_lock(const char *store, const char *run_id, const char *invocation,
+                     int (*fn)(const char *path, bool machine0, void *arg), void *arg)
 {
     char *dir = pipe_store_invocation_dir(store, run_id, invocation);
     DIR *d = dir ? opendir(dir) : NULL;
-    int swept = 0;
+    int sum = 0;
     if (d) {
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
@@ -187,13 +220,59 @@ int pipe_sweep_invocation(const char *store, const char *run_id, const char *inv
                 continue;
             char *path = pipe_asprintf("%s/%s", dir, e->d_name);
             if (path)
-                swept |= sweep_lock(path, wait_ms, strcmp(e->d_name, "step.lock") == 0, store, run_id, invocation);
+                sum += fn(path, strcmp(e->d_name, "step.lock") == 0, arg);
             free(path);
         }
         closedir(d);
     }
     free(dir);
-    return swept;
+    return sum;
+}
+
+static int lock_held(const char *path, bool machine0, void *arg)
+{
+    (void)machine0;
+    (void)arg;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return held;
+}
+
+bool pipe_sweep_held(const char *store, const char *run_id, const char *invocation)
+{
+    return each_lock(store, run_id, invocation, lock_held, NULL) > 0;
+}
+
+static int kill_holders(const char *path, bool machine0, void *arg)
+{
+    (void)machine0;
+    (void)arg;
+    return (int)pipe_procs_kill_holders(path, 2000);
+}
+
+size_t pipe_sweep_kill_holders(const char *store, const char *run_id, const char *invocation)
+{
+    return (size_t)each_lock(store, run_id, invocation, kill_holders, NULL);
+}
+
+typedef struct sweep_args {
+    const char *store, *run_id, *invocation;
+    unsigned wait_ms;
+} sweep_args;
+
+static int sweep_one(const char *path, bool machine0, void *arg)
+{
+    const sweep_args *a = arg;
+    return sweep_lock(path, a->wait_ms, machine0, a->store, a->run_id, a->invocation);
+}
+
+int pipe_sweep_invocation(const char *store, const char *run_id, const char *invocation, unsigned wait_ms)
+{
+    sweep_args a = {store, run_id, invocation, wait_ms};
+    return each_lock(store, run_id, invocation, sweep_one, &a) > 0;
 }
 
 /* A run whose runner is gone while run.yaml says `running`: marked
@@ -217,8 +296,8 @@ static int sweep_run(const char *store, const char *run_id)
                 info->finished = pipe_strdup(now);
                 swept = pipe_run_info_write(store, run_id, info, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err) == 0;
             }
-            remove_matching(dir, "run.yaml", ".tmp.");
-            remove_matching(dir, "run.yaml", ".new.");
+            remove_matching(dir, "run.yaml", ".tmp");
+            remove_matching(dir, "run.yaml", ".new");
         }
         pipe_run_info_free(info);
         pipe_lock_release(fd);

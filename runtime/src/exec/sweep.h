@@ -12,6 +12,7 @@
 #ifndef PIPE_SWEEP_H
 #define PIPE_SWEEP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Makes $TMPDIR/pipe-INV-XXXXXX (mode 0700), recording it in the lock
@@ -20,15 +21,26 @@ int pipe_scratch_make(int lock_fd, const char *invocation, char **path, char *er
 /* Removes it and takes it out of the record. */
 void pipe_scratch_remove(int lock_fd, const char *path);
 
-/* What a dead holder's record names on this host: its scratch folder. */
-void pipe_sweep_record(const char *record);
+/* What a dead holder's record names on this host: its scratch folder. 0,
+   or PIPE_EIO when it could not be removed. */
+int pipe_sweep_record(const char *record);
 
 /* One invocation folder whose holder died: the record's scratch, the
-   outputs' temporary files, outputs/ itself unless step.yaml says done or
-   cached, step.yaml's temporary files; then the record is emptied. Waits
-   up to wait_ms for a holder that is dying (its ranks die with it). 1 when
-   something was swept, 0 when the lock is held or holds no record. */
+   outputs' temporary files and folders, outputs/ itself unless step.yaml
+   says done or cached, step.yaml's temporary files; then the record is
+   emptied, unless a removal failed: a later sweep tries again. Waits up
+   to wait_ms for a holder that is dying (its ranks die with it). 1 when
+   something was swept, 0 when the lock is held, holds no record, or what
+   it names could not all be removed. */
 int pipe_sweep_invocation(const char *store, const char *run_id, const char *invocation, unsigned wait_ms);
+
+/* Whether a process holds one of the invocation's locks (its supervisor,
+   or, the supervisor dead, a rank or what a rank started: they inherit
+   it). */
+bool pipe_sweep_held(const char *store, const char *run_id, const char *invocation);
+/* SIGKILL to every process that holds one of the invocation's locks
+   (procs.h); how many. */
+size_t pipe_sweep_kill_holders(const char *store, const char *run_id, const char *invocation);
 
 /* Every invocation of every run in the store whose holder died, and every
    run whose runner died while run.yaml said `running`: marked `interrupted`

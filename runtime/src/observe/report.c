@@ -144,7 +144,7 @@ static void header(pipe_textbuf *b, const pipe_run_view *v)
 {
     const pipe_run_info *info = v->info;
     const char *state = pipe_run_state_name(v->state);
-    static const char *const words[] = {"done", "cached", "failed", "running", "unreadable", "not run"};
+    static const char *const words[] = {"done", "cached", "failed", "interrupted", "running", "unreadable", "not run"};
     enum { NWORDS = sizeof words / sizeof words[0] };
     size_t count[NWORDS] = {0};
     for (size_t i = 0; i < v->n; i++)
@@ -160,7 +160,7 @@ static void header(pipe_textbuf *b, const pipe_run_view *v)
     badge(b, v->state == PIPE_RUN_SUCCEEDED ? "done" : v->state == PIPE_RUN_FAILED ? "failed" : state, state);
     pipe_tb_printf(b, "<span><b>%s</b> in all</span>", d);
     pipe_tb_printf(b, "<span>%zu invocation%s: ", v->n, v->n == 1 ? "" : "s");
-    static const char *const classes[NWORDS] = {"done", "cached", "failed", "running", "notrun", "notrun"};
+    static const char *const classes[NWORDS] = {"done", "cached", "failed", "failed", "running", "notrun", "notrun"};
     const char *sep = "";
     for (size_t k = 0; k < NWORDS; k++)
         if (count[k]) {
@@ -321,7 +321,7 @@ static void invocations(pipe_textbuf *b, const pipe_run_view *v)
             h(b, r->rerun);
             pipe_tb_puts(b, "</small>");
         }
-        if (r && r->status == PIPE_STEP_FAILED) {
+        if (r && (r->status == PIPE_STEP_FAILED || r->status == PIPE_STEP_INTERRUPTED)) {
             if (r->has_exit_code)
                 pipe_tb_printf(b, "<br><small>exit %d</small>", r->exit_code);
             else if (r->signal) {

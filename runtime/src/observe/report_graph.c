@@ -22,6 +22,7 @@ const char *pipe_report_status_class(const pipe_view_invocation *inv)
     case PIPE_STEP_DONE: return "done";
     case PIPE_STEP_CACHED: return "cached";
     case PIPE_STEP_FAILED: return "failed";
+    case PIPE_STEP_INTERRUPTED: return "failed"; /* drawn as a failure; its word says interrupted */
     }
     return "notrun";
 }

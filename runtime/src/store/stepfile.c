@@ -19,13 +19,19 @@ const char *pipe_step_status_name(pipe_step_status status)
     case PIPE_STEP_DONE: return "done";
     case PIPE_STEP_CACHED: return "cached";
     case PIPE_STEP_FAILED: return "failed";
+    case PIPE_STEP_INTERRUPTED: return "interrupted";
     }
     return "failed";
 }
 
+bool pipe_step_status_succeeded(pipe_step_status status)
+{
+    return status == PIPE_STEP_DONE || status == PIPE_STEP_CACHED;
+}
+
 int pipe_step_status_parse(const char *text, pipe_step_status *out)
 {
-    static const pipe_step_status all[] = {PIPE_STEP_DONE, PIPE_STEP_CACHED, PIPE_STEP_FAILED};
+    static const pipe_step_status all[] = {PIPE_STEP_DONE, PIPE_STEP_CACHED, PIPE_STEP_FAILED, PIPE_STEP_INTERRUPTED};
     for (size_t i = 0; text && i < sizeof all / sizeof all[0]; i++)
         if (strcmp(text, pipe_step_status_name(all[i])) == 0) {
             *out = all[i];
@@ -446,7 +452,7 @@ static int parse_record(reader *rd, pipe_step_record *r)
         return rc;
     n = pipe_yr_get(&rd->yr, root, "status");
     if (pipe_step_status_parse(pipe_yr_text(n), &r->status) != 0)
-        return bad(rd, n, "status", "must be done, cached or failed");
+        return bad(rd, n, "status", "must be done, cached, failed or interrupted");
     if ((n = pipe_yr_get(&rd->yr, root, "exit_code")) != NULL) {
         if ((rc = parse_int(rd, n, "exit_code", &r->exit_code)) != 0)
             return rc;

@@ -14,7 +14,9 @@
 
 #include "pipe/manifest.h"
 
-typedef enum { PIPE_STEP_DONE, PIPE_STEP_CACHED, PIPE_STEP_FAILED } pipe_step_status;
+/* interrupted: SIGINT or SIGTERM stopped it (a Ctrl-C, a preemption); its
+   checkpoint folder is kept, and it is not a failure of the step. */
+typedef enum { PIPE_STEP_DONE, PIPE_STEP_CACHED, PIPE_STEP_FAILED, PIPE_STEP_INTERRUPTED } pipe_step_status;
 
 /* An input or output: its path and the SHA-256 (64 lower-case hex digits) of
    its bytes; sha256 is NULL when unknown (a failed step's missing output).
@@ -65,9 +67,11 @@ typedef struct pipe_step_record {
     size_t nmetrics;
 } pipe_step_record;
 
-const char *pipe_step_status_name(pipe_step_status status); /* "done", "cached", "failed" */
-/* 0 and *out for "done", "cached", "failed"; PIPE_EFORMAT otherwise. */
+const char *pipe_step_status_name(pipe_step_status status); /* "done", "cached", "failed", "interrupted" */
+/* 0 and *out for "done", "cached", "failed", "interrupted"; PIPE_EFORMAT otherwise. */
 int pipe_step_status_parse(const char *text, pipe_step_status *out);
+/* done or cached: the invocation finished and its outputs can be used. */
+bool pipe_step_status_succeeded(pipe_step_status status);
 
 /* Renders the record as YAML into a malloc'ed string. */
 int pipe_step_record_format(const pipe_step_record *r, char **text, size_t *len, char *err, size_t errsize);

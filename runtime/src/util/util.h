@@ -31,6 +31,9 @@ int pipe_write_file_atomic(const char *path, const void *data, size_t len, char 
 int pipe_write_file_hint(const char *path, const void *data, size_t len, char *err, size_t errsize);
 bool pipe_file_exists(const char *path);
 bool pipe_dir_exists(const char *path);
+/* fsync of the file or folder at path, opened with flags (O_RDONLY, or
+   O_RDONLY | O_DIRECTORY); 0, or -1 with errno. */
+int pipe_fsync_path(const char *path, int flags);
 
 /* Monotonic seconds, and wall-clock time as "2026-11-22T10:15:00.123Z". */
 double pipe_now(void);
