@@ -218,6 +218,12 @@ requeue_resume() {
         : "$i"
     done
     grep -qx 'saved 20' "$history" 2>/dev/null || { fail "resume saved no checkpoint at tick 20 in 60 s"; return 1; }
+    # What a writer killed half-way leaves: the next attempt must remove it
+    # and never offer it as the latest checkpoint.
+    local ckdir
+    ckdir=$(sed -n '1s/.* dir \(.*\) latest .*/\1/p' "$history")
+    [ -d "$ckdir" ] || { fail "resume's checkpoint folder '$ckdir' is not there"; return 1; }
+    mkdir -p "$ckdir/.tick_999.tmp"
     scontrol requeue "$job" || { fail "scontrol requeue $job failed"; return 1; }
     for i in $(seq 1 300); do
         state=$(squeue -h -j "$job" -t all -o %T 2>/dev/null || true)
@@ -313,7 +319,7 @@ import os, re, sys
 lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
 ticks = int(sys.argv[2])
 print("resume's history:", "; ".join(l for l in lines if not l.startswith("saved")))
-START = re.compile(r"start (\d+) restart (\d+) dir (.*) latest (.*)")
+START = re.compile(r"start (\d+) restart (\d+) dir (.*) latest (.*) strays (\d+)")
 starts = [(k, START.fullmatch(l)) for k, l in enumerate(lines) if l.startswith("start ")]
 terms = [k for k, l in enumerate(lines) if l.startswith("term ")]
 bad = []
@@ -329,13 +335,16 @@ else:
         bad.append(f"stopped at {n}, not after saving it")
     if (second[1], second[2]) != (str(n), "1") or not second[4].endswith(f"/tick_{n}"):
         bad.append(f"the second start is {lines[starts[1][0]]!r}, not from tick_{n} after a requeue")
-    # Once the runtime gives PIPE_CHECKPOINT_DIR: the same folder for both
-    # attempts, PIPE_CHECKPOINT_LATEST in it, the folder removed after success.
+    # One checkpoint folder for both attempts (PIPE_CHECKPOINT_DIR), the
+    # latest in it, the planted .tick_999.tmp removed before the second
+    # attempt, the folder removed after success.
     ckdir = second[3]
-    if first[3] != ckdir:
-        bad.append("the two attempts had different checkpoint folders")
-    if ckdir and (not second[4].startswith(ckdir + "/") or os.path.exists(ckdir)):
+    if not ckdir or first[3] != ckdir:
+        bad.append("the two attempts had no checkpoint folder, or different ones")
+    elif not second[4].startswith(ckdir + "/") or os.path.exists(ckdir):
         bad.append(f"PIPE_CHECKPOINT_DIR {ckdir}: LATEST is not in it, or it was kept after success")
+    if second[5] != "0":
+        bad.append(f"the second attempt found {second[5]} entries starting with '.' in its checkpoint folder")
 if not lines or lines[-1] != f"done {ticks}":
     bad.append(f"the last line is {lines[-1] if lines else None!r}")
 for b in bad:

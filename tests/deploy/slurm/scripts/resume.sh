@@ -1,31 +1,23 @@
 #!/bin/sh
 # A command step that resumes after a requeue (tests/deploy/slurm_cluster.sh):
 # counts to TICKS, a tick each 0.1 s, with a checkpoint every 10 ticks and
-# one on SIGTERM, written as docs/checkpoints.md says: into .tick_N.tmp,
-# then renamed to tick_N. It resumes from PIPE_CHECKPOINT_LATEST, or, where
-# the runtime gives no checkpoint folder, from the newest tick_N of a folder
-# of its own in the shared store. Every start and stop is one line of
-# slurm/INVOCATION.history in the run's folder, which the test reads.
+# one on SIGTERM, written as docs/checkpoints.md says: into .tick_N.tmp in
+# PIPE_CHECKPOINT_DIR, then renamed to tick_N. It resumes from
+# PIPE_CHECKPOINT_LATEST. Every start and stop is one line of
+# slurm/INVOCATION.history in the run's folder, which the test reads; a
+# start also counts the entries of the folder whose names start with `.`,
+# which the runtime removes before an attempt.
 set -eu
 ticks=$1 out=$2
 run_dir=$PIPE_STORE/$PIPE_RUN_ID
 history=$run_dir/slurm/$PIPE_INVOCATION.history
-dir=${PIPE_CHECKPOINT_DIR:-$run_dir/slurm/$PIPE_INVOCATION.checkpoints}
-mkdir -p "$dir" "$run_dir/slurm"
-
+mkdir -p "$run_dir/slurm"
+dir=${PIPE_CHECKPOINT_DIR:?the runtime gave no checkpoint folder}
 latest=${PIPE_CHECKPOINT_LATEST:-}
-if [ -z "${PIPE_CHECKPOINT_DIR:-}" ]; then
-    best=-1
-    for d in "$dir"/tick_*; do
-        [ -d "$d" ] || continue
-        n=${d##*/tick_}
-        if [ "$n" -gt "$best" ]; then best=$n; fi
-    done
-    if [ "$best" -ge 0 ]; then latest=$dir/tick_$best; fi
-fi
+strays=$(find "$dir" -mindepth 1 -maxdepth 1 -name '.*' | wc -l)
 i=0
 if [ -n "$latest" ]; then i=$(cat "$latest/count"); fi
-echo "start $i restart ${SLURM_RESTART_COUNT:-0} dir ${PIPE_CHECKPOINT_DIR:-} latest $latest" >>"$history"
+echo "start $i restart ${SLURM_RESTART_COUNT:-0} dir $dir latest $latest strays $strays" >>"$history"
 
 save() {
     [ ! -e "$dir/tick_$i" ] || return 0
