@@ -55,14 +55,18 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Keeps a core busy for ms milliseconds. */
+/* Keeps a core busy for ms milliseconds (the sum goes to a volatile, so
+   the loop is not optimised away). */
+static volatile double spin_sink;
+
 static void spin_ms(double ms)
 {
     double until = now_s() + ms / 1000.0;
-    volatile double x = 0;
+    double x = 0;
     while (now_s() < until)
         for (int i = 0; i < 10000; i++)
             x += i * 0.5;
+    spin_sink = x;
 }
 
 static char *touch_mib(size_t mib)
