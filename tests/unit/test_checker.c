@@ -6,46 +6,12 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "checked.h"
 #include "util/diag.h"
 #include "check/program.h"
 #include "util/strbuf.h"
 
-typedef struct checked {
-    arena a;
-    source_set src;
-    diag_engine d;
-    program pg;
-} checked;
-
 static char tmpdir[] = "/tmp/pipec-checker-XXXXXX";
-
-static void write_text(const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
-static void check_text(checked *c, const char *text)
-{
-    write_text("main.pipe", text);
-    arena_init(&c->a);
-    source_set_init(&c->src);
-    diag_init(&c->d, &c->a, &c->src);
-    char path[512], err[256];
-    snprintf(path, sizeof path, "%s/main.pipe", tmpdir);
-    bool ok = program_load(&c->pg, &c->a, &c->d, &c->src, path, NULL, err, sizeof err);
-    CHECK(ok);
-}
-
-static void done(checked *c)
-{
-    program_free(&c->pg);
-    source_set_free(&c->src);
-    arena_free(&c->a);
-}
 
 static size_t count_code(checked *c, diag_code code)
 {
@@ -454,6 +420,7 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
+    checked_dir = tmpdir;
     /* Defines the steps' entry functions: W0407 stays out of these checks. */
     write_text("s.c", "int a(void) { return 0; }\nint b(void) { return 0; }\nint c(void) { return 0; }\nint count(void) { return 0; }\nint from_a(void) { return 0; }\nint from_b(void) { return 0; }\nint load(void) { return 0; }\nint merge(void) { return 0; }\nint one(void) { return 0; }\nint s(void) { return 0; }\nint shared(void) { return 0; }\nint split(void) { return 0; }\nint t(void) { return 0; }\nint three(void) { return 0; }\nint train(void) { return 0; }\nint train_2(void) { return 0; }\nint two(void) { return 0; }\nint use(void) { return 0; }\n");
     test_invocation_ids_and_edges();

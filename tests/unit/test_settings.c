@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "checked.h"
 #include "check/program.h"
 #include "cli/decorator_doc.h"
 #include "gen/bundle.h"
@@ -28,42 +29,6 @@
 
 static char tmpdir[] = "/tmp/pipec-settings-XXXXXX";
 
-typedef struct checked {
-    arena a;
-    source_set src;
-    diag_engine d;
-    program pg;
-} checked;
-
-static void write_text(const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
-static void check_text(checked *c, const char *text)
-{
-    write_text("main.pipe", text);
-    arena_init(&c->a);
-    source_set_init(&c->src);
-    diag_init(&c->d, &c->a, &c->src);
-    char path[600], err[256];
-    snprintf(path, sizeof path, "%s/main.pipe", tmpdir);
-    CHECK(program_load(&c->pg, &c->a, &c->d, &c->src, path, NULL, err, sizeof err));
-}
-
-static void done(checked *c)
-{
-    program_free(&c->pg);
-    source_set_free(&c->src);
-    arena_free(&c->a);
-}
 
 /* The E0207 reports, and whether one is at line 1, column col. */
 static size_t e0207(checked *c, unsigned col, bool *at)
@@ -499,6 +464,7 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
+    checked_dir = tmpdir;
     test_rows();
     test_every_field_is_known();
     test_bounds_in_pipec();
