@@ -154,7 +154,8 @@ static int remove_matching(const char *dir, const char *prefix, const char *infi
 /* outputs/ of an invocation whose machine-0 supervisor died: only the
    temporary files and folders (.NAME.tmp, .NAME.tmp.PID) when step.yaml
    says it finished, else all of it (a failed or unfinished invocation
-   keeps no outputs). 0, or PIPE_EIO when something could not be removed. */
+   keeps no outputs); and the invocation folder's temporary files
+   (NAME.tmp.PID). 0, or PIPE_EIO when something could not be removed. */
 static int sweep_outputs(const char *store, const char *run_id, const char *invocation)
 {
     char *dir = pipe_store_invocation_dir(store, run_id, invocation);
@@ -167,7 +168,8 @@ static int sweep_outputs(const char *store, const char *run_id, const char *invo
         bool finished =
             pipe_step_record_read(step, &rec, err, sizeof err) == 0 && pipe_step_status_succeeded(rec->status);
         rc = finished ? remove_matching(outdir, ".", ".tmp") : pipe_remove_tree(outdir, err, sizeof err);
-        if (remove_matching(dir, "step.yaml", ".tmp") != 0)
+        /* step.yaml's, a rank's error file's, the profile's */
+        if (remove_matching(dir, "", ".tmp") != 0)
             rc = PIPE_EIO;
     }
     pipe_step_record_free(rec);

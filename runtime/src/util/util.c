@@ -1,3 +1,5 @@
+/* O_TMPFILE (an unnamed file) is Linux's, declared for _GNU_SOURCE. */
+#define _GNU_SOURCE
 #include "util.h"
 
 #include <errno.h>
@@ -86,34 +88,99 @@ int pipe_mkdirs(const char *path, char *err, size_t errsize)
     return rc;
 }
 
+/* All of data to fd; 0, or -1 with errno. */
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* A file with no name yet (O_TMPFILE) in path's folder, holding data
+   (fsynced when durable): the fd, or -1 with errno; errno EOPNOTSUPP where
+   the file system or the kernel has no unnamed files. Written unnamed, a
+   file a process is killed while writing leaves nothing behind. */
+static int unnamed_file(const char *path, const void *data, size_t len, bool durable)
+{
+#ifdef O_TMPFILE
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? pipe_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : pipe_strdup(".");
+    if (!dir) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    int saved = errno;
+    free(dir);
+    if (fd < 0) {
+        errno = saved == EISDIR || saved == EINVAL ? EOPNOTSUPP : saved;
+        return -1;
+    }
+    if (write_all(fd, data, len) != 0 || (durable && fsync(fd) != 0)) {
+        saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+#else
+    (void)path, (void)data, (void)len, (void)durable;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
+/* Gives the unnamed file fd the name path (AT_EMPTY_PATH needs a
+   privilege; /proc/self/fd does not). 0, or -1 with errno. */
+static int name_file(int fd, const char *path)
+{
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
+/* data to PATH.tmp.PID, then renamed to path: readers see the old or the
+   new bytes, never a mix. The bytes are written and synced while the file
+   has no name where the file system allows, so a kill leaves a temporary
+   file only between its naming and the rename (two system calls). */
 static int write_replace(const char *path, const void *data, size_t len, bool durable, char *err, size_t errsize)
 {
     char *tmp = pipe_asprintf("%s.tmp.%ld", path, (long)getpid());
     if (!tmp)
         return PIPE_ENOMEM;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
+    int fd = unnamed_file(path, data, len, durable);
+    bool named = fd >= 0 && name_file(fd, tmp) == 0;
+    if (fd >= 0 && !named) {
         pipe_errf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
+        close(fd);
         free(tmp);
         return PIPE_EIO;
     }
-    const char *p = data;
-    size_t left = len;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
+    if (fd < 0 && errno != EOPNOTSUPP) {
+        pipe_errf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+        free(tmp);
+        return PIPE_EIO;
+    }
+    if (fd < 0) { /* no unnamed files: the bytes go to the named file */
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd < 0 || write_all(fd, data, len) != 0 || (durable && fsync(fd) != 0)) {
             pipe_errf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
-            close(fd);
+            if (fd >= 0)
+                close(fd);
             unlink(tmp);
             free(tmp);
             return PIPE_EIO;
         }
-        p += w;
-        left -= (size_t)w;
     }
-    if ((durable && fsync(fd) != 0) || close(fd) != 0 || rename(tmp, path) != 0) {
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
         pipe_errf(err, errsize, "cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
         free(tmp);
@@ -128,9 +195,26 @@ int pipe_write_file_atomic(const char *path, const void *data, size_t len, char 
     return write_replace(path, data, len, true, err, errsize);
 }
 
+/* Unsynced, and never under a temporary name: the unnamed file takes the
+   name in place of the old file (unlinked first; a reader in between finds
+   none, which for a hint is a miss). */
 int pipe_write_file_hint(const char *path, const void *data, size_t len, char *err, size_t errsize)
 {
-    return write_replace(path, data, len, false, err, errsize);
+    int fd = unnamed_file(path, data, len, false);
+    if (fd < 0 && errno == EOPNOTSUPP)
+        return write_replace(path, data, len, false, err, errsize);
+    int rc = fd >= 0 ? 0 : -1;
+    for (int tries = 0; rc == 0 && name_file(fd, path) != 0; tries++)
+        if (errno != EEXIST || tries == 8 || (unlink(path) != 0 && errno != ENOENT))
+            rc = -1;
+    int saved = errno;
+    if (fd >= 0)
+        close(fd);
+    if (rc != 0) {
+        pipe_errf(err, errsize, "cannot write %s: %s", path, strerror(saved));
+        return PIPE_EIO;
+    }
+    return 0;
 }
 
 bool pipe_file_exists(const char *path)

@@ -24,10 +24,14 @@ char *pipe_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* mkdir -p. 0 or PIPE_EIO with a message naming the directory. */
 int pipe_mkdirs(const char *path, char *err, size_t errsize);
-/* Temp file + fsync + rename: readers see the old or the new bytes, never a mix. */
+/* Temp file + fsync + rename: readers see the old or the new bytes, never a
+   mix (the bytes written while the file has no name, where the file system
+   allows: a kill leaves a temporary file only between two system calls). */
 int pipe_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize);
-/* The same without the fsync, for a file whose loss or damage in a crash
-   only costs time (a cache entry: a look-up checks what it names). */
+/* For a file whose loss or damage in a crash only costs time (a cache
+   entry: a look-up checks what it names): no fsync, and written as an
+   unnamed file named once whole, so a kill leaves no temporary file (a
+   reader may find none while it is replaced). */
 int pipe_write_file_hint(const char *path, const void *data, size_t len, char *err, size_t errsize);
 bool pipe_file_exists(const char *path);
 bool pipe_dir_exists(const char *path);
