@@ -85,6 +85,15 @@ typedef struct effective_options {
 } effective_options;
 
 opt_value effective_opt(const effective_options *e, decorator_id dec, int opt);
+/* Whether the option is a map (pipe_kind_is_map: `environment`,
+   `node_selector`), whose value in force is merged key by key: use
+   effective_map for it, not effective_opt's one side. */
+bool option_merges_by_key(decorator_id dec, int opt);
+/* A map option in force (docs/language.md, "Decorators"): the pipeline's
+   entries, each overridden by the step's entry of the same key, then the
+   step's other entries; *n gets their count (0 and NULL when neither side
+   gives it). Allocated in `a`; the entries are the .pipe file's own. */
+const ast_map_entry **effective_map(arena *a, const effective_options *e, decorator_id dec, int opt, size_t *n);
 /* The instance providing `dec` (step's, else pipeline's), or NULL. */
 const decorator_inst *effective_decorator(const effective_options *e, decorator_id dec);
 /* The default of an option as a parsed value (set = false). */

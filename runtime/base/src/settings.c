@@ -177,7 +177,7 @@ static bool is_list(pipe_kind k)
 {
     return k == PIPE_KIND_STRING_LIST || k == PIPE_KIND_PACKAGE_LIST || k == PIPE_KIND_SBATCH_FLAGS;
 }
-static bool is_map(pipe_kind k) { return k == PIPE_KIND_STRING_MAP || k == PIPE_KIND_ENV_MAP; }
+bool pipe_kind_is_map(pipe_kind k) { return k == PIPE_KIND_STRING_MAP || k == PIPE_KIND_ENV_MAP; }
 static bool is_string(pipe_kind k)
 {
     return k == PIPE_KIND_STRING || k == PIPE_KIND_ENUM || k == PIPE_KIND_GPU_IDS || k == PIPE_KIND_ACCELERATORS;
@@ -335,7 +335,7 @@ void pipe_settings_free(pipe_minvocation *inv)
                 free_strs(*(char ***)f, *n);
                 *(char ***)f = NULL;
                 *n = 0;
-            } else if (is_map(o->kind)) {
+            } else if (pipe_kind_is_map(o->kind)) {
                 pipe_kv *kv = *(pipe_kv **)f;
                 for (size_t k = 0; k < *n; k++) {
                     free(kv[k].key);
@@ -484,7 +484,7 @@ void pipe_option_hash(const pipe_option *o, const pipe_minvocation *inv, pipe_sh
     } else if (is_list(o->kind)) {
         for (size_t i = 0; i < n; i++)
             hash_text(h, (*(char *const *const *)field)[i]);
-    } else if (is_map(o->kind)) {
+    } else if (pipe_kind_is_map(o->kind)) {
         for (size_t i = 0; i < n; i++) {
             hash_text(h, (*(const pipe_kv *const *)field)[i].key);
             hash_text(h, (*(const pipe_kv *const *)field)[i].value);

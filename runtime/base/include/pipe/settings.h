@@ -129,6 +129,9 @@ const pipe_option *pipe_option_get(pipe_decorator d, int index);
    manifest entry. */
 const pipe_decorator_info *pipe_decorator_in_manifest_order(int i);
 
+/* Whether a kind is a map (STRING_MAP, ENV_MAP): a step's map is merged
+   with its pipeline's key by key, where other options are replaced whole. */
+bool pipe_kind_is_map(pipe_kind k);
 /* The option's default (absent false) or its value when the decorator does
    not apply (absent true), typed; strings point into the table. */
 pipe_value pipe_option_initial(const pipe_option *o, bool absent);
