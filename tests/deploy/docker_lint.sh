@@ -2,7 +2,8 @@
 # hadolint on every generated Dockerfile: those of each example
 # (examples/*/*.pipe), of the injection corpus (injection/injection.pipe), of
 # the golden case of @checkpoint (tests/golden/checkpoint/case.pipe) and of
-# the image-build test's pipeline (docker_hello/hello.pipe). hadolint
+# the image-build tests' pipelines (docker_hello/hello.pipe,
+# docker_pypi/pypi.pipe). hadolint
 # also runs ShellCheck on the RUN instructions.
 #
 #   docker_lint.sh PIPEC REPO_ROOT WORK_DIR
@@ -25,7 +26,8 @@ fi
 echo "using $("$hadolint" --version)"
 
 pipes=("$root"/examples/*/*.pipe "$root/tests/deploy/injection/injection.pipe"
-       "$root/tests/golden/checkpoint/case.pipe" "$root/tests/deploy/docker_hello/hello.pipe")
+       "$root/tests/golden/checkpoint/case.pipe" "$root/tests/deploy/docker_hello/hello.pipe"
+       "$root/tests/deploy/docker_pypi/pypi.pipe")
 status=0
 checked=0
 for pipe in "${pipes[@]}"; do
