@@ -176,7 +176,7 @@ static const char pipe_driver_manifest[] =
     "    build: \"nvidia/cuda:12.4.1-devel-ubuntu22.04\"\n"
     "    apt_packages: []\n"
     "    requirements: []\n"
-    "    environment: {NCCL_DEBUG: WARN, NCCL_ASYNC_ERROR_HANDLING: \"1\"}\n"
+    "    environment: {OMP_PROC_BIND: close, NCCL_DEBUG: WARN, NCCL_ASYNC_ERROR_HANDLING: \"1\"}\n"
     "  slurm:\n"
     "    partition: gpu-h100\n"
     "    account: ml-research\n"
