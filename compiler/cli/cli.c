@@ -304,6 +304,8 @@ static int cmd_build(int argc, char **argv)
     pipeline_info *pl = NULL;
     if (!diag_error_count(&s.diag))
         pl = program_select_pipeline(&s.pg, o.pipeline);
+    if (pl && !diag_error_count(&s.diag))
+        targets_check_build(&s.diag, pl, o.targets);
     flush_diags(&s, o.diag_format);
     rc = EXIT_ERRORS;
     model m;

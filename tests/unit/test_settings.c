@@ -124,7 +124,8 @@ static void write_stderr(void *user, const char *text, size_t len)
 }
 
 /* A value for each kind that is valid and, where it can be, not the
-   default. `cpu = true` would contradict `multi_gpu = true` (E0304). */
+   default. `cpu = true` would contradict `multi_gpu = true` (E0304);
+   @skypilot(store) is a bucket (E0204 otherwise). */
 static void sample(const pipe_option *o, char *buf, size_t size)
 {
     switch (o->kind) {
@@ -136,7 +137,10 @@ static void sample(const pipe_option *o, char *buf, size_t size)
     case PIPE_KIND_BOOL:
         snprintf(buf, size, "%s", o == pipe_option_get(PIPE_DEC_ACCELERATE, PIPE_ACC_CPU) ? "false" : "true");
         break;
-    case PIPE_KIND_STRING: snprintf(buf, size, "\"value-%s\"", o->name); break;
+    case PIPE_KIND_STRING:
+        snprintf(buf, size, "\"%svalue-%s\"", o == pipe_option_get(PIPE_DEC_SKYPILOT, PIPE_SKY_STORE) ? "s3://" : "",
+                 o->name);
+        break;
     case PIPE_KIND_ENUM: snprintf(buf, size, "\"%s\"", o->values[1] ? o->values[1] : o->values[0]); break;
     case PIPE_KIND_GPU_IDS: snprintf(buf, size, "\"0\""); break;
     case PIPE_KIND_ACCELERATORS: snprintf(buf, size, "\"H100:1\""); break;

@@ -136,6 +136,7 @@ typedef struct pipe_mskypilot {
     char *cloud, *region; /* NULL when not given */
     bool use_spot;
     char *accelerators;   /* "NAME" or "NAME:COUNT"; NULL when not given */
+    char *store;          /* the bucket URI mounted as the store (pipec checks it); NULL when not given */
 } pipe_mskypilot;
 
 /* The most processes one accelerated step may have (the launcher's
