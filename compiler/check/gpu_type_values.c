@@ -54,8 +54,8 @@ static void check_gres_type(diag_engine *d, opt_value *v)
     if (!v->set || !v->valid || !v->s || gres_type(v->s))
         return;
     v->valid = false;
-    diagnostic *dg = diag_report(d, v->expr->sp, DIAG_E0201, "option `gpu_type` of @slurm must be a GRES type, not \"%s\"",
-                                 v->s);
+    diagnostic *dg =
+        diag_report(d, v->expr->sp, DIAG_E0201, "option `gpu_type` of @slurm must be a GRES type, not \"%s\"", v->s);
     diag_label(d, dg, "not a GRES type");
     diag_help(d, dg, "write the type as the cluster's gres.conf does (`Type=`), with letters, digits, `_`, `-` and "
                      "`.`, e.g. `gpu_type = \"h100\"`");

@@ -314,15 +314,18 @@ static void prologue_lines(strbuf *sb, bundle *b, const pipe_minvocation *inv)
     run_mode mode = run_mode_of(inv);
     if (mode == RUN_ON_NODE) {
         sb_printf(sb,
-                  "if [ -z \"${PIPE_BUNDLE_EXE:-}\" ] || [ -z \"${PIPE_STORE:-}\" ] || [ -z \"${PIPE_RUN_ID:-}\" ]; then\n"
-                  "    echo \"%s.sbatch: PIPE_BUNDLE_EXE, PIPE_STORE and PIPE_RUN_ID must be set: submit with submit.sh\" >&2\n"
+                  "if [ -z \"${PIPE_BUNDLE_EXE:-}\" ] || [ -z \"${PIPE_STORE:-}\" ] || "
+                  "[ -z \"${PIPE_RUN_ID:-}\" ]; then\n"
+                  "    echo \"%s.sbatch: PIPE_BUNDLE_EXE, PIPE_STORE and PIPE_RUN_ID must be set: "
+                  "submit with submit.sh\" >&2\n"
                   "    exit 2\n"
                   "fi\n"
                   "EXE=$PIPE_BUNDLE_EXE\n"
                   "STORE=$PIPE_STORE\n"
                   "RUN_ID=$PIPE_RUN_ID\n"
                   "if [ ! -x \"$EXE\" ]; then\n"
-                  "    echo \"%s.sbatch: $EXE is not an executable on $(hostname): the bundle must be on a shared filesystem\" >&2\n"
+                  "    echo \"%s.sbatch: $EXE is not an executable on $(hostname): "
+                  "the bundle must be on a shared filesystem\" >&2\n"
                   "    exit 2\n"
                   "fi\n",
                   inv->id, inv->id);
@@ -344,7 +347,8 @@ static void prologue_lines(strbuf *sb, bundle *b, const pipe_minvocation *inv)
     if (rest) {
         sb_printf(sb,
                   "if [ -z \"${PIPE_REGISTRY:-}\" ]; then\n"
-                  "    echo \"%s.sbatch: PIPE_REGISTRY must name the registry the image was pushed to (the build named none)\" >&2\n"
+                  "    echo \"%s.sbatch: PIPE_REGISTRY must name the registry the image was pushed to "
+                  "(the build named none)\" >&2\n"
                   "    exit 2\n"
                   "fi\n"
                   "IMAGE=\"${PIPE_REGISTRY%%/}\"",
@@ -392,7 +396,8 @@ static void container_lines(strbuf *sb, const pipe_minvocation *inv)
         sb_puts(sb, "# apptainer pulls the image from the registry (docker://) into its cache");
         if (*gpus)
             sb_printf(sb, "\n# and binds the node's GPU libraries into the container (%s)", gpus);
-        sb_printf(sb, ".\nAPPTAINER=(apptainer exec%s%s --bind \"$STORE\" \"docker://$IMAGE\")\n", *gpus ? " " : "", gpus);
+        sb_printf(sb, ".\nAPPTAINER=(apptainer exec%s%s --bind \"$STORE\" \"docker://$IMAGE\")\n", *gpus ? " " : "",
+                  gpus);
         return;
     }
     }
@@ -451,8 +456,9 @@ static const char distributed_text[] =
    reach them. */
 static void launch_lines(strbuf *sb, const pipe_minvocation *inv, const char *word)
 {
-    const char *srun = run_mode_of(inv) == RUN_APPTAINER ? "\"$SRUN\" \"${SRUN_ARGS[@]}\" \"${APPTAINER[@]}\" \"$EXE\" step "
-                                                         : "\"$SRUN\" \"${SRUN_ARGS[@]}\" \"$EXE\" step ";
+    const char *srun = run_mode_of(inv) == RUN_APPTAINER
+                           ? "\"$SRUN\" \"${SRUN_ARGS[@]}\" \"${APPTAINER[@]}\" \"$EXE\" step "
+                           : "\"$SRUN\" \"${SRUN_ARGS[@]}\" \"$EXE\" step ";
     const char *args = " --run-id \"$RUN_ID\" --store \"$STORE\" --echo \"$@\"";
     if (!inv->checkpoint.enabled) {
         sb_printf(sb, "exec %s%s%s", srun, word, args);
