@@ -12,13 +12,17 @@
 
 /* ---- the parts ---- */
 
+/* Whether another option has o's name. For an option of the key only the
+   others of the key count, so that adding one outside it (@slurm(gpu_type))
+   renames no part and changes no key; one outside the key, never a part,
+   is told apart from every other (for the names of a diff). */
 static bool name_shared(const pipe_option *o)
 {
     int n = 0;
     for (int d = 0; d < PIPE_DEC_COUNT; d++) {
         const pipe_decorator_info *info = pipe_decorator_get((pipe_decorator)d);
         for (int i = 0; i < info->noptions; i++)
-            n += strcmp(info->options[i].name, o->name) == 0;
+            n += (info->options[i].keyed || !o->keyed) && strcmp(info->options[i].name, o->name) == 0;
     }
     return n > 1;
 }

@@ -119,6 +119,9 @@ typedef struct pipe_mslurm {
     char *partition, *account, *qos, *constraint; /* NULL when not given */
     char **extra;                                 /* more #SBATCH flags, "--name[=value]" */
     size_t nextra;
+    char *gpu_type;  /* the cluster's GRES type; NULL: GPUs untyped */
+    char *container; /* "none" (the default), "pyxis" or "apptainer" */
+    bool tmp;        /* @resources(disk) as --tmp */
 } pipe_mslurm;
 
 typedef struct pipe_mkubernetes {
