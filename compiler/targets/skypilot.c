@@ -326,6 +326,7 @@ const deploy_target target_skypilot = {
        image is warned about (W0401), although its tasks run on the node's
        own image (docs/deploy-skypilot.md). */
     .runs_containers = true,
+    .pulls_images = true,
     .check = check_skypilot,
     .generate = gen_skypilot,
 };

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A real image build from a generated Dockerfile, and a run of the bundle in
-# the image. Without a Docker engine: `podman build --isolation chroot`
-# builds it (RUN steps included) and `buildah run --isolation chroot` runs it.
+# the image. Without a Docker engine: the bundle's docker/build.sh builds it
+# with `podman build` (a stand-in named podman adds `--isolation chroot` and
+# the test's store, and records the pushes) and `buildah run --isolation
+# chroot` runs it.
 # Nothing can be pulled, so the base image is made here: debootstrap
 # bookworm (minbase) with the toolchain and libyaml the Dockerfile asks for,
 # and a stand-in for `python3 -m pip` that records its arguments. The
@@ -10,9 +12,11 @@
 #
 #   docker_build.sh PIPEC REPO_ROOT WORK_DIR
 #
-# The pipeline is docker_hello/hello.pipe: its @docker environment and
-# requirements hold text that naive quoting would run or mangle; the run's
-# `check` step and the recorded pip arguments show they arrived intact.
+# The pipeline is docker_hello/hello.pipe: its @docker environment,
+# requirements, index URLs and requirements file hold text that naive
+# quoting would run or mangle; the run's `check` step, the recorded pip
+# arguments and the image's copy of the requirements file show they arrived
+# intact.
 #
 # Podman and buildah use their own store under WORK_DIR/docker-build, which
 # keeps the base image between runs (debootstrap takes about a minute; a
@@ -27,7 +31,7 @@ pipec=$1
 root=$2
 work=$3/docker-build
 base=localhost/pipec-test:bookworm
-image=localhost/pipec-hello-test:latest
+registry=localhost/pipec-run
 recipe=3 # bump when what goes into the base image changes
 packages=cmake,make,gcc,libc6-dev,libyaml-dev,libyaml-0-2,libssl-dev,libssl3
 # The mirror apt uses on this machine (a CI machine may only reach its own),
@@ -180,19 +184,45 @@ status=0
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
     [ -n "${ctr:-}" ] && buildah rm "$ctr" >/dev/null 2>&1
-    podman rmi -f "$image" >/dev/null 2>&1
+    [ -n "${image:-}" ] && podman rmi -f "$image" >/dev/null 2>&1
     podman image prune -f >/dev/null 2>&1
 }
 trap cleanup EXIT
 
-echo "podman build --isolation chroot -f ${dockerfiles[0]#"$work/"}"
-if ! podman build --isolation chroot --pull=never -f "${dockerfiles[0]}" -t "$image" "$bundle" \
+# The image's name, as docker/build.sh gives it: REGISTRY/NAME:TAG.
+# shellcheck disable=SC2016 # the script's text, not this one's variable
+name=$(sed -n 's|^image docker/[^ ]*/Dockerfile "\$PIPE_REGISTRY/\(.*\)"$|\1|p' "$bundle/docker/build.sh")
+[ -n "$name" ] || fail "no image line in docker/build.sh"
+image=$registry/$name
+case $image in *:latest) fail "the image is tagged latest: $image" ;; esac
+# podman as docker/build.sh finds it first on PATH: the real one with this
+# test's store, chroot isolation and no pulls; `push` is recorded, not done.
+shim="$work/shim"
+mkdir -p "$shim"
+# shellcheck disable=SC2016 # the stand-in's own "$1" and "$@"
+{
+    echo '#!/bin/sh'
+    printf 'if [ "$1" = push ]; then echo "$2" >>%q; exit 0; fi\n' "$work/pushed"
+    printf 'if [ "$1" = build ]; then shift; set -- build --isolation chroot --pull=never "$@"; fi\n'
+    printf 'exec %q' "$(type -P podman)"
+    printf ' %q' "${store[@]}" "${pod[@]}"
+    printf ' "$@"\n'
+} >"$shim/podman"
+chmod 755 "$shim/podman"
+rm -f "$work/pushed"
+echo "PIPE_REGISTRY=$registry docker/build.sh (podman build --isolation chroot -f ${dockerfiles[0]#"$bundle/"})"
+if ! PATH="$shim:$PATH" PIPE_REGISTRY=$registry PIPE_CONTAINER_ENGINE='' "$bundle/docker/build.sh" \
     >"$work/build.log" 2>&1; then
     tail -40 "$work/build.log"
     if grep -qiE "user namespace|newuidmap|operation not permitted" "$work/build.log"; then
         skip "podman build cannot create its chroot here (see above)"
     fi
-    fail "podman build"
+    fail "docker/build.sh"
+fi
+if [ "$(cat "$work/pushed" 2>/dev/null)" = "$image" ]; then
+    echo "ok   docker/build.sh built and pushed $image"
+else
+    fail "docker/build.sh pushed $(cat "$work/pushed" 2>/dev/null), expected $image"
 fi
 
 # The image's configuration.
@@ -250,24 +280,27 @@ else
     echo "FAIL: no /opt/pipe/venv in the image"
     status=1
 fi
-# The requirements reached pip as written (one argument each).
-cat >"$work/pip-args.expected" <<'EOF'
-install
---no-cache-dir
---
-numpy==1.26.4
-it's "q"
-$(touch /tmp/pwned)
-`touch /tmp/pwned`
-back\slash\
---index-url=http://example.invalid/
-ünï # */ ; & |
-EOF
+# The requirements reached pip as written (one argument each), after the
+# index URLs and the requirements file.
+# (docker_hello/pip-args.txt: what follows `pip install --no-cache-dir`.)
+{
+    printf 'install\n--no-cache-dir\n'
+    cat "$root/tests/deploy/docker_hello/pip-args.txt"
+} >"$work/pip-args.expected"
 if buildah run --isolation chroot "$ctr" -- cat /opt/pip-args >"$work/pip-args" 2>"$work/pip-args.err" &&
     diff -u "$work/pip-args.expected" "$work/pip-args"; then
     echo "ok   pip arguments"
 else
     echo "FAIL: the pip arguments differ (above)"
+    status=1
+fi
+# The requirements file pip was given is hello.pipe's, byte for byte.
+if buildah run --isolation chroot "$ctr" -- cat /opt/pipe/requirements.txt >"$work/requirements.txt" 2>&1 &&
+    cmp -s "$work/requirements.txt" "$root/tests/deploy/docker_hello/requirements.txt"; then
+    echo "ok   the requirements file in the image"
+else
+    cat "$work/requirements.txt"
+    echo "FAIL: /opt/pipe/requirements.txt differs from docker_hello/requirements.txt"
     status=1
 fi
 [ ! -e /tmp/pwned ] || echo "note: /tmp/pwned exists on this machine (not made by this test, which checks the image)"
