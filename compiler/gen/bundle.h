@@ -115,7 +115,9 @@ bool bundle_images_need_registry(const bundle *b);
 /* For a POSIX shell script: when some image has no registry, lines that
    stop it (exit 1, a message naming `script` and saying that PIPE_REGISTRY
    names the registry "to <action>", e.g. "push the images to") unless
-   PIPE_REGISTRY is set, then drop a final `/` from it; nothing otherwise. */
+   PIPE_REGISTRY is set, then drop a final `/` from it and stop unless it
+   holds only [A-Za-z0-9._:/-] (so it can replace the placeholder in YAML
+   or a sed expression as it is); nothing otherwise. */
 void bundle_registry_guard(const bundle *b, strbuf *sb, const char *script, const char *action);
 /* An image's reference as one word of such a script: `"$PIPE_REGISTRY/NAME:TAG"`
    without a registry, else the reference quoted. */

@@ -1,5 +1,7 @@
 /* The registry of the images (bundle_images.c gives each its reference):
-   what the scripts that push or pull them do when none was given. */
+   what the scripts that push or pull them do when none was given. They
+   take PIPE_REGISTRY, checked to hold only what image names hold, so that
+   it can replace BUNDLE_REGISTRY_PLACEHOLDER in YAML or a sed expression. */
 #include "bundle.h"
 #include "escape.h"
 
@@ -24,8 +26,15 @@ void bundle_registry_guard(const bundle *b, strbuf *sb, const char *script, cons
               "    echo \"(or build the bundle with \\`pipec build --registry REGISTRY\\` or @docker(registry = ...))\" >&2\n"
               "    exit 1\n"
               "fi\n"
-              "PIPE_REGISTRY=${PIPE_REGISTRY%%/}\n",
-              script, action, script);
+              "PIPE_REGISTRY=${PIPE_REGISTRY%%/}\n"
+              "# Only what image names hold: safe in YAML, sed and shell words.\n"
+              "case $PIPE_REGISTRY in\n"
+              "*[!A-Za-z0-9._:/-]* | /* | *//*)\n"
+              "    echo \"%s: PIPE_REGISTRY=$PIPE_REGISTRY is not a registry (e.g. ghcr.io/team, localhost:5000)\" >&2\n"
+              "    exit 1\n"
+              "    ;;\n"
+              "esac\n",
+              script, action, script, script);
 }
 
 void bundle_image_ref_shell(const bundle_image *img, strbuf *sb)

@@ -110,6 +110,14 @@ else
     cat "$work/script.out"
     fail "docker/build.sh without PIPE_REGISTRY: exit $rc, calls: $(calls)"
 fi
+REGISTRY='reg.example.com/a|b' ENGINE='' run_script "$work/bin" "$out"
+rc=$?
+if [ $rc = 1 ] && grep -q 'is not a registry' "$work/script.out" && [ -z "$(calls)" ]; then
+    ok "docker/build.sh refuses a PIPE_REGISTRY that no image name holds"
+else
+    cat "$work/script.out"
+    fail "docker/build.sh with PIPE_REGISTRY='reg.example.com/a|b': exit $rc, calls: $(calls)"
+fi
 # shellcheck disable=SC2016 # the script's text
 names=$(sed -n 's|^image docker/[^ ]*/Dockerfile "\$PIPE_REGISTRY/\(.*\)"$|\1|p' "$out/docker/build.sh")
 [ "$(wc -l <<<"$names")" = 2 ] || fail "two images expected in docker/build.sh: $names"
