@@ -36,6 +36,15 @@ enum {
 typedef pipe_decorator_info decorator_schema;
 typedef pipe_option option_schema;
 
+/* A file an option names (PIPE_KIND_FILE), as the checker read it: the
+   bundle copies these bytes, and their digest goes to bundle.yaml. */
+typedef struct opt_file {
+    const char *resolved; /* where pipec read it (relative to the working directory, or absolute) */
+    const char *sha256;   /* of text, 64 hex digits */
+    const char *text;
+    size_t len;
+} opt_file;
+
 /* A parsed option value. Numbers are kept in the field their kind uses:
    num (NUMBER), i (INT, PORT), b (BOOL), u (SIZE bytes, DURATION ms). */
 typedef struct opt_value {
@@ -48,7 +57,8 @@ typedef struct opt_value {
     int64_t i;
     uint64_t u;
     bool b;
-    const char *s;     /* strings, enums, gpu_ids, accelerators name */
+    const char *s;     /* strings, enums, gpu_ids, accelerators name; a file's path as written */
+    const opt_file *file; /* FILE: the file read; NULL otherwise */
 } opt_value;
 
 typedef struct decorator_inst {

@@ -253,6 +253,20 @@ static char *option_text(arena *a, const opt_value *v)
     return t ? arena_strdup(a, t) : NULL;
 }
 
+/* A file an option names, kept once per content for the bundle. */
+static void add_option_file(builder *b, const opt_file *f)
+{
+    model *m = b->m;
+    for (size_t i = 0; i < m->nfiles; i++)
+        if (strcmp(m->files[i].sha256, f->sha256) == 0)
+            return;
+    model_file *files = arena_alloc(b->a, (m->nfiles + 1) * sizeof *files);
+    if (m->nfiles)
+        memcpy(files, m->files, m->nfiles * sizeof *files);
+    files[m->nfiles++] = (model_file){f->resolved, f->sha256, f->text, f->len};
+    m->files = files;
+}
+
 /* One option's value into its field of the invocation (pipe/settings.h). */
 static void store_option(builder *b, const option_schema *os, const opt_value *v, pipe_minvocation *inv)
 {
@@ -277,6 +291,16 @@ static void store_option(builder *b, const option_schema *os, const opt_value *v
     case PIPE_KIND_STRING_MAP:
     case PIPE_KIND_ENV_MAP: /* merged key by key: store_map */
         break;
+    case PIPE_KIND_FILE: {
+        pipe_mfile file = {0};
+        if (v->file) {
+            file.path = option_text(b->a, v);
+            file.sha256 = arena_strdup(b->a, v->file->sha256);
+            add_option_file(b, v->file);
+        }
+        memcpy(field, &file, sizeof file);
+        break;
+    }
     case PIPE_KIND_MAP_LIST:
         if (v->expr)
             any_value(b->a, v->expr, field);

@@ -737,5 +737,6 @@ const deploy_target target_kubernetes = {
     .name = "kubernetes",
     .summary = "kubernetes/<pipeline>.yaml: a Job per invocation and an Argo Workflow that runs them",
     .runs_containers = true,
+    .pulls_images = true,
     .generate = gen_kubernetes,
 };

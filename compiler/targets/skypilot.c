@@ -574,6 +574,7 @@ const deploy_target target_skypilot = {
     .name = "skypilot",
     .summary = "skypilot/: a SkyPilot task per invocation in its image, their chain and submit.sh",
     .runs_containers = true,
+    .pulls_images = true,
     .check = check_skypilot,
     .check_build = check_shared_store,
     .generate = gen_skypilot,

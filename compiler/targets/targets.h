@@ -26,6 +26,9 @@ typedef struct deploy_target {
     /* It runs the bundle's container images (bundle_image_of): a GPU step
        with no image of its own is warned about (W0401) when it is built. */
     bool runs_containers;
+    /* Its files make a cluster pull the images from their registry: built
+       without one (@docker(registry), --registry), it is warned about once. */
+    bool pulls_images;
     /* Checks the options in force for a step in a pipeline (or its own,
        when no pipeline calls it) that this target reads; NULL: none. Runs
        under `check` and `build` alike, whatever --target says, so that the

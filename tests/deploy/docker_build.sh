@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # A real image build from a generated Dockerfile, and a run of the bundle in
 # the image: podman_base.sh's store and Debian base, whose stand-in for
-# `python3 -m pip` records its arguments. The generated Dockerfile installs
-# only missing packages, so its apt steps have nothing to do and the build
-# needs no network.
+# `python3 -m pip` records its arguments. The bundle's docker/build.sh
+# builds it with `podman build` (a stand-in named podman adds `--isolation
+# chroot` and the test's store, and records the pushes). The generated
+# Dockerfile installs only missing packages, so its apt steps have nothing
+# to do and the build needs no network.
 #
 #   docker_build.sh PIPEC REPO_ROOT WORK_DIR
 #
-# The pipeline is docker_hello/hello.pipe: its @docker environment and
-# requirements hold text that naive quoting would run or mangle; the run's
-# `check` step and the recorded pip arguments show they arrived intact.
+# The pipeline is docker_hello/hello.pipe: its @docker environment,
+# requirements, index URLs and requirements file hold text that naive
+# quoting would run or mangle; the run's `check` step, the recorded pip
+# arguments and the image's copy of the requirements file show they arrived
+# intact.
 # A later run takes about 20 s.
 set -u
 pipec=$1
@@ -18,10 +22,53 @@ root=$2
 . "$(dirname "$0")/podman_base.sh"
 podman_base_setup "$3"
 
-# The bundle and its one image.
-image_build "$pipec" "$root/tests/deploy/docker_hello/hello.pipe" "$work/bundle" localhost/pipec-hello-test:latest \
-    "$work/build.log" || fail "podman build"
 status=0
+# The bundle and its one Dockerfile.
+bundle="$work/bundle"
+registry=localhost/pipec-run
+rm -rf "$bundle"
+"$pipec" build "$root/tests/deploy/docker_hello/hello.pipe" -o "$bundle" --target docker || fail "pipec build"
+dockerfiles=("$bundle"/docker/*/Dockerfile)
+if [ ${#dockerfiles[@]} != 1 ] || [ ! -f "${dockerfiles[0]}" ]; then
+    fail "expected one Dockerfile, found: ${dockerfiles[*]}"
+fi
+trap image_cleanup EXIT
+
+# The image's name, as docker/build.sh gives it: REGISTRY/NAME:TAG.
+# shellcheck disable=SC2016 # the script's text, not this one's variable
+name=$(sed -n 's|^image docker/[^ ]*/Dockerfile "\$PIPE_REGISTRY/\(.*\)"$|\1|p' "$bundle/docker/build.sh")
+[ -n "$name" ] || fail "no image line in docker/build.sh"
+image=$registry/$name
+case $image in *:latest) fail "the image is tagged latest: $image" ;; esac
+# podman as docker/build.sh finds it first on PATH: the real one with this
+# test's store, chroot isolation and no pulls; `push` is recorded, not done.
+shim="$work/shim"
+mkdir -p "$shim"
+# shellcheck disable=SC2016 # the stand-in's own "$1" and "$@"
+{
+    echo '#!/bin/sh'
+    printf 'if [ "$1" = push ]; then echo "$2" >>%q; exit 0; fi\n' "$work/pushed"
+    printf 'if [ "$1" = build ]; then shift; set -- build --isolation chroot --pull=never "$@"; fi\n'
+    printf 'exec %q' "$(type -P podman)"
+    printf ' %q' "${store[@]}" "${pod[@]}"
+    printf ' "$@"\n'
+} >"$shim/podman"
+chmod 755 "$shim/podman"
+rm -f "$work/pushed"
+echo "PIPE_REGISTRY=$registry docker/build.sh (podman build --isolation chroot -f ${dockerfiles[0]#"$bundle/"})"
+if ! PATH="$shim:$PATH" PIPE_REGISTRY=$registry PIPE_CONTAINER_ENGINE='' "$bundle/docker/build.sh" \
+    >"$work/build.log" 2>&1; then
+    tail -40 "$work/build.log"
+    if grep -qiE "user namespace|newuidmap|operation not permitted" "$work/build.log"; then
+        skip "podman build cannot create its chroot here (see above)"
+    fi
+    fail "docker/build.sh"
+fi
+if [ "$(cat "$work/pushed" 2>/dev/null)" = "$image" ]; then
+    echo "ok   docker/build.sh built and pushed $image"
+else
+    fail "docker/build.sh pushed $(cat "$work/pushed" 2>/dev/null), expected $image"
+fi
 
 # The image's configuration.
 check_config() {
@@ -78,24 +125,27 @@ else
     echo "FAIL: no /opt/pipe/venv in the image"
     status=1
 fi
-# The requirements reached pip as written (one argument each).
-cat >"$work/pip-args.expected" <<'EOF'
-install
---no-cache-dir
---
-numpy==1.26.4
-it's "q"
-$(touch /tmp/pwned)
-`touch /tmp/pwned`
-back\slash\
---index-url=http://example.invalid/
-ünï # */ ; & |
-EOF
+# The requirements reached pip as written (one argument each), after the
+# index URLs and the requirements file.
+# (docker_hello/pip-args.txt: what follows `pip install --no-cache-dir`.)
+{
+    printf 'install\n--no-cache-dir\n'
+    cat "$root/tests/deploy/docker_hello/pip-args.txt"
+} >"$work/pip-args.expected"
 if buildah run --isolation chroot "$ctr" -- cat /opt/pip-args >"$work/pip-args" 2>"$work/pip-args.err" &&
     diff -u "$work/pip-args.expected" "$work/pip-args"; then
     echo "ok   pip arguments"
 else
     echo "FAIL: the pip arguments differ (above)"
+    status=1
+fi
+# The requirements file pip was given is hello.pipe's, byte for byte.
+if buildah run --isolation chroot "$ctr" -- cat /opt/pipe/requirements.txt >"$work/requirements.txt" 2>&1 &&
+    cmp -s "$work/requirements.txt" "$root/tests/deploy/docker_hello/requirements.txt"; then
+    echo "ok   the requirements file in the image"
+else
+    cat "$work/requirements.txt"
+    echo "FAIL: /opt/pipe/requirements.txt differs from docker_hello/requirements.txt"
     status=1
 fi
 [ ! -e /tmp/pwned ] || echo "note: /tmp/pwned exists on this machine (not made by this test, which checks the image)"

@@ -195,7 +195,9 @@ for job in jobs:
         fail(f"{where}: args {args!r}")
     if "command" in c or len(pod["containers"]) != 1:
         fail(f"{where}: one container, no command (the image's ENTRYPOINT is the bundle)")
-    if not re.fullmatch(r"pipec/[a-z0-9][-a-z0-9_.]*:latest", c["image"], re.I):
+    # REGISTRY/NAME:TAG, the tag a digest of the image's inputs (never `latest`);
+    # without --registry the registry is the placeholder submit scripts replace.
+    if not re.fullmatch(r"PIPE_REGISTRY/[a-z0-9][-a-z0-9_.]*:[0-9a-f]{16}", c["image"]):
         fail(f"{where}: image {c['image']!r}")
     if not DNS_LABEL.match(meta["name"]) or len(meta["name"]) > 46:
         fail(f"{where}: name {meta['name']!r} is no DNS label of at most 46 characters")

@@ -150,6 +150,7 @@ static void sample(const pipe_option *o, char *buf, size_t size)
     case PIPE_KIND_STRING_MAP: snprintf(buf, size, "{\"pool\": \"a\", \"zone\": \"b\"}"); break;
     case PIPE_KIND_ENV_MAP: snprintf(buf, size, "{\"MODE\": \"fast\", \"LEVEL\": \"2\"}"); break;
     case PIPE_KIND_MAP_LIST: snprintf(buf, size, "[{\"key\": \"gpu\", \"operator\": \"Exists\"}, {\"n\": 2}]"); break;
+    case PIPE_KIND_FILE: snprintf(buf, size, "\"%s/README.md\"", PIPEC_SOURCE_DIR); break;
     }
 }
 
@@ -483,6 +484,7 @@ static size_t kind_size(pipe_kind k)
     case PIPE_KIND_DURATION: return sizeof(uint64_t);
     case PIPE_KIND_BOOL: return sizeof(bool);
     case PIPE_KIND_MAP_LIST: return sizeof(pipe_mvalue);
+    case PIPE_KIND_FILE: return sizeof(pipe_mfile);
     default: return sizeof(void *);
     }
 }

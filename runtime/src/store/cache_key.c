@@ -100,6 +100,13 @@ char *pipe_cache_option_text(const pipe_option *o, const pipe_minvocation *inv)
         pipe_tb_puts(&b, "}");
         break;
     case PIPE_KIND_MAP_LIST: mvalue_json(&b, field); break;
+    /* By content: a file edited in place changes the key, a file moved does not. */
+    case PIPE_KIND_FILE: {
+        const char *sha = ((const pipe_mfile *)field)->sha256;
+        pipe_tb_puts(&b, "sha256:");
+        pipe_tb_puts(&b, sha ? sha : "");
+        break;
+    }
     }
     pipe_tb_puts(&b, num);
     return pipe_tb_take(&b, NULL);

@@ -97,6 +97,14 @@ typedef struct pipe_resources {
     char *gpu_type;  /* NULL when not given */
 } pipe_resources;
 
+/* A file an option names (PIPE_KIND_FILE): its path as written, relative to
+   the .pipe file that names it, and the SHA-256 of its content, which pipec
+   fills when it reads it and which the cache key takes. */
+typedef struct pipe_mfile {
+    char *path;   /* NULL when not given */
+    char *sha256; /* 64 hex digits */
+} pipe_mfile;
+
 /* @docker. Without parent_image the deploy targets choose a default image
    (pipec's bundle_images.c); build is then NULL unless given. */
 typedef struct pipe_mimage {
@@ -109,6 +117,10 @@ typedef struct pipe_mimage {
     pipe_kv *environment;
     size_t nenvironment;
     char *index_url;      /* pip's --index-url; NULL: PyPI */
+    pipe_mfile requirements_file; /* pip's -r */
+    char **extra_index_urls;      /* pip's --extra-index-url, each */
+    size_t nextra_index_urls;
+    char *registry;       /* where the images are pushed and pulled from; NULL: none given */
 } pipe_mimage;
 
 /* Orchestrator options. `given` has bit (1 << PIPE_<OPTION>) (the option's

@@ -37,6 +37,7 @@ typedef enum {
     PIPE_KIND_STRING_MAP,   /* string values (pipe_kv *, size_t) */
     PIPE_KIND_ENV_MAP,      /* environment variables: names as C identifiers (pipe_kv *, size_t) */
     PIPE_KIND_MAP_LIST,     /* a list of maps, passed through (pipe_mvalue) */
+    PIPE_KIND_FILE,         /* a path, relative to the .pipe file, with its content's digest (pipe_mfile) */
 } pipe_kind;
 
 enum { PIPE_ON_STEP = 1, PIPE_ON_PIPELINE = 2 };
@@ -118,7 +119,7 @@ typedef struct pipe_value {
     int64_t i;        /* INT, PORT */
     uint64_t u;       /* SIZE (bytes), DURATION (ms) */
     bool b;           /* BOOL */
-    const char *s;    /* STRING, ENUM, GPU_IDS, ACCELERATORS */
+    const char *s;    /* STRING, ENUM, GPU_IDS, ACCELERATORS; FILE: its path */
 } pipe_value;
 
 const pipe_decorator_info *pipe_decorator_get(pipe_decorator d);
