@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gen/escape.h"
+#include "option_volumes.h"
 #include "pipe/base.h"
 #include "util/strbuf.h"
 #include "util/suggest.h"
@@ -628,6 +629,9 @@ static bool check_map_list(option_ctx *c)
             return false;
         }
     }
+    /* The one list of maps whose shape a target reads. */
+    if (c->s->id == PIPE_DEC_KUBERNETES && c->o == &c->s->options[K8S_VOLUMES])
+        return option_check_volumes(c->d, v);
     return true;
 }
 
