@@ -64,6 +64,7 @@ VENV_REQUIRED=(
     "kubernetes-validate>=1.28   cmd:kubernetes-validate"
     "PyYAML>=5.4                 import:yaml"
     "yamllint>=1.26              cmd:yamllint"
+    "hera==7.1.0                 import:hera.workflows.models"
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }
