@@ -17,8 +17,10 @@
 /* The run's ConfigMap keys: the run id, and `param-NAME` per parameter. */
 #define K8S_RUN_ID_KEY "run-id"
 #define K8S_PARAM_KEY_PREFIX "param-"
-/* The variable a parameter's value reaches a step's command through. */
-#define K8S_PARAM_ENV_PREFIX "PIPE_PARAM_"
+/* The variable a parameter's value reaches a step's command line through
+   (not PIPE_PARAM_, which the runtime gives a command step's own
+   parameters). */
+#define K8S_PARAM_ENV_PREFIX "PIPE_RUN_PARAM_"
 /* The run id the prerequisites' ConfigMap holds until submit.sh sets one. */
 #define K8S_MANUAL_RUN_ID "manual"
 

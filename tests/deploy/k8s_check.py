@@ -297,7 +297,7 @@ for job in jobs:
     where = f"Job of `{inv_id}`"
     want_args = ["step", inv_id, "--run-id", "$(PIPE_RUN_ID)", "--store", "/pipe-store"]
     for p in params:
-        want_args += ["--param", f"{p['name']}=$(PIPE_PARAM_{p['name']})"]
+        want_args += ["--param", f"{p['name']}=$(PIPE_RUN_PARAM_{p['name']})"]
     if args != want_args:
         fail(f"{where}: args {args!r}, expected {want_args!r}")
     if "command" in c or len(pod["containers"]) != 1:
@@ -366,7 +366,7 @@ for job in jobs:
     if env.get("PIPE_RUN_ID", {}).get("valueFrom", {}).get("configMapKeyRef") != {"name": run_cm_name, "key": "run-id"}:
         fail(f"{where}: PIPE_RUN_ID does not come from the run's ConfigMap {run_cm_name}")
     for p in params:
-        ref = env.get(f"PIPE_PARAM_{p['name']}", {}).get("valueFrom", {}).get("configMapKeyRef")
+        ref = env.get(f"PIPE_RUN_PARAM_{p['name']}", {}).get("valueFrom", {}).get("configMapKeyRef")
         if ref != {"name": run_cm_name, "key": f"param-{p['name']}"}:
             fail(f"{where}: parameter {p['name']} does not come from the run's ConfigMap: {ref!r}")
     if n > 1:
@@ -575,7 +575,7 @@ try:
         t2["metadata"].pop("name")
         for job_obj in (o, t2):
             for e in job_obj["spec"]["template"]["spec"]["containers"][0]["env"]:
-                if e["name"] == "PIPE_RUN_ID" or e["name"].startswith("PIPE_PARAM_"):
+                if e["name"] == "PIPE_RUN_ID" or e["name"].startswith("PIPE_RUN_PARAM_"):
                     e.pop("value", None)
                     e.pop("valueFrom", None)
         if o != t2:
