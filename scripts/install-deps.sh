@@ -68,6 +68,7 @@ VENV_REQUIRED=(
     # click<8.2, which huggingface-hub's CLI (from accelerate) wants newer;
     # pip warns, and nothing the tests import uses that CLI.
     "skypilot==0.14.1            import:sky"
+    "hera==7.1.0                 import:hera.workflows.models"
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }

@@ -149,7 +149,14 @@ static void sample(const pipe_option *o, char *buf, size_t size)
     case PIPE_KIND_SBATCH_FLAGS: snprintf(buf, size, "[\"--exclusive\", \"--mail-type=END\"]"); break;
     case PIPE_KIND_STRING_MAP: snprintf(buf, size, "{\"pool\": \"a\", \"zone\": \"b\"}"); break;
     case PIPE_KIND_ENV_MAP: snprintf(buf, size, "{\"MODE\": \"fast\", \"LEVEL\": \"2\"}"); break;
-    case PIPE_KIND_MAP_LIST: snprintf(buf, size, "[{\"key\": \"gpu\", \"operator\": \"Exists\"}, {\"n\": 2}]"); break;
+    case PIPE_KIND_MAP_LIST:
+        /* @kubernetes(volumes) has a shape of its own (check/option_volumes.h). */
+        if (o == pipe_option_get(PIPE_DEC_KUBERNETES, PIPE_K8S_VOLUMES))
+            snprintf(buf, size, "[{\"name\": \"data\", \"claim\": \"c\", \"path\": \"/data\"}, "
+                                "{\"name\": \"s\", \"host_path\": \"/mnt\", \"path\": \"/s\", \"read_only\": true}]");
+        else
+            snprintf(buf, size, "[{\"key\": \"gpu\", \"operator\": \"Exists\"}, {\"n\": 2}]");
+        break;
     case PIPE_KIND_FILE: snprintf(buf, size, "\"%s/README.md\"", PIPEC_SOURCE_DIR); break;
     }
 }

@@ -144,6 +144,11 @@ typedef struct pipe_mkubernetes {
     pipe_kv *node_selector;
     size_t nnode_selector;
     pipe_mvalue tolerations; /* a list (of maps); n = 0 when none */
+    char **secrets;          /* Secret names, as environment (envFrom) */
+    size_t nsecrets;
+    pipe_mvalue volumes;     /* a list of maps: name, claim or host_path, path, read_only (checked by pipec) */
+    char **image_pull_secrets;
+    size_t nimage_pull_secrets;
 } pipe_mkubernetes;
 
 typedef struct pipe_mskypilot {
