@@ -24,10 +24,6 @@
 /* The run id the prerequisites' ConfigMap holds until submit.sh sets one. */
 #define K8S_MANUAL_RUN_ID "manual"
 
-/* Until gen/bundle.h has it (images with no registry given). */
-#ifndef BUNDLE_REGISTRY_PLACEHOLDER
-#define BUNDLE_REGISTRY_PLACEHOLDER "PIPE_REGISTRY"
-#endif
 
 typedef struct k8s_inv {
     const pipe_minvocation *inv;

@@ -26,11 +26,6 @@
 #include "k8s_names.h"
 #include "gen/yaml_emit.h"
 
-/* Image references name this registry until one is given (`build
-   --registry`, @docker(registry)); submit.sh puts $PIPE_REGISTRY there. */
-#ifndef BUNDLE_REGISTRY_PLACEHOLDER
-#define BUNDLE_REGISTRY_PLACEHOLDER "PIPE_REGISTRY"
-#endif
 
 /* Where the store is: the bucket of @skypilot(store) is mounted here. */
 #define STORE_MOUNT "/pipe-store"

@@ -26,11 +26,6 @@
 #include "gen/template.h"
 #include "gpu_models.h"
 
-/* An image reference that starts with this and a `/` has no registry yet:
-   the jobs take it from PIPE_REGISTRY when they run (gen/bundle.h). */
-#ifndef BUNDLE_REGISTRY_PLACEHOLDER
-#define BUNDLE_REGISTRY_PLACEHOLDER "PIPE_REGISTRY"
-#endif
 
 /* What a job needs besides its attempts (each up to its @timeout plus
    PIPE_KILL_GRACE_MS, the runtime's SIGTERM-to-SIGKILL grace): starting

@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-gpu-debian-59b785ba:bbebc50a19373a8e"
-image docker/cuda-fd66187e/Dockerfile "$PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:eb91e7b2be30d130"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-gpu-debian-59b785ba:0dacb1a79694b7d6"
+image docker/cuda-fd66187e/Dockerfile "$PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:d6a14023d727f4e2"
 

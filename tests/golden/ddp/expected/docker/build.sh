@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-debian-59b785ba:fbbc3a044f9ecc16"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-debian-59b785ba:bb64ce570fb9452e"
 

@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/edge-debian-59b785ba:cf06834f36ede0b6"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/edge-debian-59b785ba:9c1888fe6e751480"
 

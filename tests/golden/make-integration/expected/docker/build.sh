@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/training-debian-59b785ba:0dc986c8c18afd87"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/training-debian-59b785ba:b560ea128829ee79"
 

@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/mnist-debian-59b785ba:28aea2f4e4b506bd"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/mnist-debian-59b785ba:d517c7130ccbfc40"
 

@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:0fa58d0a7afe277f"
-image docker/cuda-f09d7051/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-f09d7051:a7924f2d4f12d336"
+image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:4faebcae0a536218"
+image docker/cuda-87508f2b/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-87508f2b:6bb8e712efdc6d20"
 

@@ -54,8 +54,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile pipec/classifier-debian-1329a9c2:latest
-    docker/cuda-52562ca1/Dockerfile pipec/classifier-cuda-52562ca1:latest
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:168ba0eafb5690a3
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:c9378e7326d26889
 )
 PLACEHOLDER=PIPE_REGISTRY
 
