@@ -73,7 +73,7 @@ fi
 
 # Every reference in every file has the placeholder.
 out=$work/out-all
-refs() { grep -rhoE '[a-zA-Z0-9_.:/-]+/p-[a-z0-9-]+:[0-9a-f]{16}' "$1/kubernetes" "$1/skypilot" | sort -u; }
+refs() { grep -rhoE '[a-zA-Z0-9_.:/-]+/p-[a-z0-9-]+:[0-9a-f]{16}' "$1/kubernetes" "$1/skypilot" | sed 's|^docker:||' | sort -u; }
 if [ -n "$(refs "$out")" ] && ! refs "$out" | grep -qv '^PIPE_REGISTRY/'; then
     ok "every reference is PIPE_REGISTRY/NAME:TAG ($(refs "$out" | wc -l) images)"
 else
