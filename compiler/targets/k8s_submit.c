@@ -7,6 +7,7 @@
 #include "gen/escape.h"
 #include "gen/template.h"
 #include "k8s_target.h"
+#include "submit_params.h"
 
 /* The .pipe file's name in a comment line. */
 static void comment_text(strbuf *sb, const char *s)
@@ -23,32 +24,6 @@ static void word(strbuf *sb, const char *s)
         sb_puts(sb, "''");
 }
 
-static void params(const pipe_manifest *m, strbuf *names, strbuf *required, strbuf *defaults, strbuf *help)
-{
-    strbuf line = STRBUF_INIT;
-    for (size_t i = 0; i < m->nparams; i++) {
-        const pipe_mparam *p = &m->params[i];
-        sb_puts(names, i ? " " : "");
-        word(names, p->name);
-        sb_puts(defaults, i ? " " : "");
-        word(defaults, p->default_value);
-        if (!p->default_value) {
-            sb_puts(required, required->len ? " " : "");
-            word(required, p->name);
-        }
-        sb_reset(&line);
-        sb_printf(&line, "%s: %s", p->name, p->type_name);
-        if (p->default_value)
-            sb_printf(&line, " = %s", p->default_value);
-        else
-            sb_puts(&line, " (required)");
-        sb_puts(help, "    ");
-        word(help, sb_cstr(&line));
-        sb_putc(help, '\n');
-    }
-    sb_free(&line);
-}
-
 int k8s_gen_submit(const k8s_plan *p, char *err, size_t errsize)
 {
     bundle *b = p->b;
@@ -57,7 +32,7 @@ int k8s_gen_submit(const k8s_plan *p, char *err, size_t errsize)
            help = STRBUF_INIT, images = STRBUF_INIT, invs = STRBUF_INIT, ns = STRBUF_INIT, cm = STRBUF_INIT,
            placeholder = STRBUF_INIT, label = STRBUF_INIT;
     comment_text(&source, b->source_name);
-    params(m, &names, &required, &defaults, &help);
+    submit_params(m, &names, &required, &defaults, &help);
     for (size_t i = 0; i < b->images.len; i++) {
         const bundle_image *img = b->images.items[i];
         sb_puts(&images, i ? " " : "");

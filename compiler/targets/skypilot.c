@@ -369,7 +369,7 @@ static int emit_submit(bundle *b, const sky_task *tasks, char *err, size_t errsi
 {
     const pipe_manifest *m = b->mf;
     strbuf names = STRBUF_INIT, required = STRBUF_INIT, help = STRBUF_INIT, images = STRBUF_INIT;
-    submit_params(m, &names, &required, &help);
+    submit_params(m, &names, &required, NULL, &help);
     /* Each image the tasks run in once: its Dockerfile and reference. */
     for (size_t i = 0; i < m->ninvocations; i++) {
         const bundle_image *img = bundle_image_of(b, tasks[i].inv);

@@ -25,6 +25,7 @@
 #include "util/symtab.h"
 #include "gen/template.h"
 #include "gpu_models.h"
+#include "submit_params.h"
 
 
 /* What a job needs besides its attempts (each up to its @timeout plus
@@ -549,26 +550,7 @@ static int gen_submit(bundle *b, const char *source, char *err, size_t errsize)
     const pipe_manifest *m = b->mf;
     strbuf names = STRBUF_INIT, required = STRBUF_INIT, help = STRBUF_INIT, subs = STRBUF_INIT,
            line = STRBUF_INIT, word = STRBUF_INIT;
-    for (size_t i = 0; i < m->nparams; i++) {
-        const pipe_mparam *p = &m->params[i];
-        if (i)
-            sb_putc(&names, ' ');
-        esc_shell_word(&names, p->name);
-        if (!p->default_value) {
-            if (required.len)
-                sb_putc(&required, ' ');
-            esc_shell_word(&required, p->name);
-        }
-        sb_reset(&line);
-        sb_printf(&line, "%s: %s", p->name, p->type_name);
-        if (p->default_value)
-            sb_printf(&line, " = %s", p->default_value);
-        else
-            sb_puts(&line, " (required)");
-        sb_puts(&help, "    ");
-        esc_shell_word(&help, sb_cstr(&line));
-        sb_putc(&help, '\n');
-    }
+    submit_params(m, &names, &required, NULL, &help);
     sb_puts(&subs, "# Invocations in DAG order: submit INDEX INVOCATION INDICES-OF-THE-INVOCATIONS-IT-NEEDS...\n");
     for (size_t i = 0; i < m->ninvocations; i++) {
         const pipe_minvocation *inv = &m->invocations[i];

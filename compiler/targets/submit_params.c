@@ -3,7 +3,7 @@
 
 #include "gen/escape.h"
 
-void submit_params(const pipe_manifest *m, strbuf *names, strbuf *required, strbuf *help)
+void submit_params(const pipe_manifest *m, strbuf *names, strbuf *required, strbuf *defaults, strbuf *help)
 {
     strbuf line = STRBUF_INIT;
     for (size_t i = 0; i < m->nparams; i++) {
@@ -11,6 +11,14 @@ void submit_params(const pipe_manifest *m, strbuf *names, strbuf *required, strb
         if (names->len)
             sb_putc(names, ' ');
         esc_shell_word(names, p->name);
+        if (defaults) {
+            if (i)
+                sb_putc(defaults, ' ');
+            if (p->default_value && *p->default_value)
+                esc_shell_word(defaults, p->default_value);
+            else
+                sb_puts(defaults, "''");
+        }
         if (!p->default_value) {
             if (required->len)
                 sb_putc(required, ' ');

@@ -14,43 +14,14 @@ from hera.workflows.models import Workflow as HeraWorkflow
 
 import k8s_emulate as emu
 
+from pipe_literals import pipe_literals
+
 pipe, out, work, venv, lint_config, pipec = sys.argv[1:7]
 errors = []
 
 
 def fail(msg):
     errors.append(msg)
-
-
-def pipe_literals(top):
-    """Every string literal of the .pipe files under top, unescaped."""
-    lits = set()
-    for dirpath, _, files in os.walk(top):
-        for f in files:
-            if not f.endswith(".pipe"):
-                continue
-            s = open(os.path.join(dirpath, f), encoding="utf-8").read()
-            i, n = 0, len(s)
-            while i < n:
-                c = s[i]
-                if c == "#":
-                    j = s.find("\n", i)
-                    i = n if j < 0 else j
-                elif c == '"':
-                    i += 1
-                    buf = []
-                    while i < n and s[i] not in '"\n':
-                        if s[i] == "\\" and i + 1 < n:
-                            buf.append({"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(s[i + 1], s[i + 1]))
-                            i += 2
-                        else:
-                            buf.append(s[i])
-                            i += 1
-                    lits.add("".join(buf))
-                    i += 1
-                else:
-                    i += 1
-    return lits
 
 
 LITERALS = pipe_literals(os.path.dirname(os.path.abspath(pipe)))
