@@ -15,7 +15,7 @@
 # by a test (docs/testing.md): Slurm and munge, podman and buildah with
 # debootstrap, and a Python virtual environment build/venv holding torch,
 # accelerate, numpy and the validators (hadolint, kubernetes-validate,
-# yamllint).
+# yamllint, SkyPilot).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -64,6 +64,11 @@ VENV_REQUIRED=(
     "kubernetes-validate>=1.28   cmd:kubernetes-validate"
     "PyYAML>=5.4                 import:yaml"
     "yamllint>=1.26              cmd:yamllint"
+    # SkyPilot's own task loader for tests/deploy/skypilot_check.py. It pins
+    # click<8.2, which huggingface-hub's CLI (from accelerate) wants newer;
+    # pip warns, and nothing the tests import uses that CLI.
+    "skypilot==0.14.1            import:sky"
+    "hera==7.1.0                 import:hera.workflows.models"
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }

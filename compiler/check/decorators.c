@@ -2,13 +2,15 @@
    (pipe/settings.def): where each may appear, its options by name or
    position, each given once; the values themselves are checked by kind in
    option_values.c. Then the options in force for an invocation: a step's
-   own over its pipeline's over the table's default. */
+   own over its pipeline's over the table's default, a map's (ENV_MAP,
+   STRING_MAP) key by key. */
 #include "decorators.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_type_values.h"
 #include "option_values.h"
 #include "pipe/base.h"
 #include "util/strbuf.h"
@@ -112,6 +114,7 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
         ov->arg_sp = arg->sp;
         option_value_parse(a, d, s, &s->options[idx], arg->value, ov);
     }
+    check_gpu_type_values(d, inst);
     if ((decorator_id)s->id == DEC_TIMEOUT && !inst->opts[TIMEOUT_LIMIT].set && !reported_positional && !inst->uncertain) {
         diagnostic *dg = diag_report(d, dec->name.sp, DIAG_E0104, "@timeout needs a duration");
         diag_label(d, dg, "no limit given");
@@ -263,4 +266,46 @@ opt_value effective_opt(const effective_options *e, decorator_id dec, int opt)
     if (!v)
         v = explicit_value(e->pipeline, dec, opt);
     return v ? *v : option_default(dec, opt);
+}
+
+/* A map's entries when it is the value in force on that side. */
+static const ptr_vec *map_entries(const opt_value *v)
+{
+    return v && v->expr && v->expr->kind == EXPR_MAP ? &v->expr->u.items : NULL;
+}
+
+static const ast_map_entry *map_find(const ptr_vec *entries, const char *key)
+{
+    for (size_t i = 0; entries && i < entries->len; i++) {
+        const ast_map_entry *e = entries->items[i];
+        if (strcmp(e->key.text, key) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+bool option_merges_by_key(decorator_id dec, int opt) { return pipe_kind_is_map(decorator_by_id(dec)->options[opt].kind); }
+
+const ast_map_entry **effective_map(arena *a, const effective_options *e, decorator_id dec, int opt, size_t *n)
+{
+    const ptr_vec *own = map_entries(explicit_value(e->step, dec, opt));
+    const ptr_vec *inherited = map_entries(explicit_value(e->pipeline, dec, opt));
+    size_t cap = (own ? own->len : 0) + (inherited ? inherited->len : 0);
+    *n = 0;
+    if (cap == 0)
+        return NULL;
+    const ast_map_entry **out = arena_alloc(a, cap * sizeof *out);
+    /* The pipeline's keys in its order, each with the step's value where
+       the step gives one; then the step's other keys in the step's order. */
+    for (size_t i = 0; inherited && i < inherited->len; i++) {
+        const ast_map_entry *base = inherited->items[i];
+        const ast_map_entry *over = map_find(own, base->key.text);
+        out[(*n)++] = over ? over : base;
+    }
+    for (size_t i = 0; own && i < own->len; i++) {
+        const ast_map_entry *mine = own->items[i];
+        if (!map_find(inherited, mine->key.text))
+            out[(*n)++] = mine;
+    }
+    return out;
 }

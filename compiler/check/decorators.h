@@ -36,6 +36,15 @@ enum {
 typedef pipe_decorator_info decorator_schema;
 typedef pipe_option option_schema;
 
+/* A file an option names (PIPE_KIND_FILE), as the checker read it: the
+   bundle copies these bytes, and their digest goes to bundle.yaml. */
+typedef struct opt_file {
+    const char *resolved; /* where pipec read it (relative to the working directory, or absolute) */
+    const char *sha256;   /* of text, 64 hex digits */
+    const char *text;
+    size_t len;
+} opt_file;
+
 /* A parsed option value. Numbers are kept in the field their kind uses:
    num (NUMBER), i (INT, PORT), b (BOOL), u (SIZE bytes, DURATION ms). */
 typedef struct opt_value {
@@ -48,7 +57,8 @@ typedef struct opt_value {
     int64_t i;
     uint64_t u;
     bool b;
-    const char *s;     /* strings, enums, gpu_ids, accelerators name */
+    const char *s;     /* strings, enums, gpu_ids, accelerators name; a file's path as written */
+    const opt_file *file; /* FILE: the file read; NULL otherwise */
 } opt_value;
 
 typedef struct decorator_inst {
@@ -85,6 +95,15 @@ typedef struct effective_options {
 } effective_options;
 
 opt_value effective_opt(const effective_options *e, decorator_id dec, int opt);
+/* Whether the option is a map (pipe_kind_is_map: `environment`,
+   `node_selector`), whose value in force is merged key by key: use
+   effective_map for it, not effective_opt's one side. */
+bool option_merges_by_key(decorator_id dec, int opt);
+/* A map option in force (docs/language.md, "Decorators"): the pipeline's
+   entries, each overridden by the step's entry of the same key, then the
+   step's other entries; *n gets their count (0 and NULL when neither side
+   gives it). Allocated in `a`; the entries are the .pipe file's own. */
+const ast_map_entry **effective_map(arena *a, const effective_options *e, decorator_id dec, int opt, size_t *n);
 /* The instance providing `dec` (step's, else pipeline's), or NULL. */
 const decorator_inst *effective_decorator(const effective_options *e, decorator_id dec);
 /* The default of an option as a parsed value (set = false). */

@@ -1,6 +1,7 @@
 #include "images.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,4 +67,129 @@ const char *image_default_build(arena *a, const char *parent)
     memcpy(out + pre, "-devel", 6);
     memcpy(out + pre + 6, r + 8, n - pre - 8 + 1);
     return out;
+}
+
+/* ---- references ---- */
+
+static bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+/* path-component := [a-z0-9]+ ( ( "." | "_" | "__" | "-"+ ) [a-z0-9]+ )* */
+static bool valid_path_component(const char *s, size_t n)
+{
+    size_t i = 0;
+    for (;;) {
+        size_t run = i;
+        while (i < n && is_lower_alnum(s[i]))
+            i++;
+        if (i == run)
+            return false;
+        if (i == n)
+            return true;
+        if (s[i] == '.')
+            i++;
+        else if (s[i] == '_')
+            i += (i + 1 < n && s[i + 1] == '_') ? 2 : 1;
+        else if (s[i] == '-')
+            while (i < n && s[i] == '-')
+                i++;
+        else
+            return false;
+    }
+}
+
+/* host[:port], host := components of [A-Za-z0-9-] (no '-' at either end) joined by '.' */
+static bool valid_domain(const char *s, size_t n)
+{
+    const char *colon = memchr(s, ':', n);
+    size_t host = colon ? (size_t)(colon - s) : n;
+    if (colon) {
+        if (colon + 1 == s + n)
+            return false;
+        for (const char *p = colon + 1; p < s + n; p++)
+            if (!isdigit((unsigned char)*p))
+                return false;
+    }
+    size_t start = 0;
+    for (size_t i = 0; i <= host; i++) {
+        if (i < host && s[i] != '.') {
+            if (!isalnum((unsigned char)s[i]) && s[i] != '-')
+                return false;
+            continue;
+        }
+        if (i == start || s[start] == '-' || s[i - 1] == '-')
+            return false;
+        start = i + 1;
+    }
+    return true;
+}
+
+bool image_ref_valid(const char *ref)
+{
+    size_t len = strlen(ref);
+    if (len == 0 || len > 255)
+        return false;
+    const char *at = strchr(ref, '@');
+    size_t name_end = at ? (size_t)(at - ref) : len;
+    if (at) {
+        const char *alg = at + 1, *colon = strchr(alg, ':');
+        if (!colon || colon == alg || !isalpha((unsigned char)*alg))
+            return false;
+        for (const char *p = alg; p < colon; p++)
+            if (!isalnum((unsigned char)*p) && !strchr("+.-_", *p))
+                return false;
+        size_t hex = strlen(colon + 1);
+        if (hex < 32)
+            return false;
+        for (const char *p = colon + 1; *p; p++)
+            if (!isxdigit((unsigned char)*p))
+                return false;
+    }
+    /* The tag: after a ':' that follows the last '/'. */
+    size_t slash = 0;
+    for (size_t i = 0; i < name_end; i++)
+        if (ref[i] == '/')
+            slash = i + 1;
+    const char *colon = memchr(ref + slash, ':', name_end - slash);
+    if (colon) {
+        const char *tag = colon + 1;
+        size_t n = (size_t)(ref + name_end - tag);
+        if (n == 0 || n > 128 || !(isalnum((unsigned char)tag[0]) || tag[0] == '_'))
+            return false;
+        for (size_t i = 0; i < n; i++)
+            if (!isalnum((unsigned char)tag[i]) && !strchr("_.-", tag[i]))
+                return false;
+        name_end = (size_t)(colon - ref);
+    }
+    /* The first component is a registry when it looks like a host name. */
+    size_t i = 0;
+    const char *first_slash = memchr(ref, '/', name_end);
+    if (first_slash) {
+        size_t n = (size_t)(first_slash - ref);
+        bool domain = (n == 9 && strncmp(ref, "localhost", 9) == 0) || memchr(ref, '.', n) || memchr(ref, ':', n);
+        for (size_t k = 0; k < n && !domain; k++)
+            domain = isupper((unsigned char)ref[k]);
+        if (domain) {
+            if (!valid_domain(ref, n))
+                return false;
+            i = n + 1;
+        }
+    }
+    while (i <= name_end) {
+        const char *end = memchr(ref + i, '/', name_end - i);
+        size_t n = end ? (size_t)(end - (ref + i)) : name_end - i;
+        if (!valid_path_component(ref + i, n))
+            return false;
+        i += n + 1;
+    }
+    return true;
+}
+
+bool image_registry_valid(const char *registry)
+{
+    size_t n = strlen(registry);
+    if (n == 0 || n > 200 || registry[n - 1] == '/' || strchr(registry, '@'))
+        return false;
+    char ref[256];
+    snprintf(ref, sizeof ref, "%s/name:tag", registry);
+    return image_ref_valid(ref);
 }

@@ -16,5 +16,14 @@ bool image_cuda_version(const char *image, int *major, int *minor);
 /* The default build image: the parent with "-runtime" replaced by "-devel"
    (the parent itself when it has no "-runtime"). */
 const char *image_default_build(arena *a, const char *parent);
+/* The grammar of docker/distribution's reference package:
+   [domain/]path[:tag][@algorithm:hex]. Everything it allows is plain text
+   in a FROM line, a YAML scalar or a shell word (no spaces, quotes, `$` or
+   `\`). */
+bool image_ref_valid(const char *ref);
+/* A registry that images can be named under: "ghcr.io/team",
+   "localhost:5000", "123456789012.dkr.ecr.us-east-1.amazonaws.com" (what
+   comes before "/NAME:TAG" in a valid reference; no tag, no final `/`). */
+bool image_registry_valid(const char *registry);
 
 #endif

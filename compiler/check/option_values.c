@@ -3,7 +3,8 @@
    an opt_value and reporting what is wrong with it: the wrong type (E0201),
    a value outside an enumeration (E0204), a malformed size or duration
    (E0205, E0206, with a "did you mean"), a number outside the table's range
-   (E0207). */
+   (E0207), a file that does not exist (E0116); then the rules of one
+   option's values (a pip option among the requirements, E0209). */
 #include "option_values.h"
 
 #include <ctype.h>
@@ -11,9 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gen/escape.h"
+#include "option_volumes.h"
 #include "pipe/base.h"
+#include "images.h"
+#include "sema_util.h"
 #include "util/strbuf.h"
 #include "util/suggest.h"
 
@@ -46,6 +51,7 @@ static const char *kind_expectation(pipe_kind k)
     case PIPE_KIND_STRING_MAP:
     case PIPE_KIND_ENV_MAP: return "a map of strings";
     case PIPE_KIND_MAP_LIST: return "a list of maps";
+    case PIPE_KIND_FILE: return "a path string";
     }
     return "a value";
 }
@@ -53,7 +59,7 @@ static const char *kind_expectation(pipe_kind k)
 static bool written_as_string(pipe_kind k)
 {
     return k == PIPE_KIND_STRING || k == PIPE_KIND_ENUM || k == PIPE_KIND_GPU_IDS || k == PIPE_KIND_ACCELERATORS ||
-           k == PIPE_KIND_SIZE || k == PIPE_KIND_DURATION;
+           k == PIPE_KIND_SIZE || k == PIPE_KIND_DURATION || k == PIPE_KIND_FILE;
 }
 
 static bool written_as_list(pipe_kind k)
@@ -628,6 +634,58 @@ static bool check_map_list(option_ctx *c)
             return false;
         }
     }
+    /* The one list of maps whose shape a target reads. */
+    if (c->s->id == PIPE_DEC_KUBERNETES && c->o == &c->s->options[K8S_VOLUMES])
+        return option_check_volumes(c->d, v);
+    return true;
+}
+
+/* The largest file an option may name: a requirements file is a few KB. */
+#define OPTION_FILE_MAX ((size_t)16 << 20)
+
+/* A path relative to the .pipe file that holds it: the file is read now,
+   so that a missing one is reported here and the bundle copies exactly the
+   bytes whose digest it records. */
+static bool check_file(option_ctx *c)
+{
+    ast_expr *v = c->v;
+    if (v->kind != EXPR_STRING)
+        return wrong_type(c);
+    const char *path = v->u.s.text;
+    if (*path == '\0' || has_control_chars(path)) {
+        diagnostic *dg = diag_report(c->d, v->sp, DIAG_E0201, "option `%s` of @%s must be a file name", c->o->name,
+                                     c->s->name);
+        diag_label(c->d, dg, *path ? "contains a newline or another control character" : "empty");
+        return false;
+    }
+    const char *dir = sema_dirname(c->a, c->d->sources->files[v->sp.file]->path);
+    const char *resolved = sema_join_path(c->a, dir, path);
+    struct stat st;
+    bool is_file = stat(resolved, &st) == 0 && S_ISREG(st.st_mode);
+    char *data = NULL, err[256] = "";
+    size_t len = 0;
+    if (!is_file || pipe_read_file_max(resolved, OPTION_FILE_MAX, &data, &len, err, sizeof err) != 0) {
+        bool exists = !is_file && stat(resolved, &st) == 0;
+        diagnostic *dg = diag_report(c->d, v->sp, DIAG_E0116, "%s \"%s\" of @%s %s", c->o->name, path, c->s->name,
+                                     is_file ? "cannot be read" : exists ? "is not a file" : "does not exist");
+        diag_label(c->d, dg, "%s", is_file ? err : exists ? "a folder, or another kind of file" : "no such file");
+        if (strcmp(resolved, path) != 0)
+            diag_help(c->d, dg, "paths in decorators are relative to the .pipe file; this one resolves to %s",
+                      resolved);
+        else
+            diag_help(c->d, dg, "paths in decorators are relative to the .pipe file");
+        return false;
+    }
+    opt_file *f = arena_alloc(c->a, sizeof *f);
+    char hex[PIPE_SHA256_HEX_SIZE];
+    pipe_sha256_hex_of(data, len, hex);
+    f->resolved = resolved;
+    f->sha256 = arena_strdup(c->a, hex);
+    f->text = arena_strndup(c->a, data, len);
+    f->len = len;
+    free(data);
+    c->out->s = path;
+    c->out->file = f;
     return true;
 }
 
@@ -648,8 +706,87 @@ static bool (*const validators[])(option_ctx *) = {
     [PIPE_KIND_STRING_MAP] = check_string_map,
     [PIPE_KIND_ENV_MAP] = check_string_map,
     [PIPE_KIND_MAP_LIST] = check_map_list,
+    [PIPE_KIND_FILE] = check_file,
 };
-_Static_assert(sizeof validators / sizeof validators[0] == PIPE_KIND_MAP_LIST + 1, "a validator for every kind");
+_Static_assert(sizeof validators / sizeof validators[0] == PIPE_KIND_FILE + 1, "a validator for every kind");
+
+/* ---- the rules of one option's values ---- */
+
+/* The @docker option that does what a pip option among the requirements
+   meant to: "-r FILE" is requirements_file, "--index-url=URL" index_url. */
+static void pip_option_help(option_ctx *c, diagnostic *dg, const char *entry, const char *next)
+{
+    static const struct {
+        const char *flag, *option;
+        bool list;
+    } flags[] = {
+        {"-r", "requirements_file", false},  {"--requirement", "requirements_file", false},
+        {"-i", "index_url", false},          {"--index-url", "index_url", false},
+        {"--extra-index-url", "extra_index_urls", true},
+    };
+    const char *option = NULL, *value = NULL;
+    bool list = false;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !option; i++) {
+        const char *flag = flags[i].flag;
+        size_t n = strlen(flag);
+        bool is_short = flag[1] != '-';
+        if (strncmp(entry, flag, n) != 0)
+            continue;
+        if (entry[n] == '\0')
+            value = next; /* ["-r", "requirements.txt"] */
+        else if (entry[n] == '=' || (is_short && entry[n] == ' '))
+            value = entry + n + 1; /* "--index-url=URL", "-r reqs.txt" */
+        else if (is_short)
+            value = entry + n; /* "-rreqs.txt" */
+        else
+            continue; /* "--index-urls": another word */
+        option = flags[i].option;
+        list = flags[i].list;
+    }
+    const char *general = "each entry goes to pip as one requirement; pip's options are options of @docker: "
+                          "`requirements_file` (-r), `index_url` (--index-url), `extra_index_urls` (--extra-index-url)";
+    if (option && value && *value && !has_control_chars(value) && !strpbrk(value, "\"\\"))
+        diag_help(c->d, dg, "write `%s = %s\"%s\"%s` instead; %s", option, list ? "[" : "", value, list ? "]" : "",
+                  general);
+    else if (option)
+        diag_help(c->d, dg, "use `%s` instead; %s", option, general);
+    else
+        diag_help(c->d, dg, "%s", general);
+}
+
+/* @docker(registry): what goes before "/NAME:TAG" in every image reference. */
+static bool check_registry(option_ctx *c)
+{
+    if (image_registry_valid(c->out->s))
+        return true;
+    diagnostic *dg = diag_report(c->d, c->v->sp, DIAG_E0201, "\"%s\" is not a registry", c->out->s);
+    diag_label(c->d, dg, "images could not be named under it");
+    diag_help(c->d, dg, "write the registry's host and path, as image names start: \"ghcr.io/team\", "
+                        "\"localhost:5000\" or \"123456789012.dkr.ecr.us-east-1.amazonaws.com\" (no tag, no "
+                        "final `/`, lower case after the host)");
+    return false;
+}
+
+/* @docker(requirements): pipec passes each entry to pip after `--`, so one
+   that starts with `-` would be read as a package named like an option. */
+static bool check_requirements(option_ctx *c)
+{
+    bool ok = true;
+    const ptr_vec *items = &c->v->u.items;
+    for (size_t i = 0; i < items->len; i++) {
+        const ast_expr *item = items->items[i];
+        const char *text = item->u.s.text;
+        if (text[0] != '-')
+            continue;
+        const ast_expr *next = i + 1 < items->len ? items->items[i + 1] : NULL;
+        diagnostic *dg = diag_report(c->d, item->sp, DIAG_E0209, "\"%s\" in `requirements` is a pip option, not a "
+                                     "requirement", text);
+        diag_label(c->d, dg, "starts with `-`");
+        pip_option_help(c, dg, text, next ? next->u.s.text : NULL);
+        ok = false;
+    }
+    return ok;
+}
 
 void option_value_parse(arena *a, diag_engine *d, const decorator_schema *s, const option_schema *o, ast_expr *v,
                         opt_value *out)
@@ -660,6 +797,10 @@ void option_value_parse(arena *a, diag_engine *d, const decorator_schema *s, con
         return; /* a lexical error, already reported */
     option_ctx c = {a, d, s, o, v, out};
     out->valid = validators[o->kind](&c);
+    if (out->valid && (decorator_id)s->id == DEC_DOCKER && o->index == DOCKER_REQUIREMENTS)
+        out->valid = check_requirements(&c);
+    if (out->valid && (decorator_id)s->id == DEC_DOCKER && o->index == DOCKER_REGISTRY)
+        out->valid = check_registry(&c);
 }
 
 opt_value option_value_initial(const option_schema *o)

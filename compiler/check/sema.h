@@ -51,5 +51,8 @@ void sema_check_accelerate(sema *s, step_info *st);
    syntax error, so the rules that combine them (E0305, E0401, W0401-W0403)
    stay silent. */
 void sema_check_effective(sema *s, step_info *st, const effective_options *eff, bool damaged);
+/* sema_namespaces.c: W0409 when the invocations of a pipeline run in
+   different @kubernetes namespaces (they share one store). */
+void sema_check_namespaces(sema *s, const pipeline_info *pl);
 
 #endif

@@ -728,12 +728,15 @@ static void check_pipeline(sema *s, ast_pipeline *decl)
                           b->name);
         }
     }
-    bool pipeline_damaged = sema_decl_damaged(s, decl->file, decl);
+    bool pipeline_damaged = sema_decl_damaged(s, decl->file, decl), any_damaged = pipeline_damaged;
     for (size_t i = 0; i < pl->invocations.len; i++) {
         invocation *inv = pl->invocations.items[i];
         bool damaged = pipeline_damaged || sema_decl_damaged(s, inv->step->file, inv->step->decl);
+        any_damaged = any_damaged || damaged;
         sema_check_effective(s, inv->step, &inv->options, damaged);
     }
+    if (!any_damaged)
+        sema_check_namespaces(s, pl);
     symtab_free(&sc.names);
     symtab_free(&sc.later);
     symtab_free(&sc.ids);

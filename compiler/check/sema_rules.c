@@ -147,7 +147,7 @@ static void check_images(sema *s, step_info *st, const effective_options *eff, b
         diag_label(d, dg, "no @docker(parent_image = ...)");
         diag_help(d, dg, "add `@docker(parent_image = \"nvidia/cuda:12.4.1-runtime-ubuntu22.04\")` to the step or "
                          "the pipeline");
-        diag_note_plain(d, dg, "pipec uses a default CUDA image matching the local toolkit");
+        diag_note_plain(d, dg, "pipec uses its default CUDA image, pinned for the drivers in use (docs/deploy-docker.md)");
     }
     int pma, pmi, bma, bmi;
     if (parent.set && build.set && !image_unsure && !effective_uncertain(eff, DEC_DOCKER, DOCKER_BUILD_IMAGE) &&

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check/images.h"
 #include "gen/bundle.h"
 #include "targets/targets.h"
 #include "util/diag.h"
@@ -30,9 +31,11 @@ static const char usage_head[] =
     "commands:\n"
     "  check FILE.pipe [-Werror] [--diagnostics-format=text|json|sarif]\n"
     "                       check a pipeline file and report every mistake\n"
-    "  build FILE.pipe [-o DIR] [--pipeline NAME] [--target LIST] [-MD -MF DEPFILE [-MT TARGET]] [-v]\n"
+    "  build FILE.pipe [-o DIR] [--pipeline NAME] [--target LIST] [--registry REGISTRY]\n"
+    "        [-MD -MF DEPFILE [-MT TARGET]] [-v]\n"
     "                       check, then write the deployable bundle (default DIR: PIPELINE-bundle);\n"
-    "                       LIST is a comma list of ";
+    "                       --registry names where the images are pushed and pulled from (over\n"
+    "                       @docker(registry)); LIST is a comma list of ";
 static const char usage_tail[] =
     ";\n"
     "                       -v (--verbose) names each file written; --list-sources prints what a\n"
@@ -97,6 +100,7 @@ typedef struct common_opts {
     const char *dep_target;
     bool list_sources;
     bool verbose;
+    const char *registry;
 } common_opts;
 
 static bool take_value(int argc, char **argv, int *i, const char *name, const char **value)
@@ -174,6 +178,15 @@ static int parse_common(int argc, char **argv, const char *allowed, common_opts 
             if (!v)
                 return usage_error("%s needs a target name", a);
             o->dep_target = v;
+        } else if (strchr(allowed, 'b') && take_value(argc, argv, &i, "--registry", &v)) {
+            if (!v)
+                return usage_error("%s needs a registry, e.g. ghcr.io/team or localhost:5000", a);
+            if (!image_registry_valid(v))
+                return usage_error("`%s` is not a registry (images are named REGISTRY/NAME:TAG: write the host and "
+                                   "path, e.g. ghcr.io/team or localhost:5000, lower case after the host, no tag, "
+                                   "no final `/`)",
+                                   v);
+            o->registry = v;
         } else if (strchr(allowed, 'b') && strcmp(a, "--list-sources") == 0) {
             o->list_sources = true;
         } else if (strchr(allowed, 'b') && (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
@@ -304,6 +317,8 @@ static int cmd_build(int argc, char **argv)
     pipeline_info *pl = NULL;
     if (!diag_error_count(&s.diag))
         pl = program_select_pipeline(&s.pg, o.pipeline);
+    if (pl && !diag_error_count(&s.diag))
+        targets_check_build(&s.diag, pl, o.targets);
     flush_diags(&s, o.diag_format);
     rc = EXIT_ERRORS;
     model m;
@@ -320,6 +335,7 @@ static int cmd_build(int argc, char **argv)
             .depfile = o.depfile,
             .dep_target = o.dep_target,
             .verbose = o.verbose,
+            .registry = o.registry,
         };
         /* How to build the bundle again (pipec-rebuild.cmake): this pipec and
            the .pipe file, by absolute paths. */

@@ -40,7 +40,9 @@ static void value_words(const pipe_option *o, char *buf, size_t size)
         [PIPE_KIND_STRING_MAP] = "map of strings",
         [PIPE_KIND_ENV_MAP] = "map of environment variables",
         [PIPE_KIND_MAP_LIST] = "list of maps",
+        [PIPE_KIND_FILE] = "path of a file, relative to the `.pipe` file",
     };
+    _Static_assert(sizeof words / sizeof words[0] == PIPE_KIND_FILE + 1, "words for every kind");
     size_t n = (size_t)snprintf(buf, size, "%s", words[o->kind]);
     char lo[64], hi[64];
     bound(o, o->min, lo, sizeof lo);

@@ -10,6 +10,7 @@ strbuf *bundle_add_file(bundle *b, const char *path, bool executable)
     bundle_file *f = arena_alloc(b->arena, sizeof *f);
     f->path = arena_strdup(b->arena, path);
     f->executable = executable;
+    f->target = b->target;
     vec_push(b->arena, &b->files, f);
     return &f->text;
 }

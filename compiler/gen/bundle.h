@@ -24,6 +24,9 @@ typedef struct build_options {
     const char *pipec_path;
     const char *pipe_path;
     const char *pipeline_name; /* the pipeline built (as --pipeline) */
+    /* --registry: where every image is pushed and pulled from, over
+       @docker(registry) (a deploy-time choice); NULL: none given. */
+    const char *registry;
 } build_options;
 
 /* A user file copied into the bundle. */
@@ -47,7 +50,10 @@ typedef struct bundle_file {
     const char *path; /* relative to the bundle root */
     strbuf text;
     bool executable;
+    const char *target; /* the target that wrote it (deploy_target.name) */
 } bundle_file;
+
+typedef struct bundle_image bundle_image;
 
 typedef struct bundle {
     model *model;
@@ -61,24 +67,61 @@ typedef struct bundle {
     ptr_vec files;           /* bundle_file* to write */
     bool needs_cuda;         /* some invocation of a native step needs a GPU: emit <pipeline>_cuda.cu */
     bool has_commands;       /* some step runs a program: the bundle installs src/user */
-    ptr_vec images;          /* bundle_image*, distinct, in first-use order */
+    ptr_vec images;          /* bundle_image*, distinct, in first-use order (bundle_resolve_images) */
+    bundle_image **image_of; /* per invocation of mf; NULL until bundle_resolve_images ran */
+    const char *target;      /* the target whose files are being added */
 } bundle;
 
+/* The registry part of an image's reference when no registry was given
+   (@docker(registry), `pipec build --registry`): the scripts that push or
+   submit replace it with $PIPE_REGISTRY and refuse to run without it. */
+#define BUNDLE_REGISTRY_PLACEHOLDER "PIPE_REGISTRY"
+
 /* The container image an invocation runs in (bundle_images.c). Steps
-   without @docker get a default: a CUDA image matching the local toolkit
-   when they need a GPU, Debian otherwise (is_default says so). */
-typedef struct bundle_image {
-    const char *id;     /* folder under docker/: "<base-name>-<8 hex>", unique per distinct image */
-    const char *ref;    /* what deploy targets run: "pipec/<pipeline>-<id>:latest" */
-    const char *parent; /* runtime stage base */
-    const char *build;  /* build stage base */
+   without @docker get a default: a pinned CUDA image when they need a GPU,
+   Debian otherwise (is_default says so). */
+struct bundle_image {
+    const char *id;       /* folder under docker/: "<base-name>-<8 hex>", unique per distinct image */
+    const char *name;     /* its repository: "<pipeline>-<id>", lower case */
+    const char *tag;      /* 16 hex digits: a digest of the Dockerfile, the files it copies and the settings */
+    const char *registry; /* --registry, else @docker(registry), else BUNDLE_REGISTRY_PLACEHOLDER */
+    bool registry_given;  /* false: registry is the placeholder */
+    /* What every deploy target runs: "REGISTRY/NAME:TAG". Any change to
+       the code or the image's settings gives another tag; never `latest`. */
+    const char *ref;
+    const char *parent;   /* runtime stage base */
+    const char *build;    /* build stage base */
     const pipe_mimage *given; /* the @docker options of its first invocation (lists, environment) */
     bool is_default;
-    bool cuda;          /* some step using it needs a GPU or has .cu sources */
-} bundle_image;
+    bool cuda;            /* some step using it needs a GPU or has .cu sources */
+    ptr_vec invs;         /* const pipe_minvocation*: those that run in it, in pipeline order */
+    const char *dockerfile;             /* the text of docker/<id>/Dockerfile */
+    const model_file *requirements;     /* @docker(requirements_file), or NULL */
+};
 
-/* The image of inv; the same pointer for invocations that share an image. */
-const bundle_image *bundle_image_of(bundle *b, const pipe_minvocation *inv);
+/* Groups the invocations into images, writes each Dockerfile (in memory)
+   and gives each image its reference. bundle_build runs it after the
+   `local` target (the tag digests its files) and before the others.
+   0, or -1 with a message in err (a value a Dockerfile cannot hold). */
+int bundle_resolve_images(bundle *b, char *err, size_t errsize);
+/* The image of inv (after bundle_resolve_images); the same pointer for
+   invocations that share an image. */
+const bundle_image *bundle_image_of(const bundle *b, const pipe_minvocation *inv);
+
+/* The registry, for the scripts that push or pull the images
+   (bundle_registry.c). Whether some image has none: its reference starts
+   with BUNDLE_REGISTRY_PLACEHOLDER. */
+bool bundle_images_need_registry(const bundle *b);
+/* For a POSIX shell script: when some image has no registry, lines that
+   stop it (exit 1, a message naming `script` and saying that PIPE_REGISTRY
+   names the registry "to <action>", e.g. "push the images to") unless
+   PIPE_REGISTRY is set, then drop a final `/` from it and stop unless it
+   holds only [A-Za-z0-9._:/-] (so it can replace the placeholder in YAML
+   or a sed expression as it is); nothing otherwise. */
+void bundle_registry_guard(const bundle *b, strbuf *sb, const char *script, const char *action);
+/* An image's reference as one word of such a script: `"$PIPE_REGISTRY/NAME:TAG"`
+   without a registry, else the reference quoted. */
+void bundle_image_ref_shell(const bundle_image *img, strbuf *sb);
 
 /* Adds an output file; returns its text buffer. */
 strbuf *bundle_add_file(bundle *b, const char *path, bool executable);
@@ -110,6 +153,13 @@ int gen_c(bundle *b, char *err, size_t errsize);
 int gen_cuda(bundle *b, char *err, size_t errsize);
 int gen_cmake(bundle *b, char *err, size_t errsize);
 int gen_runtime(bundle *b, char *err, size_t errsize);
+/* bundle.yaml's text into out; image_fields false leaves out each
+   invocation's `image` (@docker) section. */
+int gen_manifest_text(bundle *b, bool image_fields, strbuf *out, char *err, size_t errsize);
+/* The driver, src/<pipeline>_main.c (gen_driver_path), embedding
+   manifest_yaml as its bundle.yaml. */
+int gen_driver(bundle *b, const char *manifest_yaml, strbuf *out, char *err, size_t errsize);
+const char *gen_driver_path(bundle *b);
 /* pipec-rebuild.cmake: bundle_build runs it last, since it lists every file. */
 int gen_rebuild(bundle *b, char *err, size_t errsize);
 

@@ -1,7 +1,10 @@
 /* The driver of `pipec build`: collects the steps, runs the generator of
    each target the build selects (the table of targets/targets.c, `local`
-   first), then pipec-rebuild.cmake, and writes the files all or nothing. */
+   first, then the images every other target names), then
+   pipec-rebuild.cmake and the list of files, writes the files all or
+   nothing, and removes those of a previous build it no longer writes. */
 #include "bundle.h"
+#include "bundle_list.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -86,6 +89,28 @@ static int write_depfile(bundle *b, char *err, size_t errsize)
     return rc;
 }
 
+/* One warning per selected target that makes a cluster pull images, when
+   some image has no registry: the bundle is complete, its scripts refuse
+   to push or submit until PIPE_REGISTRY is set. (`check` never says it:
+   a pipeline that only runs locally needs no registry.) */
+static void warn_missing_registry(const bundle *b)
+{
+    if (!b->image_of || !bundle_images_need_registry(b))
+        return;
+    fflush(stdout); /* after the lines of -v */
+    for (size_t i = 0; i < deploy_target_count; i++) {
+        if (!(b->opts->targets & target_bit(i)) || !deploy_targets[i]->pulls_images)
+            continue;
+        fprintf(stderr,
+                "pipec: warning: target `%s` pulls the images from a registry, and none was given\n"
+                "  = note: its files name them %s/NAME:TAG, and its scripts refuse to run until PIPE_REGISTRY "
+                "is set\n"
+                "  = help: give one with `@docker(registry = \"ghcr.io/team\")` in the .pipe file or `pipec "
+                "build --registry REGISTRY`\n",
+                deploy_targets[i]->name, BUNDLE_REGISTRY_PLACEHOLDER);
+    }
+}
+
 int bundle_build(model *m, const build_options *opts, arena *a, char *err, size_t errsize)
 {
     bundle b = {0};
@@ -96,18 +121,31 @@ int bundle_build(model *m, const build_options *opts, arena *a, char *err, size_
     b.source_name = m->manifest.source;
     for (size_t i = 0; i < m->npipe_files; i++)
         vec_push(b.arena, &b.inputs, (void *)m->pipe_files[i]);
+    for (size_t i = 0; i < m->nfiles; i++)
+        vec_push(b.arena, &b.inputs, (void *)m->files[i].resolved);
     collect_steps(&b);
     int rc = -1;
-    for (size_t i = 0; i < deploy_target_count; i++)
+    for (size_t i = 0; i < deploy_target_count; i++) {
+        b.target = deploy_targets[i]->name;
         if ((opts->targets & target_bit(i)) && deploy_targets[i]->generate(&b, err, errsize) != 0)
             goto done;
+        /* The images' tags digest the bundle's files (`local`, row 0); every
+           other target names the images. */
+        if (i == 0 && (opts->targets & ~TARGET_LOCAL) && bundle_resolve_images(&b, err, errsize) != 0)
+            goto done;
+    }
     /* Last: it lists every file written. */
+    b.target = deploy_targets[0]->name;
     if ((opts->targets & TARGET_LOCAL) && gen_rebuild(&b, err, errsize) != 0)
         goto done;
+    ptr_vec stale = {0};
+    bundle_list_update(&b, &stale);
     if (write_outputs(&b, err, errsize) != 0)
         goto done;
+    bundle_list_remove(&b, &stale);
     if (opts->depfile && write_depfile(&b, err, errsize) != 0)
         goto done;
+    warn_missing_registry(&b);
     rc = 0;
 done:
     for (size_t i = 0; i < b.files.len; i++)

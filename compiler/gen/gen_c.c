@@ -149,13 +149,8 @@ static void step_tables(bundle *b, const bundle_step *bs, size_t first_field, st
         sb_printf(table, "    {\"%s\", &%s, sizeof(%s), NULL, 0},\n", st->name, constant, args);
 }
 
-static void manifest_literal(const bundle *b, strbuf *sb)
+static void manifest_literal(const char *text, strbuf *sb)
 {
-    const bundle_file *manifest = NULL;
-    for (size_t i = 0; i < b->files.len && !manifest; i++)
-        if (strcmp(((bundle_file *)b->files.items[i])->path, "bundle.yaml") == 0)
-            manifest = b->files.items[i];
-    const char *text = manifest ? manifest->text.data : "";
     strbuf line = STRBUF_INIT;
     bool first = true;
     while (*text) {
@@ -175,7 +170,7 @@ static void manifest_literal(const bundle *b, strbuf *sb)
     sb_free(&line);
 }
 
-static int gen_main(bundle *b, char *err, size_t errsize)
+int gen_driver(bundle *b, const char *manifest_yaml, strbuf *out, char *err, size_t errsize)
 {
     strbuf entries = STRBUF_INIT, fields = STRBUF_INIT, rows = STRBUF_INIT, tables = STRBUF_INIT;
     strbuf manifest = STRBUF_INIT, hooks = STRBUF_INIT;
@@ -203,7 +198,7 @@ static int gen_main(bundle *b, char *err, size_t errsize)
     } else {
         sb_puts(&tables, "\n/* Every step of this pipeline runs a program: no step table. */\n");
     }
-    manifest_literal(b, &manifest);
+    manifest_literal(manifest_yaml, &manifest);
     if (b->needs_cuda)
         sb_printf(&hooks, "\n#if PIPE_BUILT_WITH_CUDA\nextern const pipe_cuda_hooks %s_cuda_hooks;\n"
                           "#define CUDA_HOOKS (&%s_cuda_hooks)\n#else\n#define CUDA_HOOKS NULL\n#endif\n",
@@ -217,7 +212,6 @@ static int gen_main(bundle *b, char *err, size_t errsize)
                        {"header", header},               {"step_tables", sb_cstr(&tables)},
                        {"manifest", sb_cstr(&manifest)}, {"cuda_hooks", sb_cstr(&hooks)},
                        {"steps_ref", steps_ref}};
-    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "src/%s_main.c", b->mf->pipeline), false);
     int rc = render("main.c.tmpl", vars, sizeof vars / sizeof vars[0], out, err, errsize);
     sb_free(&entries);
     sb_free(&fields);
@@ -226,6 +220,19 @@ static int gen_main(bundle *b, char *err, size_t errsize)
     sb_free(&manifest);
     sb_free(&hooks);
     return rc;
+}
+
+const char *gen_driver_path(bundle *b) { return arena_printf(b->arena, "src/%s_main.c", b->mf->pipeline); }
+
+/* The driver embeds bundle.yaml as gen_manifest wrote it. */
+static int gen_main(bundle *b, char *err, size_t errsize)
+{
+    const bundle_file *manifest = NULL;
+    for (size_t i = 0; i < b->files.len && !manifest; i++)
+        if (strcmp(((bundle_file *)b->files.items[i])->path, "bundle.yaml") == 0)
+            manifest = b->files.items[i];
+    strbuf *out = bundle_add_file(b, gen_driver_path(b), false);
+    return gen_driver(b, manifest && manifest->text.data ? manifest->text.data : "", out, err, errsize);
 }
 
 int gen_c(bundle *b, char *err, size_t errsize)

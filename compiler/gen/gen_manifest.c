@@ -129,15 +129,26 @@ static void emit_option(yaml_out *em, const pipe_option *o, const pipe_minvocati
         ye_scalar(em, o->key);
         ye_mvalue(em, field);
         break;
+    case PIPE_KIND_FILE: {
+        const pipe_mfile *file = field;
+        ye_scalar(em, o->key);
+        ye_map_start(em, true);
+        ye_kv_string(em, "path", file->path);
+        ye_kv(em, "sha256", file->sha256);
+        ye_map_end(em);
+        break;
+    }
     }
 }
 
 /* Every decorator's fields, in the table's manifest order: its presence
    key, then its mapping when the table says it is written. */
-static void emit_settings(yaml_out *em, const pipe_minvocation *inv)
+static void emit_settings(yaml_out *em, const pipe_minvocation *inv, bool image_fields)
 {
     for (int k = 0; k < PIPE_DEC_COUNT; k++) {
         const pipe_decorator_info *d = pipe_decorator_in_manifest_order(k);
+        if (!image_fields && d->id == PIPE_DEC_DOCKER)
+            continue;
         if (d->presence_key)
             ye_kv_bool(em, d->presence_key, pipe_decorator_present(d, inv));
         if (!pipe_section_written(d, inv))
@@ -153,7 +164,7 @@ static void emit_settings(yaml_out *em, const pipe_minvocation *inv)
     }
 }
 
-static void emit_invocation(yaml_out *em, const pipe_manifest *m, const pipe_minvocation *inv)
+static void emit_invocation(yaml_out *em, const pipe_manifest *m, const pipe_minvocation *inv, bool image_fields)
 {
     ye_map_start(em, false);
     ye_kv_string(em, "id", inv->id);
@@ -164,14 +175,13 @@ static void emit_invocation(yaml_out *em, const pipe_manifest *m, const pipe_min
         ye_string_scalar(em, m->invocations[inv->needs[k]].id);
     ye_seq_end(em);
     emit_args(em, m, inv);
-    emit_settings(em, inv);
+    emit_settings(em, inv, image_fields);
     ye_map_end(em);
 }
 
-int gen_manifest(bundle *b, char *err, size_t errsize)
+int gen_manifest_text(bundle *b, bool image_fields, strbuf *out, char *err, size_t errsize)
 {
     const pipe_manifest *m = b->mf;
-    strbuf *out = bundle_add_file(b, "bundle.yaml", false);
     bundle_banner(b, out, "#");
     yaml_out em;
     if (!ye_open(&em, out)) {
@@ -196,9 +206,14 @@ int gen_manifest(bundle *b, char *err, size_t errsize)
     ye_scalar(&em, "invocations");
     ye_seq_start(&em, false);
     for (size_t i = 0; i < m->ninvocations; i++)
-        emit_invocation(&em, m, &m->invocations[i]);
+        emit_invocation(&em, m, &m->invocations[i], image_fields);
     ye_seq_end(&em);
     ye_map_end(&em);
     ye_doc_end(&em);
     return ye_close(&em, "bundle.yaml", err, errsize);
+}
+
+int gen_manifest(bundle *b, char *err, size_t errsize)
+{
+    return gen_manifest_text(b, true, bundle_add_file(b, "bundle.yaml", false), err, errsize);
 }

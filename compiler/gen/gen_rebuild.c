@@ -65,6 +65,8 @@ int gen_rebuild(bundle *b, char *err, size_t errsize)
     bool ok = cmake_quoted(&pipec, o->pipec_path) && cmake_quoted(&pipe, o->pipe_path) && cmake_quoted(&dir, out);
     ok = ok && list_item(&args, "--pipeline") && list_item(&args, o->pipeline_name) && list_item(&args, "--target") &&
          list_item(&args, targets_text(b->arena, o->targets));
+    if (o->registry) /* the images keep their names */
+        ok = ok && list_item(&args, "--registry") && list_item(&args, o->registry);
     for (size_t i = 0; ok && i < b->inputs.len; i++) {
         const char *path = absolute(b, cwd, b->inputs.items[i]);
         ok = path && list_item(&inputs, path);

@@ -48,6 +48,15 @@ typedef struct model_step {
     unsigned decl_line, decl_col;
 } model_step;
 
+/* A file that a decorator option names (@docker(requirements_file)), as
+   the checker read it: the bundle copies these bytes. */
+typedef struct model_file {
+    const char *resolved; /* where pipec read it (for the depfile) */
+    const char *sha256;   /* of text: the pipe_mfile that names it has the same */
+    const char *text;
+    size_t len;
+} model_file;
+
 typedef struct model {
     /* The pipeline as bundle.yaml carries it. Strings live in pipec's
        arena. The bundle fills each step's code_digest and sources (bundle
@@ -56,6 +65,8 @@ typedef struct model {
     model_step *steps;
     const char **pipe_files; /* the .pipe file, then its imports, as read */
     size_t npipe_files;
+    model_file *files; /* the files options name, each content once */
+    size_t nfiles;
     /* The pipeline's own @kubernetes namespace (the Argo Workflow's), NULL
        when none; each invocation's effective one is in its settings. */
     const char *workflow_namespace;

@@ -1,6 +1,7 @@
 /* From the checked program to the typed model (model.h). Every rule that
    turns decorators into settings is applied here, once: defaults, the
-   pipeline-over-step merge (effective_opt), "no @retry means no retry",
+   pipeline-over-step merge (effective_opt, and effective_map for maps key
+   by key), "no @retry means no retry",
    the build image derived from the parent. The generators only read the
    result. */
 #include "model_build.h"
@@ -76,21 +77,25 @@ static char **string_list(arena *a, const ast_expr *list, size_t *n)
     return out;
 }
 
-/* A map literal of strings (environments, node_selector); a value of another
+/* Map entries of strings (environments, node_selector); a value of another
    kind (reported by the checker) reads as "". */
+static pipe_kv *kv_of(arena *a, const ast_map_entry *const *entries, size_t n)
+{
+    if (n == 0)
+        return NULL;
+    pipe_kv *out = arena_alloc(a, n * sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        out[i].key = arena_strdup(a, entries[i]->key.text);
+        out[i].value = arena_strdup(a, entries[i]->value->kind == EXPR_STRING ? entries[i]->value->u.s.text : "");
+    }
+    return out;
+}
+
+/* A map literal of strings (the step body's environment). */
 static pipe_kv *string_map(arena *a, const ast_expr *map, size_t *n)
 {
-    *n = 0;
-    if (!map || map->kind != EXPR_MAP || map->u.items.len == 0)
-        return NULL;
-    pipe_kv *out = arena_alloc(a, map->u.items.len * sizeof *out);
-    for (size_t i = 0; i < map->u.items.len; i++) {
-        const ast_map_entry *e = map->u.items.items[i];
-        out[i].key = arena_strdup(a, e->key.text);
-        out[i].value = arena_strdup(a, e->value->kind == EXPR_STRING ? e->value->u.s.text : "");
-    }
-    *n = map->u.items.len;
-    return out;
+    *n = map && map->kind == EXPR_MAP ? map->u.items.len : 0;
+    return *n ? kv_of(a, (const ast_map_entry *const *)map->u.items.items, *n) : NULL;
 }
 
 static void any_value(arena *a, const ast_expr *v, pipe_mvalue *out)
@@ -248,6 +253,20 @@ static char *option_text(arena *a, const opt_value *v)
     return t ? arena_strdup(a, t) : NULL;
 }
 
+/* A file an option names, kept once per content for the bundle. */
+static void add_option_file(builder *b, const opt_file *f)
+{
+    model *m = b->m;
+    for (size_t i = 0; i < m->nfiles; i++)
+        if (strcmp(m->files[i].sha256, f->sha256) == 0)
+            return;
+    model_file *files = arena_alloc(b->a, (m->nfiles + 1) * sizeof *files);
+    if (m->nfiles)
+        memcpy(files, m->files, m->nfiles * sizeof *files);
+    files[m->nfiles++] = (model_file){f->resolved, f->sha256, f->text, f->len};
+    m->files = files;
+}
+
 /* One option's value into its field of the invocation (pipe/settings.h). */
 static void store_option(builder *b, const option_schema *os, const opt_value *v, pipe_minvocation *inv)
 {
@@ -270,9 +289,16 @@ static void store_option(builder *b, const option_schema *os, const opt_value *v
         break;
     }
     case PIPE_KIND_STRING_MAP:
-    case PIPE_KIND_ENV_MAP: {
-        pipe_kv *kv = string_map(b->a, v->expr, count);
-        memcpy(field, &kv, sizeof kv);
+    case PIPE_KIND_ENV_MAP: /* merged key by key: store_map */
+        break;
+    case PIPE_KIND_FILE: {
+        pipe_mfile file = {0};
+        if (v->file) {
+            file.path = option_text(b->a, v);
+            file.sha256 = arena_strdup(b->a, v->file->sha256);
+            add_option_file(b, v->file);
+        }
+        memcpy(field, &file, sizeof file);
         break;
     }
     case PIPE_KIND_MAP_LIST:
@@ -289,9 +315,21 @@ static void store_option(builder *b, const option_schema *os, const opt_value *v
     }
 }
 
+/* A map option in force, the pipeline's and the step's merged key by key. */
+static void store_map(builder *b, const option_schema *os, const effective_options *o, decorator_id d, int i,
+                      pipe_minvocation *inv)
+{
+    size_t n = 0;
+    const ast_map_entry **entries = effective_map(b->a, o, d, i, &n);
+    pipe_kv *kv = kv_of(b->a, entries, n);
+    *pipe_option_count(os, inv) = n;
+    memcpy(pipe_option_field(os, inv), &kv, sizeof kv);
+}
+
 /* Every setting of the table: when its decorator applies, the value in
-   force (the step's own, else the pipeline's, else the default), else the
-   table's value for an absent decorator; the bits of the options written. */
+   force (the step's own, else the pipeline's, else the default; a map's
+   keys merged), else the table's value for an absent decorator; the bits of
+   the options written. */
 static void build_settings(builder *b, const effective_options *o, pipe_minvocation *inv)
 {
     for (int d = 0; d < DEC_COUNT; d++) {
@@ -309,7 +347,10 @@ static void build_settings(builder *b, const effective_options *o, pipe_minvocat
             }
             if (v.set)
                 given |= 1u << i;
-            store_option(b, os, &v, inv);
+            if (option_merges_by_key((decorator_id)d, i))
+                store_map(b, os, o, (decorator_id)d, i, inv);
+            else
+                store_option(b, os, &v, inv);
         }
         if (ds->presence != PIPE_NO_FIELD)
             memcpy((char *)inv + ds->presence, &present, sizeof present);

@@ -1,7 +1,9 @@
 /* docker/<image-id>/Dockerfile, one per distinct image of the pipeline's
-   invocations (bundle_image_of): a multi-stage build that compiles the
+   invocations (bundle_images.c): a multi-stage build that compiles the
    bundle in build_image and runs it in parent_image (templates/Dockerfile.tmpl,
-   docs/deploy-docker.md).
+   docs/deploy-docker.md); docker/<image-id>/requirements.txt, the image's
+   @docker(requirements_file); docker/build.sh, which builds and pushes
+   them all (templates/docker-build.sh.tmpl).
 
    Strings from the .pipe file reach a Dockerfile in these forms only:
    image references after FROM (checked against the reference grammar,
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "docker.h"
 #include "gen/bundle.h"
 #include "targets.h"
 #include "gen/escape.h"
@@ -27,128 +30,29 @@
    which CUDA images bring). */
 #define RUNTIME_PACKAGES "libyaml-0-2 libssl3"
 
-typedef struct image_use {
-    const bundle_image *img;
-    ptr_vec invs; /* pipe_minvocation* running in it, in pipeline order */
-} image_use;
+/* What the Dockerfiles copy into their build stage: the bundle's
+   CMakeLists.txt and sources and the runtime (a `build/` folder in the
+   bundle stays out). An image's tag digests these files. */
+static const char *const build_context[] = {"CMakeLists.txt", "src/", "runtime/"};
 
-/* --- image references ---------------------------------------------------- */
-
-static bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-/* path-component := [a-z0-9]+ ( ( "." | "_" | "__" | "-"+ ) [a-z0-9]+ )* */
-static bool valid_path_component(const char *s, size_t n)
+bool docker_copies(const char *path)
 {
-    size_t i = 0;
-    for (;;) {
-        size_t run = i;
-        while (i < n && is_lower_alnum(s[i]))
-            i++;
-        if (i == run)
-            return false;
-        if (i == n)
+    for (size_t i = 0; i < sizeof build_context / sizeof build_context[0]; i++) {
+        size_t n = strlen(build_context[i]);
+        if (build_context[i][n - 1] == '/' ? strncmp(path, build_context[i], n) == 0
+                                           : strcmp(path, build_context[i]) == 0)
             return true;
-        if (s[i] == '.')
-            i++;
-        else if (s[i] == '_')
-            i += (i + 1 < n && s[i + 1] == '_') ? 2 : 1;
-        else if (s[i] == '-')
-            while (i < n && s[i] == '-')
-                i++;
-        else
-            return false;
     }
+    return false;
 }
 
-/* host[:port], host := components of [A-Za-z0-9-] (no '-' at either end) joined by '.' */
-static bool valid_domain(const char *s, size_t n)
+const char *docker_requirements_path(bundle *b, const bundle_image *img)
 {
-    const char *colon = memchr(s, ':', n);
-    size_t host = colon ? (size_t)(colon - s) : n;
-    if (colon) {
-        if (colon + 1 == s + n)
-            return false;
-        for (const char *p = colon + 1; p < s + n; p++)
-            if (!isdigit((unsigned char)*p))
-                return false;
-    }
-    size_t start = 0;
-    for (size_t i = 0; i <= host; i++) {
-        if (i < host && s[i] != '.') {
-            if (!isalnum((unsigned char)s[i]) && s[i] != '-')
-                return false;
-            continue;
-        }
-        if (i == start || s[start] == '-' || s[i - 1] == '-')
-            return false;
-        start = i + 1;
-    }
-    return true;
+    return arena_printf(b->arena, "docker/%s/requirements.txt", img->id);
 }
 
-/* The grammar of docker/distribution's reference package:
-   [domain/]path[:tag][@algorithm:hex]. Everything it allows is plain text
-   in a FROM line (no spaces, quotes, `$` or `\`). */
-static bool valid_image_ref(const char *ref)
-{
-    size_t len = strlen(ref);
-    if (len == 0 || len > 255)
-        return false;
-    const char *at = strchr(ref, '@');
-    size_t name_end = at ? (size_t)(at - ref) : len;
-    if (at) {
-        const char *alg = at + 1, *colon = strchr(alg, ':');
-        if (!colon || colon == alg || !isalpha((unsigned char)*alg))
-            return false;
-        for (const char *p = alg; p < colon; p++)
-            if (!isalnum((unsigned char)*p) && !strchr("+.-_", *p))
-                return false;
-        size_t hex = strlen(colon + 1);
-        if (hex < 32)
-            return false;
-        for (const char *p = colon + 1; *p; p++)
-            if (!isxdigit((unsigned char)*p))
-                return false;
-    }
-    /* The tag: after a ':' that follows the last '/'. */
-    size_t slash = 0;
-    for (size_t i = 0; i < name_end; i++)
-        if (ref[i] == '/')
-            slash = i + 1;
-    const char *colon = memchr(ref + slash, ':', name_end - slash);
-    if (colon) {
-        const char *tag = colon + 1;
-        size_t n = (size_t)(ref + name_end - tag);
-        if (n == 0 || n > 128 || !(isalnum((unsigned char)tag[0]) || tag[0] == '_'))
-            return false;
-        for (size_t i = 0; i < n; i++)
-            if (!isalnum((unsigned char)tag[i]) && !strchr("_.-", tag[i]))
-                return false;
-        name_end = (size_t)(colon - ref);
-    }
-    /* The first component is a registry when it looks like a host name. */
-    size_t i = 0;
-    const char *first_slash = memchr(ref, '/', name_end);
-    if (first_slash) {
-        size_t n = (size_t)(first_slash - ref);
-        bool domain = (n == 9 && strncmp(ref, "localhost", 9) == 0) || memchr(ref, '.', n) || memchr(ref, ':', n);
-        for (size_t k = 0; k < n && !domain; k++)
-            domain = isupper((unsigned char)ref[k]);
-        if (domain) {
-            if (!valid_domain(ref, n))
-                return false;
-            i = n + 1;
-        }
-    }
-    while (i <= name_end) {
-        const char *end = memchr(ref + i, '/', name_end - i);
-        size_t n = end ? (size_t)(end - (ref + i)) : name_end - i;
-        if (!valid_path_component(ref + i, n))
-            return false;
-        i += n + 1;
-    }
-    return true;
-}
+/* Where the final stage keeps the requirements file. */
+#define IMAGE_REQUIREMENTS "/opt/pipe/requirements.txt"
 
 /* --- escaping ------------------------------------------------------------ */
 
@@ -226,11 +130,11 @@ static bool bundle_has_cuda_code(const bundle *b)
 }
 
 /* "#   train, evaluate" lines, wrapped. */
-static void invocation_list(strbuf *sb, const image_use *u)
+static void invocation_list(strbuf *sb, const bundle_image *img)
 {
     size_t col = 0;
-    for (size_t i = 0; i < u->invs.len; i++) {
-        const pipe_minvocation *inv = u->invs.items[i];
+    for (size_t i = 0; i < img->invs.len; i++) {
+        const pipe_minvocation *inv = img->invs.items[i];
         size_t n = strlen(inv->id) + 2;
         if (col == 0 || col + n > 78) {
             if (col)
@@ -238,7 +142,7 @@ static void invocation_list(strbuf *sb, const image_use *u)
             sb_puts(sb, "#  ");
             col = 3;
         }
-        sb_printf(sb, " %s%s", inv->id, i + 1 < u->invs.len ? "," : "");
+        sb_printf(sb, " %s%s", inv->id, i + 1 < img->invs.len ? "," : "");
         col += n;
     }
 }
@@ -269,9 +173,9 @@ static void add_packages(bundle *b, ptr_vec *out, char *const *packages, size_t 
    `libraries` need). The run stage gets this image's own, and those of
    steps that link libraries, which the executable loads whichever step it
    runs. */
-static void stage_packages(bundle *b, const image_use *u, ptr_vec *build, ptr_vec *run)
+static void stage_packages(bundle *b, const bundle_image *img, ptr_vec *build, ptr_vec *run)
 {
-    add_packages(b, run, u->img->given->apt_packages, u->img->given->napt_packages);
+    add_packages(b, run, img->given->apt_packages, img->given->napt_packages);
     for (size_t i = 0; i < b->mf->ninvocations; i++) {
         const pipe_minvocation *inv = &b->mf->invocations[i];
         add_packages(b, build, inv->image.apt_packages, inv->image.napt_packages);
@@ -282,10 +186,10 @@ static void stage_packages(bundle *b, const image_use *u, ptr_vec *build, ptr_ve
 
 /* A program the image must have an interpreter for: `python`, `python3`,
    `python3.11` as a command step's first word. */
-static bool runs_python(bundle *b, const image_use *u)
+static bool runs_python(bundle *b, const bundle_image *img)
 {
-    for (size_t i = 0; i < u->invs.len; i++) {
-        const pipe_mstep *st = bundle_step_of(b, u->invs.items[i]);
+    for (size_t i = 0; i < img->invs.len; i++) {
+        const pipe_mstep *st = bundle_step_of(b, img->invs.items[i]);
         if (!st->ncommand)
             continue;
         const char *prog = strrchr(st->command[0], '/');
@@ -342,23 +246,40 @@ static int environment_lines(bundle *b, const pipe_mimage *given, const char *st
 /* BuildKit reads a word `<<NAME` in RUN as a here-document, even quoted. */
 static bool run_word_ok(const char *s) { return !strstr(s, "<<") && !strchr(s, '\n') && !strchr(s, '\r'); }
 
+/* A URL for pip's --index-url or --extra-index-url, as a RUN word. */
+static int url_word(bundle *b, strbuf *pip, const char *flag, const char *url, const char *option, const char *step,
+                    char *err, size_t errsize)
+{
+    if (!run_word_ok(url)) {
+        snprintf(err, errsize, "%s %s of step `%s` is not a URL", option, quoted(b, url), step);
+        return -1;
+    }
+    sb_printf(pip, " \\\n      %s ", flag);
+    shell_word(pip, url);
+    return 0;
+}
+
 /* The requirements installed into a virtual environment of the image's own
    (PEP 668: no pip into the system's Python), seeing the base image's
-   packages (a PyTorch image's torch), from @docker(index_url) when given;
-   `--`: an entry is a requirement, never a pip option. */
-static int pip_lines(bundle *b, const pipe_mimage *given, const char *step, strbuf *pip, char *err, size_t errsize)
+   packages (a PyTorch image's torch), from @docker(index_url) and
+   extra_index_urls when given: the requirements file (copied to
+   IMAGE_REQUIREMENTS), then the entries, after `--`: an entry is a
+   requirement, never a pip option. */
+static int pip_lines(bundle *b, const bundle_image *img, const char *step, strbuf *pip, char *err, size_t errsize)
 {
+    const pipe_mimage *given = img->given;
     sb_puts(pip, "    python3 -m venv --system-site-packages /opt/pipe/venv; \\\n"
                  "    /opt/pipe/venv/bin/python3 -m pip install --no-cache-dir");
-    if (given->index_url) {
-        if (!run_word_ok(given->index_url)) {
-            snprintf(err, errsize, "index_url %s of step `%s` is not a URL", quoted(b, given->index_url), step);
+    if (given->index_url && url_word(b, pip, "--index-url", given->index_url, "index_url", step, err, errsize) != 0)
+        return -1;
+    for (size_t i = 0; i < given->nextra_index_urls; i++)
+        if (url_word(b, pip, "--extra-index-url", given->extra_index_urls[i], "extra_index_urls", step, err,
+                     errsize) != 0)
             return -1;
-        }
-        sb_puts(pip, " --index-url ");
-        shell_word(pip, given->index_url);
-    }
-    sb_puts(pip, " --");
+    if (img->requirements)
+        sb_puts(pip, " \\\n      -r " IMAGE_REQUIREMENTS);
+    if (given->nrequirements)
+        sb_puts(pip, " \\\n      --");
     for (size_t i = 0; i < given->nrequirements; i++) {
         const char *r = given->requirements[i];
         if (!run_word_ok(r)) {
@@ -372,15 +293,23 @@ static int pip_lines(bundle *b, const pipe_mimage *given, const char *step, strb
     return 0;
 }
 
-static int render(bundle *b, const image_use *u, char *err, size_t errsize)
+/* The build stage's COPY lines: what docker_copies says. */
+static void copy_context(strbuf *sb)
 {
-    const bundle_image *img = u->img;
+    for (size_t i = 0; i < sizeof build_context / sizeof build_context[0]; i++) {
+        const char *p = build_context[i];
+        sb_printf(sb, "COPY %s %s\n", p, p[strlen(p) - 1] == '/' ? p : "./");
+    }
+}
+
+int docker_dockerfile(bundle *b, const bundle_image *img, strbuf *out, char *err, size_t errsize)
+{
     const pipe_mimage *given = img->given;
-    const char *step = bundle_step_of(b, u->invs.items[0])->name;
+    const char *step = bundle_step_of(b, img->invs.items[0])->name;
     const char *what[2] = {"parent_image", "build_image"};
     const char *refs[2] = {img->parent, img->build};
     for (int k = 0; k < 2; k++) {
-        if (!valid_image_ref(refs[k])) {
+        if (!image_ref_valid(refs[k])) {
             snprintf(err, errsize,
                      "%s %s of step `%s` is not an image reference (expected [REGISTRY/]NAME[:TAG][@DIGEST])",
                      what[k], quoted(b, refs[k]), step);
@@ -392,11 +321,11 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
        libcudart does not start without it) and the bundle has CUDA code. */
     bool cuda = bundle_has_cuda_code(b) && image_is_cuda(img->build) && image_is_cuda(img->parent);
     strbuf cmake = STRBUF_INIT, archs = STRBUF_INIT, build_pkgs = STRBUF_INIT, run_pkgs = STRBUF_INIT,
-           env = STRBUF_INIT, pip = STRBUF_INIT, invs = STRBUF_INIT, entry = STRBUF_INIT;
+           env = STRBUF_INIT, pip = STRBUF_INIT, invs = STRBUF_INIT, entry = STRBUF_INIT, context = STRBUF_INIT;
     int rc = -1;
     if (cuda) {
         sb_puts(&cmake, "-DPIPE_WITH_CUDA=ON");
-        if (gpu_architectures(&u->invs, &archs)) {
+        if (gpu_architectures(&img->invs, &archs)) {
             sb_puts(&cmake, " ");
             shell_word(&cmake, arena_printf(b->arena, "-DCMAKE_CUDA_ARCHITECTURES=%s", sb_cstr(&archs)));
         }
@@ -404,7 +333,7 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
         sb_puts(&cmake, "-DPIPE_WITH_CUDA=OFF");
     }
     ptr_vec build_apt = {0}, run_apt = {0};
-    stage_packages(b, u, &build_apt, &run_apt);
+    stage_packages(b, img, &build_apt, &run_apt);
     strbuf tools = STRBUF_INIT;
     build_tools(b, &tools);
     if (cuda && !strstr(sb_cstr(&tools), "g++"))
@@ -413,26 +342,32 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
     sb_free(&tools);
     package_words(&run_pkgs, RUNTIME_PACKAGES, &run_apt);
 
-    bool have_reqs = given->nrequirements > 0, python = have_reqs || runs_python(b, u);
+    bool have_reqs = given->nrequirements > 0 || img->requirements, python = have_reqs || runs_python(b, img);
     if (environment_lines(b, given, step, &env, err, errsize) != 0 ||
-        (have_reqs && pip_lines(b, given, step, &pip, err, errsize) != 0))
+        (have_reqs && pip_lines(b, img, step, &pip, err, errsize) != 0))
         goto done;
+    copy_context(&context);
 
-    invocation_list(&invs, u);
+    invocation_list(&invs, img);
     sb_putc(&entry, '[');
     esc_json_string(&entry, arena_printf(b->arena, "/opt/pipe/bin/%s", b->mf->pipeline));
     sb_putc(&entry, ']');
 
     const char *default_note = "";
     if (img->is_default && image_is_cuda(img->parent))
-        default_note = "# No @docker(parent_image) applies to these steps: pipec chose a CUDA image\n"
-                       "# matching its CUDA toolkit (PIPEC_CUDA_VERSION overrides the version).\n";
+        default_note = "# No @docker(parent_image) applies to these steps: pipec chose its pinned\n"
+                       "# CUDA image (PIPEC_CUDA_VERSION overrides the version).\n";
     else if (img->is_default)
         default_note = "# No @docker(parent_image) applies to these steps: pipec chose Debian.\n";
     tmpl_var vars[] = {
         {"source", b->source_name},
         {"id", img->id},
-        {"ref", img->ref},
+        {"name", img->name},
+        {"copy_context", sb_cstr(&context)},
+        {"requirements_copy",
+         img->requirements ? arena_printf(b->arena, "# @docker(requirements_file), installed below.\nCOPY %s %s\n",
+                                          docker_requirements_path(b, img), IMAGE_REQUIREMENTS)
+                           : ""},
         {"pipeline", b->mf->pipeline},
         {"invocations", sb_cstr(&invs)},
         {"cuda_note", cuda ? " and nvcc" : ""},
@@ -462,7 +397,6 @@ static int render(bundle *b, const image_use *u, char *err, size_t errsize)
         {"environment", sb_cstr(&env)},
         {"entrypoint", sb_cstr(&entry)},
     };
-    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "docker/%s/Dockerfile", img->id), false);
     const char *missing = NULL;
     if (tmpl_render("Dockerfile.tmpl", vars, sizeof vars / sizeof vars[0], out, &missing) != 0) {
         snprintf(err, errsize, "internal error: template Dockerfile.tmpl needs `%.40s`", missing);
@@ -478,35 +412,53 @@ done:
     sb_free(&pip);
     sb_free(&invs);
     sb_free(&entry);
+    sb_free(&context);
+    return rc;
+}
+
+/* docker/build.sh: each image built from the bundle's root with its
+   reference, then pushed. */
+static int build_script(bundle *b, char *err, size_t errsize)
+{
+    strbuf guard = STRBUF_INIT, images = STRBUF_INIT;
+    bundle_registry_guard(b, &guard, "docker/build.sh", "push the images to");
+    for (size_t i = 0; i < b->images.len; i++) {
+        const bundle_image *img = b->images.items[i];
+        sb_printf(&images, "image docker/%s/Dockerfile ", img->id);
+        bundle_image_ref_shell(img, &images);
+        sb_putc(&images, '\n');
+    }
+    tmpl_var vars[] = {
+        {"source", b->source_name},
+        {"pipeline", b->mf->pipeline},
+        {"registry_guard", sb_cstr(&guard)},
+        {"images", sb_cstr(&images)},
+    };
+    strbuf *out = bundle_add_file(b, "docker/build.sh", true);
+    const char *missing = NULL;
+    int rc = tmpl_render("docker-build.sh.tmpl", vars, sizeof vars / sizeof vars[0], out, &missing);
+    if (rc != 0)
+        snprintf(err, errsize, "internal error: template docker-build.sh.tmpl needs `%.40s`", missing);
+    sb_free(&guard);
+    sb_free(&images);
     return rc;
 }
 
 static int gen_docker(bundle *b, char *err, size_t errsize)
 {
-    ptr_vec uses = {0};
-    for (size_t i = 0; i < b->mf->ninvocations; i++) {
-        const pipe_minvocation *inv = &b->mf->invocations[i];
-        const bundle_image *img = bundle_image_of(b, inv);
-        image_use *u = NULL;
-        for (size_t k = 0; k < uses.len && !u; k++)
-            if (((image_use *)uses.items[k])->img == img)
-                u = uses.items[k];
-        if (!u) {
-            u = arena_alloc(b->arena, sizeof *u);
-            u->img = img;
-            vec_push(b->arena, &uses, u);
-        }
-        vec_push(b->arena, &u->invs, (void *)inv);
+    for (size_t i = 0; i < b->images.len; i++) {
+        const bundle_image *img = b->images.items[i];
+        sb_puts(bundle_add_file(b, arena_printf(b->arena, "docker/%s/Dockerfile", img->id), false), img->dockerfile);
+        if (img->requirements)
+            sb_putn(bundle_add_file(b, docker_requirements_path(b, img), false), img->requirements->text,
+                    img->requirements->len);
     }
-    for (size_t k = 0; k < uses.len; k++)
-        if (render(b, uses.items[k], err, errsize) != 0)
-            return -1;
-    return 0;
+    return build_script(b, err, errsize);
 }
 
 const deploy_target target_docker = {
     .name = "docker",
-    .summary = "docker/<image>/Dockerfile: one multi-stage build per distinct image",
+    .summary = "docker/<image>/Dockerfile: one multi-stage build per distinct image; docker/build.sh",
     .runs_containers = true,
     .generate = gen_docker,
 };

@@ -2,8 +2,11 @@
    `@resources(gpu_type)` is written once, in the user's words ("H100",
    "a100-80gb", "NVIDIA-H100-80GB-HBM3"), and every target asks here for
    its own name (SkyPilot's accelerator, the Kubernetes node labels that
-   GPU Feature Discovery and the clouds put on GPU nodes). Slurm's GRES
-   types are the cluster's own: @slurm(gpu_type) names them. */
+   GPU Feature Discovery and the clouds put on GPU nodes), the bundle's
+   CMake for the model's CUDA architecture (gpu_types.h). Slurm's GRES
+   types are the cluster's own: @slurm(gpu_type) names them. A gpu_type
+   that finds no model here gets W0408 and reaches every target as
+   written. */
 #ifndef PIPEC_GPU_MODELS_H
 #define PIPEC_GPU_MODELS_H
 
@@ -22,6 +25,7 @@ typedef struct gpu_model {
     const char *skypilot;      /* SkyPilot's accelerator name: "H100", "A100" (the 40 GB one) */
     const char *vendor;        /* "nvidia" or "amd" */
     const gpu_label *labels;   /* every label spelling on nodes with it; {NULL, NULL} ends it */
+    int sm;                    /* CUDA compute capability as CMake writes it (90 for sm_90); 0: not CUDA */
 } gpu_model;
 
 /* The model a gpu_type names, or NULL when pipec does not know it. Case,

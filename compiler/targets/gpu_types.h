@@ -1,6 +1,7 @@
-/* GPU models and the CUDA architectures nvcc compiles for them: the
-   gpu_type of @resources picks CMAKE_CUDA_ARCHITECTURES (the bundle's
-   CMakeLists.txt, the Dockerfiles' build stage). */
+/* The CUDA architectures nvcc compiles for: the gpu_type of @resources
+   picks CMAKE_CUDA_ARCHITECTURES (the bundle's CMakeLists.txt, the
+   Dockerfiles' build stage), through the table of known models
+   (gpu_models.h). */
 #ifndef PIPEC_GPU_TYPES_H
 #define PIPEC_GPU_TYPES_H
 
@@ -11,10 +12,10 @@
 #include "util/strbuf.h"
 
 /* The compute capability of a GPU model as CMake and nvcc write it (90 for
-   sm_90), or 0 when the name is not one pipec knows. Names are matched
-   without regard to case, vendor words and suffixes: "H100", "h100-sxm",
-   "A100-80GB", "NVIDIA-L4", "Tesla-T4", "NVIDIA-H100-80GB-HBM3" (the
-   Kubernetes gpu.product label), "RTX 4090". */
+   sm_90), or 0 when gpu_model_find knows no model by that name (W0408) or
+   the model is not CUDA (MI300X): "H100", "h100-sxm", "A100-80GB",
+   "NVIDIA-L4", "Tesla-T4", "NVIDIA-H100-80GB-HBM3" (the Kubernetes
+   gpu.product label), "RTX 4090". */
 int gpu_type_sm(const char *gpu_type);
 
 /* CMAKE_CUDA_ARCHITECTURES for the invocations in invs (pipe_minvocation*):

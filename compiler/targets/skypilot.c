@@ -1,14 +1,24 @@
 /* skypilot/<invocation>.yaml (docs/deploy-skypilot.md): one SkyPilot task
-   per invocation. `setup` builds the bundle on every node, `run` starts the
-   invocation with the runtime's `step` command. Written with libyaml's
-   emitter; every value from the .pipe file that reaches the shell snippets
-   is one esc_shell_word word, or an environment variable. */
+   per invocation, run in the invocation's image (resources.image_id); the
+   same tasks in the pipeline's order as one chain,
+   skypilot/chain/<pipeline>.yaml, and skypilot/submit.sh, which pushes the
+   images and launches the chain as a managed job. `setup` makes the store
+   folder, `run` starts the invocation with the image's executable; with
+   @skypilot(store), every task and node mounts that bucket as the store.
+   Written with libyaml's emitter; every value from the .pipe file that
+   reaches the shell snippets is one esc_shell_word word, or an environment
+   variable. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check/decorators.h"
+#include "check/program.h"
 #include "gen/bundle.h"
+#include "gen/template.h"
+#include "gpu_models.h"
+#include "skypilot_store.h"
+#include "submit_params.h"
 #include "targets.h"
 #include "util/diag.h"
 #include "pipe/base.h"
@@ -16,10 +26,16 @@
 #include "k8s_names.h"
 #include "gen/yaml_emit.h"
 
-#define STORE_DEFAULT "/pipe-store"
-#define BUILD_DIR "build-skypilot"
-/* The virtual environment of `requirements`, under $HOME on the node. */
-#define VENV_DIR ".pipe-venv"
+
+/* Where the store is: the bucket of @skypilot(store) is mounted here. */
+#define STORE_MOUNT "/pipe-store"
+/* The bundle in its image (docs/deploy-docker.md): the executable is
+   IMAGE_PREFIX/bin/<pipeline>, the requirements' environment IMAGE_VENV. */
+#define IMAGE_PREFIX "/opt/pipe"
+#define IMAGE_VENV IMAGE_PREFIX "/venv"
+/* SkyPilot mounts buckets this way for the store: rclone with a full VFS
+   cache, where the runtime's renames into place work (skypilot_store.c). */
+#define STORE_MODE "MOUNT_CACHED"
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* @checkpoint: how a managed job (`sky jobs launch`) comes back after a
@@ -68,8 +84,27 @@ static bool env_has(const pipe_mimage *img, const char *name)
     return false;
 }
 
-static void emit_resources(yaml_out *em, const pipe_minvocation *inv)
+/* What one invocation's task is made of, worked out once for its file and
+   for the chain. */
+typedef struct sky_task {
+    const pipe_minvocation *inv;
+    const char *name;  /* SkyPilot's task name */
+    const char *image; /* "docker:<ref>" */
+    const char *store; /* the bucket mounted at STORE_MOUNT, or NULL */
+    const char *store_path; /* PIPE_STORE: STORE_MOUNT or a folder in the bucket */
+    int64_t machines;
+} sky_task;
+
+/* SkyPilot's name of a GPU model; an unknown one as written. */
+static const char *accelerator_name(const char *gpu_type)
 {
+    const gpu_model *m = gpu_model_find(gpu_type);
+    return m ? m->skypilot : gpu_type;
+}
+
+static void emit_resources(bundle *b, yaml_out *em, const sky_task *t)
+{
+    const pipe_minvocation *inv = t->inv;
     const pipe_mskypilot *sky = &inv->skypilot;
     const pipe_resources *r = &inv->resources;
     int64_t gpu = r->gpu;
@@ -82,6 +117,8 @@ static void emit_resources(yaml_out *em, const pipe_minvocation *inv)
         kv_str(em, "cloud", sky->cloud);
     if (sky->region)
         kv_str(em, "region", sky->region);
+    /* SkyPilot runs `setup` and `run` in this container, on every node. */
+    kv_str(em, "image_id", t->image);
     if (r->cpu > 0)
         at_least(em, "cpus", r->cpu);
     if (r->memory)
@@ -91,18 +128,12 @@ static void emit_resources(yaml_out *em, const pipe_minvocation *inv)
     if (sky->accelerators) {
         kv_str(em, "accelerators", sky->accelerators);
     } else if (gpu > 0 && r->gpu_type) {
-        strbuf sb = STRBUF_INIT;
-        sb_printf(&sb, "%s:%lld", r->gpu_type, (long long)gpu);
-        kv_str(em, "accelerators", sb_cstr(&sb));
-        sb_free(&sb);
+        kv_str(em, "accelerators", arena_printf(b->arena, "%s:%lld", accelerator_name(r->gpu_type), (long long)gpu));
     } else if (gpu > 0) {
         ye_scalar(em, "accelerators");
         ye_seq_start(em, true);
-        for (size_t i = 0; i < sizeof default_accelerators / sizeof default_accelerators[0]; i++) {
-            char buf[64];
-            snprintf(buf, sizeof buf, "%s:%lld", default_accelerators[i], (long long)gpu);
-            str(em, buf);
-        }
+        for (size_t i = 0; i < sizeof default_accelerators / sizeof default_accelerators[0]; i++)
+            str(em, arena_printf(b->arena, "%s:%lld", default_accelerators[i], (long long)gpu));
         ye_seq_end(em);
     }
     ye_kv_bool(em, "use_spot", sky->use_spot);
@@ -111,17 +142,18 @@ static void emit_resources(yaml_out *em, const pipe_minvocation *inv)
     ye_map_end(em);
 }
 
-/* PIPE_RUN_ID must be given (`sky launch --env PIPE_RUN_ID=...`): null
-   marks it required. The image's environment follows: there is no image. */
-static void emit_envs(yaml_out *em, const pipe_minvocation *inv)
+/* PIPE_RUN_ID must be given (`--env PIPE_RUN_ID=...`): null marks it
+   required. The image's environment follows, as SkyPilot's shells may
+   not read the image's ENV lines. */
+static void emit_envs(yaml_out *em, const sky_task *t)
 {
-    const pipe_mimage *img = &inv->image;
+    const pipe_mimage *img = &t->inv->image;
     ye_scalar(em, "envs");
     ye_map_start(em, false);
     if (!env_has(img, "PIPE_RUN_ID"))
         ye_kv(em, "PIPE_RUN_ID", "null");
     if (!env_has(img, "PIPE_STORE"))
-        kv_str(em, "PIPE_STORE", STORE_DEFAULT);
+        kv_str(em, "PIPE_STORE", t->store_path);
     for (size_t i = 0; i < img->nenvironment; i++) {
         const pipe_kv *e = &img->environment[i];
         if (!*e->value)
@@ -129,6 +161,54 @@ static void emit_envs(yaml_out *em, const pipe_minvocation *inv)
         str(em, e->key);
         str(em, e->value);
     }
+    ye_map_end(em);
+}
+
+/* The bucket, mounted at the same path on every node of every task. */
+static void emit_file_mounts(yaml_out *em, const sky_task *t)
+{
+    if (!t->store)
+        return;
+    ye_scalar(em, "file_mounts");
+    ye_map_start(em, false);
+    ye_scalar(em, STORE_MOUNT);
+    ye_map_start(em, false);
+    kv_str(em, "source", t->store);
+    ye_kv(em, "mode", STORE_MODE);
+    ye_map_end(em);
+    ye_map_end(em);
+}
+
+/* The image runs as an unprivileged user (docs/deploy-docker.md), but
+   SkyPilot sets up its runtime, ssh and the bucket mount inside the
+   container as root or through sudo, which the image does not have: the
+   container runs as root, on VMs (docker run options) and on Kubernetes
+   (the pod's security context). */
+static void emit_config(yaml_out *em)
+{
+    ye_scalar(em, "config");
+    ye_map_start(em, false);
+    ye_scalar(em, "docker");
+    ye_map_start(em, false);
+    ye_scalar(em, "run_options");
+    ye_seq_start(em, true);
+    ye_scalar(em, "--user=0:0");
+    ye_seq_end(em);
+    ye_map_end(em);
+    ye_scalar(em, "kubernetes");
+    ye_map_start(em, false);
+    ye_scalar(em, "pod_config");
+    ye_map_start(em, false);
+    ye_scalar(em, "spec");
+    ye_map_start(em, false);
+    ye_scalar(em, "securityContext");
+    ye_map_start(em, true);
+    ye_kv_int(em, "runAsUser", 0);
+    ye_kv_int(em, "runAsGroup", 0);
+    ye_map_end(em);
+    ye_map_end(em);
+    ye_map_end(em);
+    ye_map_end(em);
     ye_map_end(em);
 }
 
@@ -146,81 +226,45 @@ static void empty_exports(strbuf *sb, const pipe_minvocation *inv)
     }
 }
 
-static void shell_words(strbuf *sb, char *const *words, size_t n)
+/* The image's executable, as one shell word. */
+static void executable(strbuf *sb, const bundle *b)
 {
-    for (size_t i = 0; i < n; i++) {
-        sb_putc(sb, ' ');
-        esc_shell_word(sb, words[i]);
-    }
-}
-
-/* The node builds the whole bundle's executable: the apt packages of every
-   invocation (what the steps' `libraries` need), each once. */
-static void all_packages(const bundle *b, strbuf *sb)
-{
-    for (size_t i = 0; i < b->mf->ninvocations; i++) {
-        const pipe_mimage *img = &b->mf->invocations[i].image;
-        for (size_t k = 0; k < img->napt_packages; k++) {
-            bool seen = false;
-            for (size_t j = 0; j <= i && !seen; j++) {
-                const pipe_mimage *prev = &b->mf->invocations[j].image;
-                for (size_t q = 0; q < prev->napt_packages && !seen && (j < i || q < k); q++)
-                    seen = strcmp(prev->apt_packages[q], img->apt_packages[k]) == 0;
-            }
-            if (!seen)
-                shell_words(sb, &img->apt_packages[k], 1);
-        }
-    }
-}
-
-/* A command step whose program is python, python3, ... */
-static bool runs_python(const pipe_mstep *st)
-{
-    if (!st->ncommand)
-        return false;
-    const char *prog = strrchr(st->command[0], '/');
-    return strncmp(prog ? prog + 1 : st->command[0], "python", 6) == 0;
+    strbuf path = STRBUF_INIT;
+    sb_printf(&path, IMAGE_PREFIX "/bin/%s", b->mf->pipeline);
+    esc_shell_word(sb, sb_cstr(&path));
+    sb_free(&path);
 }
 
 static void setup_script(strbuf *sb, const bundle *b, const pipe_minvocation *inv)
 {
-    const pipe_mimage *img = &inv->image;
     sb_puts(sb, "set -eu\n");
     empty_exports(sb, inv);
-    sb_puts(sb, "as_root() { if [ \"$(id -u)\" = 0 ]; then \"$@\"; else sudo \"$@\"; fi; }\n"
-                "# Build tools, libyaml and the packages of @docker, then the bundle.\n"
-                "as_root env DEBIAN_FRONTEND=noninteractive apt-get update\n"
-                "as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends"
-                " cmake build-essential pkg-config libyaml-dev libssl-dev");
-    all_packages(b, sb);
-    if (img->nrequirements)
-        sb_puts(sb, " python3-venv");
-    else if (runs_python(bundle_step_of(b, inv)))
-        sb_puts(sb, " python3");
-    sb_putc(sb, '\n');
-    if (img->nrequirements) {
-        /* A virtual environment of the task's own, seeing the machine's
-           packages; `--`: each entry is a requirement, never a pip option. */
-        sb_puts(sb, "python3 -m venv --system-site-packages \"$HOME/" VENV_DIR "\"\n"
-                    "\"$HOME/" VENV_DIR "/bin/python3\" -m pip install --");
-        shell_words(sb, img->requirements, img->nrequirements);
-        sb_putc(sb, '\n');
-    }
-    sb_puts(sb, "if [ ! -d \"$PIPE_STORE\" ]; then\n"
-                "  as_root mkdir -p \"$PIPE_STORE\"\n"
-                "  as_root chown \"$(id -u):$(id -g)\" \"$PIPE_STORE\"\n"
+    sb_puts(sb, "# SkyPilot runs this in the task's image (resources.image_id).\n"
+                "if [ ! -x ");
+    executable(sb, b);
+    sb_puts(sb, " ]; then\n"
+                "  echo \"setup: no ");
+    executable(sb, b);
+    sb_puts(sb, ": not the image of this task\" >&2\n"
+                "  exit 1\n"
+                "fi\n"
+                "# The store: a folder in the bucket mounted at " STORE_MOUNT " (@skypilot(store)),\n"
+                "# else on this node's disk.\n"
+                "if [ ! -d \"$PIPE_STORE\" ]; then\n"
+                "  if [ \"$(id -u)\" = 0 ]; then\n"
+                "    mkdir -p \"$PIPE_STORE\"\n"
+                "  else\n"
+                "    sudo mkdir -p \"$PIPE_STORE\"\n"
+                "    sudo chown \"$(id -u):$(id -g)\" \"$PIPE_STORE\"\n"
+                "  fi\n"
                 "fi\n");
-    if (pipe_invocation_needs_gpu(inv))
-        sb_puts(sb, "if [ -d /usr/local/cuda/bin ]; then PATH=\"$PATH:/usr/local/cuda/bin\"; export PATH; fi\n");
-    sb_puts(sb, "cmake -S . -B " BUILD_DIR " -DCMAKE_BUILD_TYPE=Release\n"
-                "cmake --build " BUILD_DIR " -j \"$(nproc)\"\n");
 }
 
 static void run_script(strbuf *sb, const bundle *b, const pipe_minvocation *inv, int64_t machines)
 {
     sb_puts(sb, "set -eu\n");
     empty_exports(sb, inv);
-    sb_puts(sb, ": \"${PIPE_RUN_ID:?set the run id: sky launch --env PIPE_RUN_ID=ID}\"\n"
+    sb_puts(sb, ": \"${PIPE_RUN_ID:?set the run id: sky jobs launch --env PIPE_RUN_ID=ID}\"\n"
                 "# PIPE_PARAMS: NAME=VALUE lines, each passed on as --param NAME=VALUE.\n"
                 "set --\n"
                 "while IFS= read -r param; do\n"
@@ -237,28 +281,74 @@ static void run_script(strbuf *sb, const bundle *b, const pipe_minvocation *inv,
                     "  PIPE_RDZV_TOKEN=\"$(printf '%s %s' \"${SKYPILOT_TASK_ID:-}\" \"$PIPE_RUN_ID\" | sha256sum | cut -c1-32)\"\n"
                     "fi\n"
                     "export PIPE_MACHINE_RANK MASTER_ADDR PIPE_RDZV_TOKEN\n");
-    if (inv->image.nrequirements)
-        sb_puts(sb, "# The requirements come first for the step's program.\n"
-                    "PATH=\"$HOME/" VENV_DIR "/bin:$PATH\"\n"
-                    "export PATH\n");
-    sb_puts(sb, "exec ./" BUILD_DIR "/");
-    esc_shell_word(sb, b->mf->pipeline);
+    sb_puts(sb, "# The image's Python environment (its requirements) comes first for the\n"
+                "# step's program, before what SkyPilot's shell puts on the PATH.\n"
+                "if [ -d " IMAGE_VENV "/bin ]; then\n"
+                "  PATH=\"" IMAGE_VENV "/bin:$PATH\"\n"
+                "  export PATH\n"
+                "fi\n"
+                "# No exec: SkyPilot ends `run` with its wait for the store's uploads\n"
+                "# (" STORE_MODE "), then exits with the step's status.\n"
+                "set +eu\n");
+    executable(sb, b);
     sb_puts(sb, " step ");
     esc_shell_word(sb, inv->id);
     sb_puts(sb, " --run-id \"$PIPE_RUN_ID\" --store \"$PIPE_STORE\" \"$@\"\n");
 }
 
-static int emit_task(bundle *b, k8s_names *names, const pipe_minvocation *inv, char *err, size_t errsize)
+/* One task, as the next document of em. */
+static void emit_task_doc(bundle *b, yaml_out *em, const sky_task *t)
 {
-    int64_t machines = invocation_machines(inv);
-    strbuf *out = bundle_add_file(b, arena_printf(b->arena, "skypilot/%s.yaml", inv->id), false);
+    ye_doc_start(em, true);
+    ye_map_start(em, false);
+    kv_str(em, "name", t->name);
+    ye_kv_int(em, "num_nodes", (long long)t->machines);
+    emit_resources(b, em, t);
+    emit_envs(em, t);
+    emit_file_mounts(em, t);
+    emit_config(em);
+    strbuf script = STRBUF_INIT;
+    setup_script(&script, b, t->inv);
+    ye_scalar(em, "setup");
+    scalar(em, sb_cstr(&script), YAML_LITERAL_SCALAR_STYLE);
+    sb_reset(&script);
+    run_script(&script, b, t->inv, t->machines);
+    ye_scalar(em, "run");
+    scalar(em, sb_cstr(&script), YAML_LITERAL_SCALAR_STYLE);
+    sb_free(&script);
+    ye_map_end(em);
+    ye_doc_end(em);
+}
+
+static int emit_task_file(bundle *b, const sky_task *t, char *err, size_t errsize)
+{
+    const char *path = arena_printf(b->arena, "skypilot/%s.yaml", t->inv->id);
+    strbuf *out = bundle_add_file(b, path, false);
     bundle_banner(b, out, "#");
-    if (inv->checkpoint.enabled)
+    if (t->inv->checkpoint.enabled && !t->store)
         sb_puts(out, "# @checkpoint: a managed job (sky jobs launch) that SkyPilot recovers\n"
                      "# (job_recovery) runs again with the same PIPE_RUN_ID, and the step\n"
                      "# resumes from its checkpoint folder only when PIPE_STORE is storage\n"
-                     "# that every cluster and node of the job mounts: the default\n"
-                     "# /pipe-store is each node's own disk (docs/deploy-skypilot.md).\n");
+                     "# that every cluster and node of the job mounts: without\n"
+                     "# @skypilot(store), " STORE_MOUNT " is each node's own disk (docs/deploy-skypilot.md).\n");
+    yaml_out em;
+    if (!ye_open(&em, out)) {
+        snprintf(err, errsize, "cannot initialize the YAML emitter");
+        return -1;
+    }
+    emit_task_doc(b, &em, t);
+    return ye_close(&em, path, err, errsize);
+}
+
+/* The chain: a first document with the job's name, then every task in the
+   manifest's order, a topological order of the pipeline's graph. */
+static int emit_chain(bundle *b, k8s_names *names, const sky_task *tasks, char *err, size_t errsize)
+{
+    const char *path = arena_printf(b->arena, "skypilot/chain/%s.yaml", b->mf->pipeline);
+    strbuf *out = bundle_add_file(b, path, false);
+    bundle_banner(b, out, "#");
+    sb_puts(out, "# Every task of the pipeline, one after the other in the pipeline's\n"
+                 "# order, as one managed job: skypilot/submit.sh launches it.\n");
     yaml_out em;
     if (!ye_open(&em, out)) {
         snprintf(err, errsize, "cannot initialize the YAML emitter");
@@ -266,42 +356,106 @@ static int emit_task(bundle *b, k8s_names *names, const pipe_minvocation *inv, c
     }
     ye_doc_start(&em, true);
     ye_map_start(&em, false);
-    kv_str(&em, "name", k8s_name(names, arena_printf(b->arena, "%s-%s", b->mf->pipeline, inv->id), K8S_LABEL_MAX));
-    /* Relative to where `sky launch` runs: the bundle's root. */
-    kv_str(&em, "workdir", ".");
-    ye_kv_int(&em, "num_nodes", (long long)machines);
-    emit_resources(&em, inv);
-    emit_envs(&em, inv);
-    strbuf script = STRBUF_INIT;
-    setup_script(&script, b, inv);
-    ye_scalar(&em, "setup");
-    scalar(&em, sb_cstr(&script), YAML_LITERAL_SCALAR_STYLE);
-    sb_reset(&script);
-    run_script(&script, b, inv, machines);
-    ye_scalar(&em, "run");
-    scalar(&em, sb_cstr(&script), YAML_LITERAL_SCALAR_STYLE);
-    sb_free(&script);
+    kv_str(&em, "name", k8s_name(names, b->mf->pipeline, K8S_LABEL_MAX));
     ye_map_end(&em);
     ye_doc_end(&em);
-    return ye_close(&em, arena_printf(b->arena, "skypilot/%s.yaml", inv->id), err, errsize);
+    for (size_t i = 0; i < b->mf->ninvocations; i++)
+        emit_task_doc(b, &em, &tasks[i]);
+    return ye_close(&em, path, err, errsize);
+}
+
+/* skypilot/submit.sh (templates/skypilot-submit.sh.tmpl). */
+static int emit_submit(bundle *b, const sky_task *tasks, char *err, size_t errsize)
+{
+    const pipe_manifest *m = b->mf;
+    strbuf names = STRBUF_INIT, required = STRBUF_INIT, help = STRBUF_INIT, images = STRBUF_INIT;
+    submit_params(m, &names, &required, NULL, &help);
+    /* Each image the tasks run in once: its Dockerfile and reference. */
+    for (size_t i = 0; i < m->ninvocations; i++) {
+        const bundle_image *img = bundle_image_of(b, tasks[i].inv);
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = bundle_image_of(b, tasks[k].inv) == img;
+        if (seen)
+            continue;
+        sb_puts(&images, "    ");
+        esc_shell_word(&images, arena_printf(b->arena, "docker/%s/Dockerfile", img->id));
+        sb_putc(&images, ' ');
+        esc_shell_word(&images, img->ref);
+        sb_putc(&images, '\n');
+    }
+    strbuf chain = STRBUF_INIT;
+    esc_shell_word(&chain, arena_printf(b->arena, "chain/%s.yaml", m->pipeline));
+    tmpl_var vars[] = {
+        {"source", b->source_name},
+        {"pipeline", m->pipeline},
+        {"chain", sb_cstr(&chain)},
+        {"placeholder", BUNDLE_REGISTRY_PLACEHOLDER},
+        {"param_names", sb_cstr(&names)},
+        {"required_params", sb_cstr(&required)},
+        {"param_help", sb_cstr(&help)},
+        {"images", sb_cstr(&images)},
+    };
+    strbuf *out = bundle_add_file(b, "skypilot/submit.sh", true);
+    const char *missing = NULL;
+    int rc = tmpl_render("skypilot-submit.sh.tmpl", vars, sizeof vars / sizeof vars[0], out, &missing);
+    if (rc != 0)
+        snprintf(err, errsize, "internal error: template skypilot-submit.sh.tmpl needs `%.40s`",
+                 missing ? missing : "?");
+    sb_free(&names);
+    sb_free(&required);
+    sb_free(&help);
+    sb_free(&images);
+    sb_free(&chain);
+    return rc;
+}
+
+/* The store of an invocation: the bucket to mount and PIPE_STORE. The
+   checker refused what does not parse (check_skypilot). */
+static void task_store(bundle *b, sky_task *t)
+{
+    const char *uri = t->inv->skypilot.store;
+    sky_store st;
+    strbuf why = STRBUF_INIT;
+    t->store = NULL;
+    t->store_path = STORE_MOUNT;
+    if (uri && sky_store_parse(uri, &st, &why)) {
+        t->store = arena_printf(b->arena, "%.*s", (int)st.source_len, uri);
+        if (st.path_len)
+            t->store_path = arena_printf(b->arena, STORE_MOUNT "/%.*s", (int)st.path_len, st.path);
+    }
+    sb_free(&why);
 }
 
 static int gen_skypilot(bundle *b, char *err, size_t errsize)
 {
     k8s_names names;
     k8s_names_init(&names, b->arena);
+    size_t n = b->mf->ninvocations;
+    sky_task *tasks = arena_alloc(b->arena, (n ? n : 1) * sizeof *tasks);
+    for (size_t i = 0; i < n; i++) {
+        sky_task *t = &tasks[i];
+        t->inv = &b->mf->invocations[i];
+        t->name = k8s_name(&names, arena_printf(b->arena, "%s-%s", b->mf->pipeline, t->inv->id), K8S_LABEL_MAX);
+        t->image = arena_printf(b->arena, "docker:%s", bundle_image_of(b, t->inv)->ref);
+        t->machines = invocation_machines(t->inv);
+        task_store(b, t);
+    }
     int rc = 0;
-    for (size_t i = 0; i < b->mf->ninvocations && rc == 0; i++)
-        rc = emit_task(b, &names, &b->mf->invocations[i], err, errsize);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = emit_task_file(b, &tasks[i], err, errsize);
+    if (rc == 0)
+        rc = emit_chain(b, &names, tasks, err, errsize);
+    if (rc == 0)
+        rc = emit_submit(b, tasks, err, errsize);
     k8s_names_free(&names);
     return rc;
 }
 
 /* E0401: @skypilot's accelerator count is per machine, like @resources' gpu;
    when both are set they must agree. */
-static void check_skypilot(diag_engine *d, const step_info *st, const effective_options *eff)
+static void check_accelerators(diag_engine *d, const effective_options *eff)
 {
-    (void)st;
     opt_value accel = effective_opt(eff, DEC_SKYPILOT, SKY_ACCELERATORS);
     opt_value g = effective_opt(eff, DEC_RESOURCES, RES_GPU);
     int64_t gpu = g.i;
@@ -319,13 +473,104 @@ static void check_skypilot(diag_engine *d, const step_info *st, const effective_
               (long long)gpu);
 }
 
+/* E0204: a store SkyPilot could not mount with renames (skypilot_store.c),
+   at the value. Reported once per step using it; the engine drops the
+   copies of one on the pipeline. */
+static void check_store(diag_engine *d, const effective_options *eff)
+{
+    opt_value store = effective_opt(eff, DEC_SKYPILOT, SKY_STORE);
+    if (!store.set || !store.valid || !store.s)
+        return;
+    sky_store parsed;
+    strbuf why = STRBUF_INIT, forms = STRBUF_INIT;
+    if (!sky_store_parse(store.s, &parsed, &why)) {
+        span at = store.expr ? store.expr->sp : store.name_sp;
+        diagnostic *dg = diag_report(d, at, DIAG_E0204, "\"%s\" is not a store SkyPilot can mount", store.s);
+        diag_label(d, dg, "%s", sb_cstr(&why));
+        sky_store_forms(&forms);
+        diag_help(d, dg, "write %s", sb_cstr(&forms));
+    }
+    sb_free(&why);
+    sb_free(&forms);
+}
+
+static void check_skypilot(diag_engine *d, const step_info *st, const effective_options *eff)
+{
+    (void)st;
+    check_accelerators(d, eff);
+    check_store(d, eff);
+}
+
+/* The store an invocation's task mounts, or NULL. */
+static const char *store_of(const invocation *inv) { return effective_opt(&inv->options, DEC_SKYPILOT, SKY_STORE).s; }
+
+static bool same_store(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+
+/* W0410's warning for pl, made at its first note. */
+typedef struct lost {
+    diag_engine *d;
+    const pipeline_info *pl;
+    diagnostic *dg;
+} lost;
+
+static void lost_note(lost *l, const invocation *inv, const char *text)
+{
+    if (!l->dg) {
+        l->dg = diag_report(l->d, l->pl->decl->name.sp, DIAG_W0410, "the SkyPilot tasks of `%s` share no store",
+                            l->pl->name);
+        diag_label(l->d, l->dg, "each task keeps " STORE_MOUNT " on its own cluster");
+        diag_help(l->d, l->dg, "mount one bucket on every task: `@skypilot(store = \"s3://BUCKET/PATH\")` on the "
+                               "pipeline");
+    }
+    diag_note(l->d, l->dg, inv->stmt ? inv->stmt->sp : l->pl->decl->name.sp, "%s", text);
+}
+
+/* W0410, when the SkyPilot tasks are built: without one store that they
+   all mount, each task keeps the store on its own cluster's disks, and
+   what it would share is lost. One warning at the pipeline's name, and a
+   note per thing lost at the invocation it concerns. */
+static void check_shared_store(diag_engine *d, const pipeline_info *pl)
+{
+    lost l = {d, pl, NULL};
+    strbuf note = STRBUF_INIT;
+    for (size_t i = 0; i < pl->invocations.len; i++) {
+        const invocation *inv = pl->invocations.items[i];
+        const char *store = store_of(inv);
+        for (size_t k = 0; k < inv->deps.len; k++) {
+            const invocation *dep = inv->deps.items[k];
+            if (same_store(store_of(dep), store))
+                continue;
+            sb_reset(&note);
+            sb_printf(&note, "the outputs of `%s` will not reach `%s`", dep->id, inv->id);
+            lost_note(&l, inv, sb_cstr(&note));
+        }
+        if (store)
+            continue;
+        int64_t machines = effective_decorator(&inv->options, DEC_ACCELERATE)
+                               ? effective_opt(&inv->options, DEC_ACCELERATE, ACC_NUM_MACHINES).i
+                               : 1;
+        sb_reset(&note);
+        if (machines > 2)
+            sb_printf(&note, "nodes 1 to %lld of `%s` will not see node 0's store", (long long)machines - 1, inv->id);
+        else if (machines == 2)
+            sb_printf(&note, "node 1 of `%s` will not see node 0's store", inv->id);
+        if (note.len)
+            lost_note(&l, inv, sb_cstr(&note));
+        if (effective_decorator(&inv->options, DEC_CHECKPOINT)) {
+            sb_reset(&note);
+            sb_printf(&note, "`%s`, recovered on a new cluster, will not find its checkpoints", inv->id);
+            lost_note(&l, inv, sb_cstr(&note));
+        }
+    }
+    sb_free(&note);
+}
+
 const deploy_target target_skypilot = {
     .name = "skypilot",
-    .summary = "skypilot/<invocation>.yaml: a SkyPilot task per invocation",
-    /* Counted with the container targets, so that a GPU step without an
-       image is warned about (W0401), although its tasks run on the node's
-       own image (docs/deploy-skypilot.md). */
+    .summary = "skypilot/: a SkyPilot task per invocation in its image, their chain and submit.sh",
     .runs_containers = true,
+    .pulls_images = true,
     .check = check_skypilot,
+    .check_build = check_shared_store,
     .generate = gen_skypilot,
 };

@@ -4,7 +4,12 @@
    where it lands: `#SBATCH` arguments for sbatch's own directive parser
    (sbatch_value), shell words with esc_shell_word, comments with control
    characters blanked. Job names are built from identifiers only and
-   shortened with a digest when long, so they stay unique. */
+   shortened with a digest when long, so they stay unique.
+
+   A step runs on the node (the bundle's executable on the shared
+   filesystem) unless @slurm(container) runs it in its image with pyxis or
+   apptainer; GPUs are untyped unless @slurm(gpu_type) names the cluster's
+   GRES type; @resources(disk) is --tmp only with @slurm(tmp). */
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
@@ -19,6 +24,9 @@
 #include "pipe/version.h"
 #include "util/symtab.h"
 #include "gen/template.h"
+#include "gpu_models.h"
+#include "submit_params.h"
+
 
 /* What a job needs besides its attempts (each up to its @timeout plus
    PIPE_KILL_GRACE_MS, the runtime's SIGTERM-to-SIGKILL grace): starting
@@ -152,14 +160,16 @@ static void slurm_time(strbuf *sb, uint64_t timeout_ms, uint64_t retries, uint64
     sb_printf(sb, "%" PRIu64 "-%02" PRIu64 ":%02" PRIu64 ":00", minutes / 1440, minutes / 60 % 24, minutes % 60);
 }
 
-/* A gres type: lower case, and only [a-z0-9_.-] (others become `_`), so
-   that a `:` or `,` cannot add to the gres list. */
-static void gres_type(strbuf *sb, const char *s)
+/* @slurm(gpu_type): one GRES type as the cluster writes it. The checker
+   allows [A-Za-z0-9_.-] only (a `:` or `,` would change the request). */
+static bool gres_type(const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        unsigned char c = (unsigned char)tolower(*p);
-        sb_putc(sb, (isalnum(c) && c < 0x80) || c == '_' || c == '.' || c == '-' ? (char)c : '_');
-    }
+    if (!*s)
+        return false;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (!(isalnum(*p) && *p < 0x80) && *p != '_' && *p != '.' && *p != '-')
+            return false;
+    return true;
 }
 
 static bool directive(strbuf *sb, const char *option, const char *value)
@@ -185,16 +195,23 @@ static int sbatch_lines(const pipe_minvocation *inv, const char *name, strbuf *s
         slurm_size(sb, r->memory);
         sb_putc(sb, '\n');
     }
-    if (r->gpu > 0) {
-        if (r->gpu_type && *r->gpu_type) {
-            sb_puts(sb, "#SBATCH --gres=gpu:");
-            gres_type(sb, r->gpu_type);
-            sb_printf(sb, ":%lld\n", (long long)r->gpu);
-        } else {
-            sb_printf(sb, "#SBATCH --gpus-per-node=%lld\n", (long long)r->gpu);
+    /* @resources(gpu_type) is not a GRES type: clusters name their types
+       as they like, and many have untyped GPUs (Gres=gpu:N), where a typed
+       request is refused. */
+    const pipe_mslurm *sl = &inv->slurm;
+    if (r->gpu > 0 && sl->gpu_type) {
+        if (!gres_type(sl->gpu_type)) {
+            snprintf(err, errsize, "invocation `%s`: @slurm(gpu_type) \"%.60s\" is not a GRES type", inv->id,
+                     sl->gpu_type);
+            return -1;
         }
+        sb_printf(sb, "#SBATCH --gpus-per-node=%s:%lld\n", sl->gpu_type, (long long)r->gpu);
+    } else if (r->gpu > 0) {
+        sb_printf(sb, "#SBATCH --gpus-per-node=%lld\n", (long long)r->gpu);
     }
-    if (r->disk > 0) {
+    /* Node-local disk is not scheduled on most clusters (TmpDisk=0, the
+       default, refuses any --tmp): asked for only when @slurm says so. */
+    if (r->disk > 0 && sl->tmp) {
         sb_puts(sb, "#SBATCH --tmp=");
         slurm_size(sb, r->disk);
         sb_putc(sb, '\n');
@@ -220,7 +237,6 @@ static int sbatch_lines(const pipe_minvocation *inv, const char *name, strbuf *s
     sb_puts(sb, retries > 0 || grace_s ? "#SBATCH --requeue\n" : "#SBATCH --no-requeue\n");
     sb_puts(sb, "#SBATCH --open-mode=append\n");
 
-    const pipe_mslurm *sl = &inv->slurm;
     const struct {
         const char *value;
         const char *flag;
@@ -256,6 +272,131 @@ control:
     snprintf(err, errsize, "invocation `%s`: an @slurm value holds a control character, which no #SBATCH line can carry",
              inv->id);
     return -1;
+}
+
+/* Where the step runs: on the node, or in its image (@slurm(container)). */
+typedef enum { RUN_ON_NODE, RUN_PYXIS, RUN_APPTAINER } run_mode;
+
+static run_mode run_mode_of(const pipe_minvocation *inv)
+{
+    const char *c = inv->slurm.container;
+    if (c && strcmp(c, "pyxis") == 0)
+        return RUN_PYXIS;
+    if (c && strcmp(c, "apptainer") == 0)
+        return RUN_APPTAINER;
+    return RUN_ON_NODE;
+}
+
+/* The part of an image reference after the registry placeholder ("/NAME:TAG"),
+   or NULL when the reference names its registry. */
+static const char *registry_free_part(const char *ref)
+{
+    size_t n = strlen(BUNDLE_REGISTRY_PLACEHOLDER);
+    return strncmp(ref, BUNDLE_REGISTRY_PLACEHOLDER, n) == 0 && ref[n] == '/' ? ref + n : NULL;
+}
+
+static bool needs_registry(bundle *b, const pipe_minvocation *inv)
+{
+    return run_mode_of(inv) != RUN_ON_NODE && registry_free_part(bundle_image_of(b, inv)->ref);
+}
+
+/* The start of the script after `set -e`: the variables submit.sh passes,
+   checked, and what runs the step. On the node that is the bundle's
+   executable on the shared filesystem; in a container, the executable of
+   the step's image (docker/<id>/Dockerfile), whose reference takes its
+   registry from PIPE_REGISTRY when the build named none. */
+static void prologue_lines(strbuf *sb, bundle *b, const pipe_minvocation *inv)
+{
+    run_mode mode = run_mode_of(inv);
+    if (mode == RUN_ON_NODE) {
+        sb_printf(sb,
+                  "if [ -z \"${PIPE_BUNDLE_EXE:-}\" ] || [ -z \"${PIPE_STORE:-}\" ] || "
+                  "[ -z \"${PIPE_RUN_ID:-}\" ]; then\n"
+                  "    echo \"%s.sbatch: PIPE_BUNDLE_EXE, PIPE_STORE and PIPE_RUN_ID must be set: "
+                  "submit with submit.sh\" >&2\n"
+                  "    exit 2\n"
+                  "fi\n"
+                  "EXE=$PIPE_BUNDLE_EXE\n"
+                  "STORE=$PIPE_STORE\n"
+                  "RUN_ID=$PIPE_RUN_ID\n"
+                  "if [ ! -x \"$EXE\" ]; then\n"
+                  "    echo \"%s.sbatch: $EXE is not an executable on $(hostname): "
+                  "the bundle must be on a shared filesystem\" >&2\n"
+                  "    exit 2\n"
+                  "fi\n",
+                  inv->id, inv->id);
+        return;
+    }
+    const bundle_image *img = bundle_image_of(b, inv);
+    const char *rest = registry_free_part(img->ref);
+    sb_printf(sb,
+              "if [ -z \"${PIPE_STORE:-}\" ] || [ -z \"${PIPE_RUN_ID:-}\" ]; then\n"
+              "    echo \"%s.sbatch: PIPE_STORE and PIPE_RUN_ID must be set: submit with submit.sh\" >&2\n"
+              "    exit 2\n"
+              "fi\n"
+              "STORE=$PIPE_STORE\n"
+              "RUN_ID=$PIPE_RUN_ID\n"
+              "# The step runs in its image (@slurm(container = \"%s\")), the one of\n"
+              "# docker/%s/Dockerfile, pushed to a registry. The store is mounted at\n"
+              "# the same path.\n",
+              inv->id, mode == RUN_PYXIS ? "pyxis" : "apptainer", img->id);
+    if (rest) {
+        sb_printf(sb,
+                  "if [ -z \"${PIPE_REGISTRY:-}\" ]; then\n"
+                  "    echo \"%s.sbatch: PIPE_REGISTRY must name the registry the image was pushed to "
+                  "(the build named none)\" >&2\n"
+                  "    exit 2\n"
+                  "fi\n"
+                  "IMAGE=\"${PIPE_REGISTRY%%/}\"",
+                  inv->id);
+        esc_shell_word(sb, rest);
+    } else {
+        sb_puts(sb, "IMAGE=");
+        esc_shell_word(sb, img->ref);
+    }
+    sb_printf(sb,
+              "\n"
+              "EXE=/opt/pipe/bin/%s\n"
+              "case $STORE in\n"
+              "*[,:]*)\n"
+              "    echo \"%s.sbatch: the store path must not hold ',' or ':', which separate %s's mounts\" >&2\n"
+              "    exit 2\n"
+              "    ;;\n"
+              "esac\n",
+              b->mf->pipeline, inv->id, mode == RUN_PYXIS ? "pyxis" : "apptainer");
+}
+
+/* The container's part of the srun command line, after SRUN_ARGS. */
+static void container_lines(strbuf *sb, const pipe_minvocation *inv)
+{
+    switch (run_mode_of(inv)) {
+    case RUN_ON_NODE: return;
+    case RUN_PYXIS:
+        sb_puts(sb, "# pyxis (enroot) writes a registry with '#' before the image's path:\n"
+                    "# REGISTRY#PATH:TAG. A first part with a '.' or a ':', or localhost, is a\n"
+                    "# registry; without one the image is Docker Hub's.\n"
+                    "CONTAINER_IMAGE=$IMAGE\n"
+                    "if [[ $IMAGE == */* ]]; then\n"
+                    "    FIRST=${IMAGE%%/*}\n"
+                    "    if [[ $FIRST == *[.:]* || $FIRST == localhost ]]; then\n"
+                    "        CONTAINER_IMAGE=\"$FIRST#${IMAGE#*/}\"\n"
+                    "    fi\n"
+                    "fi\n"
+                    "SRUN_ARGS+=(--container-image=\"$CONTAINER_IMAGE\" --container-mounts=\"$STORE:$STORE\")\n");
+        return;
+    case RUN_APPTAINER: {
+        /* The GPUs: NVIDIA's libraries with --nv, ROCm's with --rocm. */
+        const pipe_resources *r = &inv->resources;
+        const gpu_model *m = r->gpu > 0 ? gpu_model_find(r->gpu_type) : NULL;
+        const char *gpus = r->gpu <= 0 ? "" : m && strcmp(m->vendor, "amd") == 0 ? "--rocm" : "--nv";
+        sb_puts(sb, "# apptainer pulls the image from the registry (docker://) into its cache");
+        if (*gpus)
+            sb_printf(sb, "\n# and binds the node's GPU libraries into the container (%s)", gpus);
+        sb_printf(sb, ".\nAPPTAINER=(apptainer exec%s%s --bind \"$STORE\" \"docker://$IMAGE\")\n", *gpus ? " " : "",
+                  gpus);
+        return;
+    }
+    }
 }
 
 /* `export NAME=VALUE` for @docker's environment: Slurm runs no container,
@@ -311,7 +452,9 @@ static const char distributed_text[] =
    reach them. */
 static void launch_lines(strbuf *sb, const pipe_minvocation *inv, const char *word)
 {
-    const char *srun = "\"$SRUN\" \"${SRUN_ARGS[@]}\" \"$EXE\" step ";
+    const char *srun = run_mode_of(inv) == RUN_APPTAINER
+                           ? "\"$SRUN\" \"${SRUN_ARGS[@]}\" \"${APPTAINER[@]}\" \"$EXE\" step "
+                           : "\"$SRUN\" \"${SRUN_ARGS[@]}\" \"$EXE\" step ";
     const char *args = " --run-id \"$RUN_ID\" --store \"$STORE\" --echo \"$@\"";
     if (!inv->checkpoint.enabled) {
         sb_printf(sb, "exec %s%s%s", srun, word, args);
@@ -360,15 +503,19 @@ static int gen_sbatch(bundle *b, const pipe_minvocation *inv, const char *name, 
                       size_t errsize)
 {
     strbuf description = STRBUF_INIT, lines = STRBUF_INIT, env = STRBUF_INIT, word = STRBUF_INIT,
-           launch = STRBUF_INIT;
+           launch = STRBUF_INIT, prologue = STRBUF_INIT, container = STRBUF_INIT;
     const pipe_mstep *step = bundle_step_of(b, inv);
     int rc = -1;
     if (step->description) {
         sb_puts(&description, "\n# ");
         comment_text(&description, step->description);
     }
-    if (sbatch_lines(inv, name, &lines, err, errsize) != 0 || environment_lines(inv, &env, err, errsize) != 0)
+    /* In a container the image sets its environment itself. */
+    if (sbatch_lines(inv, name, &lines, err, errsize) != 0 ||
+        (run_mode_of(inv) == RUN_ON_NODE && environment_lines(inv, &env, err, errsize) != 0))
         goto done;
+    prologue_lines(&prologue, b, inv);
+    container_lines(&container, inv);
     esc_shell_word(&word, inv->id);
     launch_lines(&launch, inv, sb_cstr(&word));
     bool multi = invocation_machines(inv) > 1;
@@ -379,6 +526,8 @@ static int gen_sbatch(bundle *b, const pipe_minvocation *inv, const char *name, 
         {"pipeline", b->mf->pipeline},
         {"description", description.len ? sb_cstr(&description) : ""},
         {"sbatch_lines", sb_cstr(&lines)},
+        {"prologue", sb_cstr(&prologue)},
+        {"container", container.len ? sb_cstr(&container) : ""},
         {"environment", env.len ? sb_cstr(&env) : ""},
         {"distributed", multi ? distributed_text : ""},
         {"launch", sb_cstr(&launch)},
@@ -391,6 +540,8 @@ done:
     sb_free(&env);
     sb_free(&word);
     sb_free(&launch);
+    sb_free(&prologue);
+    sb_free(&container);
     return rc;
 }
 
@@ -399,26 +550,7 @@ static int gen_submit(bundle *b, const char *source, char *err, size_t errsize)
     const pipe_manifest *m = b->mf;
     strbuf names = STRBUF_INIT, required = STRBUF_INIT, help = STRBUF_INIT, subs = STRBUF_INIT,
            line = STRBUF_INIT, word = STRBUF_INIT;
-    for (size_t i = 0; i < m->nparams; i++) {
-        const pipe_mparam *p = &m->params[i];
-        if (i)
-            sb_putc(&names, ' ');
-        esc_shell_word(&names, p->name);
-        if (!p->default_value) {
-            if (required.len)
-                sb_putc(&required, ' ');
-            esc_shell_word(&required, p->name);
-        }
-        sb_reset(&line);
-        sb_printf(&line, "%s: %s", p->name, p->type_name);
-        if (p->default_value)
-            sb_printf(&line, " = %s", p->default_value);
-        else
-            sb_puts(&line, " (required)");
-        sb_puts(&help, "    ");
-        esc_shell_word(&help, sb_cstr(&line));
-        sb_putc(&help, '\n');
-    }
+    submit_params(m, &names, &required, NULL, &help);
     sb_puts(&subs, "# Invocations in DAG order: submit INDEX INVOCATION INDICES-OF-THE-INVOCATIONS-IT-NEEDS...\n");
     for (size_t i = 0; i < m->ninvocations; i++) {
         const pipe_minvocation *inv = &m->invocations[i];
@@ -428,8 +560,15 @@ static int gen_submit(bundle *b, const char *source, char *err, size_t errsize)
             sb_printf(&subs, " %d", inv->needs[k]);
         sb_putc(&subs, '\n');
     }
+    bool on_node = false, registry = false;
+    for (size_t i = 0; i < m->ninvocations; i++) {
+        on_node = on_node || run_mode_of(&m->invocations[i]) == RUN_ON_NODE;
+        registry = registry || needs_registry(b, &m->invocations[i]);
+    }
     esc_shell_word(&word, m->pipeline);
     tmpl_var vars[] = {
+        {"needs_exe", on_node ? "1" : "0"},
+        {"needs_registry", registry ? "1" : "0"},
         {"source", source},
         {"pipeline", m->pipeline},
         {"pipeline_word", sb_cstr(&word)},
@@ -487,7 +626,8 @@ static int gen_slurm(bundle *b, char *err, size_t errsize)
     return rc != 0 ? rc : gen_submit(b, src, err, errsize);
 }
 
-/* Its jobs run the bundle built on the cluster's nodes: no container. */
+/* Its jobs run the bundle built on the cluster's nodes, or (with
+   @slurm(container)) the images of the docker target. */
 const deploy_target target_slurm = {
     .name = "slurm",
     .summary = "slurm/<invocation>.sbatch, and slurm/submit.sh that submits them in order",

@@ -79,3 +79,10 @@ bool targets_run_containers(unsigned mask)
             return true;
     return false;
 }
+
+void targets_check_build(diag_engine *d, const pipeline_info *pl, unsigned mask)
+{
+    for (size_t i = 0; i < deploy_target_count; i++)
+        if ((mask & target_bit(i)) && deploy_targets[i]->check_build)
+            deploy_targets[i]->check_build(d, pl);
+}

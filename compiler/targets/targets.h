@@ -18,6 +18,7 @@ typedef struct bundle bundle;
 typedef struct diag_engine diag_engine;
 typedef struct step_info step_info;
 typedef struct effective_options effective_options;
+typedef struct pipeline_info pipeline_info;
 
 typedef struct deploy_target {
     const char *name;    /* as --target takes it */
@@ -25,11 +26,18 @@ typedef struct deploy_target {
     /* It runs the bundle's container images (bundle_image_of): a GPU step
        with no image of its own is warned about (W0401) when it is built. */
     bool runs_containers;
+    /* Its files make a cluster pull the images from their registry: built
+       without one (@docker(registry), --registry), it is warned about once. */
+    bool pulls_images;
     /* Checks the options in force for a step in a pipeline (or its own,
        when no pipeline calls it) that this target reads; NULL: none. Runs
        under `check` and `build` alike, whatever --target says, so that the
        same file gets the same errors from both. */
     void (*check)(diag_engine *d, const step_info *st, const effective_options *eff);
+    /* Checks the pipeline being built, under `build` only and only when this
+       target is built: warnings about what its files cannot do (W0410);
+       NULL: none. */
+    void (*check_build)(diag_engine *d, const pipeline_info *pl);
     /* Adds the target's files to the bundle: 0, or -1 with a message in err. */
     int (*generate)(bundle *b, char *err, size_t errsize);
 } deploy_target;
@@ -55,5 +63,7 @@ const char *targets_text(arena *a, unsigned mask);
 void targets_choices(strbuf *sb, const char *sep);
 /* Whether some target of mask runs containers. */
 bool targets_run_containers(unsigned mask);
+/* Runs the check_build of each target of mask over pl. */
+void targets_check_build(diag_engine *d, const pipeline_info *pl, unsigned mask);
 
 #endif

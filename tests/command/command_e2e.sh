@@ -18,7 +18,7 @@ rm -f "$work/pwned"
 
 # 1. Arguments and environment: no shell between the program and its values.
 tricky="a b \"c\" 'd' \$(touch $work/pwned) ; * \`id\`"
-run echo R --param "text=$tricky"
+PIPE_TEST_BODY=caller run echo R --param "text=$tricky"
 # shellcheck disable=SC2320 # $? is run's status: shellcheck takes `run echo` for bats' run of echo
 check "[ $? = 0 ]" "echo: succeeds"
 out="$store/R/echo/outputs/out"
@@ -29,6 +29,8 @@ check "[ ! -e '$work/pwned' ]" "echo: \$(...) in a value ran nothing"
 check "[ \"\$(json '$out' 'd[\"argv\"][3] == d[\"PIPE_OUTPUT_OUT\"]')\" = True ]" "echo: {out} is PIPE_OUTPUT_OUT"
 check "[ \"\$(json '$out' 'd[\"cwd\"]')\" = '$work/commands/src/user' ]" "echo: runs in the bundle's copy of the .pipe folder"
 check "[ \"\$(json '$out' 'd[\"helper\"]')\" = 'shipped with the folder' ]" "echo: a shipped folder's files are there"
+check "[ \"\$(json '$out' 'd[\"PIPE_TEST_BODY\"]')\" = body ]" "echo: the body's environment wins over the caller's"
+check "[ \"\$(json '$out' 'd[\"PIPE_TEST_IMAGE\"]')\" = None ]" "echo: @docker(environment) is the image's: a local run does not set it"
 check "[ \"\$(json '$out' 'd[\"scratch_empty\"]')\" = True ]" "echo: PIPE_SCRATCH_DIR is an empty folder"
 check "[ ! -e \"\$(json '$out' 'd[\"PIPE_SCRATCH_DIR\"]')\" ]" "echo: PIPE_SCRATCH_DIR is removed afterwards"
 

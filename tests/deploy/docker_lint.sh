@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # hadolint on every generated Dockerfile: those of each example
 # (examples/*/*.pipe), of the injection corpus (injection/injection.pipe), of
-# the golden case of @checkpoint (tests/golden/checkpoint/case.pipe) and of
-# the image-build test's pipeline (docker_hello/hello.pipe). hadolint
+# the golden cases of @checkpoint and of images with a registry and Python
+# dependencies (tests/golden/checkpoint/, tests/golden/images/) and of the
+# image-build tests' pipelines (docker_hello/hello.pipe,
+# docker_pypi/pypi.pipe). hadolint
 # also runs ShellCheck on the RUN instructions.
 #
 #   docker_lint.sh PIPEC REPO_ROOT WORK_DIR
@@ -25,7 +27,8 @@ fi
 echo "using $("$hadolint" --version)"
 
 pipes=("$root"/examples/*/*.pipe "$root/tests/deploy/injection/injection.pipe"
-       "$root/tests/golden/checkpoint/case.pipe" "$root/tests/deploy/docker_hello/hello.pipe")
+       "$root/tests/golden/checkpoint/case.pipe" "$root/tests/golden/images/case.pipe"
+       "$root/tests/deploy/docker_hello/hello.pipe" "$root/tests/deploy/docker_pypi/pypi.pipe")
 status=0
 checked=0
 for pipe in "${pipes[@]}"; do

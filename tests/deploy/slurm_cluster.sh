@@ -3,10 +3,15 @@
 # slurmctld and four slurmd on this host (tests/deploy/slurm/cluster.sh),
 # then
 #  1. `sbatch --test-only` accepts every batch script of every example,
-#     golden case and deploy test pipeline; of the injection corpus it
-#     accepts each or refuses it for the value only (an unknown partition,
-#     named exactly as written, an unknown feature or gres), never for the
-#     syntax of an #SBATCH line;
+#     golden case and deploy test pipeline, on three clusters in turn (the
+#     configurations of cluster.sh): GPUs with GRES types, untyped GPUs
+#     (Gres=gpu:N), no TmpDisk (Slurm's default of 0). Only a script whose
+#     step names the cluster's GRES type (@slurm(gpu_type)) is left out on
+#     the untyped cluster, and one that asks for --tmp (@slurm(tmp)) on the
+#     cluster without TmpDisk: those clusters cannot have what they ask
+#     for. Of the injection corpus it accepts each script or refuses it for
+#     the value only (an unknown partition, named exactly as written, an
+#     unknown feature or gres), never for the syntax of an #SBATCH line;
 #  2. the corpus' #SBATCH values read back from held jobs exactly as the
 #     .pipe file wrote them (account, comment);
 #  3. tests/deploy/slurm/pipeline.pipe, built with pipec and CMake, runs
@@ -24,7 +29,8 @@
 #     requeue` while it counts; Slurm's SIGTERM reaches the program before
 #     the kill and it saves; the batch script runs again with the same run
 #     id and the count goes on from that checkpoint to the end.
-# The daemons are stopped by PID at the end, also when the test fails.
+# Sections 2 to 5 run on the cluster with GRES types, started last. The
+# daemons are stopped by PID at the end, also when the test fails.
 #
 #   slurm_cluster.sh PIPEC REPO_ROOT
 #
@@ -72,8 +78,14 @@ fail() {
     status=1
 }
 
-"$here/cluster.sh" start "$work/cluster" >/dev/null
-export SLURM_CONF="$work/cluster/etc/slurm.conf"
+# Starts the cluster of configuration $1 in $work/cluster (the one before
+# it stopped and removed).
+start_cluster() {
+    "$here/cluster.sh" stop "$work/cluster" || true
+    rm -rf "$work/cluster"
+    "$here/cluster.sh" start "$work/cluster" "$1" >/dev/null
+    export SLURM_CONF="$work/cluster/etc/slurm.conf"
+}
 
 # Waits until none of the jobs is pending or running (120 s at most).
 wait_jobs() {
@@ -97,8 +109,9 @@ job_state() {
     squeue -h -j "$1" -t all -o '%T %r'
 }
 
-# ---- 1. sbatch --test-only on every batch script ----
+# ---- 1. sbatch --test-only on every batch script, on three clusters ----
 mapfile -t pipelines < <(slurm_test_pipelines "$root")
+built=()
 for entry in "${pipelines[@]}"; do
     pipe=${entry% *}
     pipeline=${entry##* }
@@ -107,37 +120,79 @@ for entry in "${pipelines[@]}"; do
         fail "$pipe: pipec build --pipeline $pipeline --target slurm failed: $(cat "$out.err")"
         continue
     fi
-    corpus=0
-    [ "$pipe" = tests/deploy/injection/injection.pipe ] && corpus=1
-    for script in "$out"/slurm/*.sbatch; do
-        rc=0
-        msg=$(sbatch --test-only "$script" 2>&1) || rc=$?
-        if [ $rc = 0 ]; then
-            continue
-        fi
-        if [ $corpus = 1 ] && ! grep -qiE 'invalid directive|unmatched|unrecognized option|invalid option|unexpected' <<<"$msg"; then
-            # Refused for a value: an unknown partition must be named exactly
-            # as written (so the #SBATCH quoting kept it whole).
+    built+=("$pipe $out")
+    # What no cluster of some configuration can give: `INVOCATION typed`
+    # for a GRES type (@slurm(gpu_type)), `INVOCATION tmp` for --tmp.
+    python3 - "$out/bundle.yaml" >"$out/needs" <<'EOF'
+import sys, yaml
+m = yaml.load(open(sys.argv[1], encoding="utf-8"), Loader=yaml.BaseLoader)
+for inv in m["invocations"]:
+    slurm = inv.get("slurm") or {}
+    res = inv.get("resources") or {}
+    if slurm.get("gpu_type") and int(res.get("gpu", "0")) > 0:
+        print(inv["id"], "typed")
+    if slurm.get("tmp") == "true" and int(res.get("disk", "0")) > 0:
+        print(inv["id"], "tmp")
+EOF
+done
+
+# sbatch --test-only on every built script, on the running cluster of
+# configuration $1. Left out: on `untyped` the scripts that name a GRES
+# type, on `notmp` those that ask for --tmp.
+test_only() {
+    local config=$1 entry pipe out script inv rc msg want accepted=0 refused=0 skipped=()
+    for entry in "${built[@]}"; do
+        pipe=${entry%% *}
+        out=${entry#* }
+        for script in "$out"/slurm/*.sbatch; do
             inv=$(basename "$script" .sbatch)
-            want=$(python3 - "$out/bundle.yaml" "$inv" <<'EOF'
+            if { [ "$config" = untyped ] && grep -qx "$inv typed" "$out/needs"; } ||
+                { [ "$config" = notmp ] && grep -qx "$inv tmp" "$out/needs"; }; then
+                skipped+=("$pipe:$inv")
+                continue
+            fi
+            rc=0
+            msg=$(sbatch --test-only "$script" 2>&1) || rc=$?
+            if [ $rc = 0 ]; then
+                accepted=$((accepted + 1))
+                continue
+            fi
+            if [ "$pipe" = tests/deploy/injection/injection.pipe ] &&
+                ! grep -qiE 'invalid directive|unmatched|unrecognized option|invalid option|unexpected' <<<"$msg"; then
+                # Refused for a value: an unknown partition must be named exactly
+                # as written (so the #SBATCH quoting kept it whole).
+                want=$(python3 - "$out/bundle.yaml" "$inv" <<'EOF'
 import sys, yaml
 m = yaml.load(open(sys.argv[1], encoding="utf-8"), Loader=yaml.BaseLoader)
 inv = [i for i in m["invocations"] if i["id"] == sys.argv[2]][0]
 print((inv.get("slurm") or {}).get("partition", ""))
 EOF
 )
-            if grep -q 'invalid partition specified' <<<"$msg"; then
-                grep -qF "invalid partition specified: $want" <<<"$msg" ||
-                    fail "$script: the partition did not reach sbatch exactly: $msg (wanted: $want)"
-                continue
+                if grep -q 'invalid partition specified' <<<"$msg"; then
+                    grep -qF "invalid partition specified: $want" <<<"$msg" ||
+                        fail "$script: the partition did not reach sbatch exactly: $msg (wanted: $want)"
+                    refused=$((refused + 1))
+                    continue
+                fi
+                if grep -qE 'Invalid feature specification|Invalid generic resource|Requested node configuration is not available' <<<"$msg"; then
+                    refused=$((refused + 1))
+                    continue
+                fi
             fi
-            if grep -qE 'Invalid feature specification|Invalid generic resource|Requested node configuration is not available' <<<"$msg"; then
-                continue
-            fi
-        fi
-        fail "sbatch --test-only $script: $msg"
+            fail "$config cluster: sbatch --test-only $script: $msg"
+        done
     done
-done
+    echo "$config cluster: $accepted scripts accepted, $refused of the injection corpus refused for their values," \
+        "${#skipped[@]} left out (${skipped[*]-})"
+}
+
+start_cluster untyped
+test_only untyped
+start_cluster notmp
+test_only notmp
+# The cluster the other sections run on.
+start_cluster typed
+test_only typed
 
 # ---- 2. the corpus' values read back from held jobs ----
 inj="$work/$(slurm_case_name tests/deploy/injection/injection.pipe injection)"

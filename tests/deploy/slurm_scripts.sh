@@ -15,7 +15,16 @@
 #  4. a batch script with @checkpoint (pipeline.pipe's `resume`) asks for
 #     --signal=B:TERM@4 and --requeue, and when its shell gets SIGTERM it
 #     passes it on with `scancel --signal=TERM JOB_ID`, does not kill srun,
-#     waits for srun to end and exits with srun's status.
+#     waits for srun to end and exits with srun's status;
+#  5. what every batch script asks for follows bundle.yaml
+#     (check_requests.py): GPUs untyped unless @slurm(gpu_type), --tmp only
+#     with @slurm(tmp), the step on the node or in its image as
+#     @slurm(container) says; tests/deploy/slurm/options.pipe runs through
+#     submit.sh against the fake tools: pyxis gets the image in enroot's
+#     REGISTRY#PATH form and the store mounted, apptainer gets
+#     docker://IMAGE with --nv only for GPUs, both run the image's
+#     executable; an image without a registry needs PIPE_REGISTRY, which
+#     submit.sh and the batch script refuse to go without.
 #
 #   slurm_scripts.sh PIPEC REPO_ROOT
 set -euo pipefail
@@ -61,6 +70,7 @@ for entry in "${pipelines[@]}"; do
     if ! shellcheck "${scripts[@]}" "$out/slurm/submit.sh"; then
         fail "$pipe: shellcheck"
     fi
+    python3 "$here/check_requests.py" "$out" || fail "$pipe: what the batch scripts ask for (above)"
     for f in "${scripts[@]}" "$out/slurm/submit.sh"; do
         bash -n "$f" || fail "$f: bash -n"
         [ -x "$f" ] || fail "$f is not executable"
@@ -211,6 +221,103 @@ else
     kill "$batch" 2>/dev/null || true
     wait "$batch" || true
     fail "resume.sbatch did not start srun: $(cat "$ck/job.out")"
+fi
+
+# ---- 5. @slurm(gpu_type, tmp, container): options.pipe through the fake tools ----
+op="$work/$(slurm_case_name tests/deploy/slurm/options.pipe slurmopts)"
+oc="$work/options"
+mkdir -p "$oc/bin" "$oc/log"
+cp "$here"/fake/sbatch "$here"/fake/srun "$here"/fake/scontrol "$here"/fake/scancel "$here"/fake/apptainer "$oc/bin/"
+cp "$here/fake/exe" "$oc/exe"
+grep -qx '#SBATCH --gpus-per-node=2' "$op/slurm/untyped.sbatch" || fail "untyped.sbatch: GPUs not untyped"
+grep -qx '#SBATCH --gpus-per-node=h100:2' "$op/slurm/typed.sbatch" || fail "typed.sbatch: GPUs not of GRES type h100"
+grep -qx '#SBATCH --tmp=10G' "$op/slurm/scratch.sbatch" || fail "scratch.sbatch: no --tmp=10G"
+grep -q -- '--tmp' "$op/slurm/untyped.sbatch" && fail "untyped.sbatch: --tmp without @slurm(tmp)"
+# The image reference, as a batch script computes it ($1: the script).
+image_of() {
+    (
+        PIPE_REGISTRY=${PIPE_REGISTRY:-}
+        eval "$(grep '^IMAGE=' "$1")"
+        echo "$IMAGE"
+    )
+}
+run_options() {
+    (cd "$work/cwd" && FAKE_LOG="$oc/log" PATH="$oc/bin:$PATH" \
+        "$op/slurm/submit.sh" --store "$oc/store" --exe "$oc/exe" --run-id opt-1)
+}
+registry=""
+if grep -qx 'NEEDS_REGISTRY=1' "$op/slurm/submit.sh"; then
+    # No registry in the build: the jobs take it from PIPE_REGISTRY.
+    for script in pyxis apptainer_gpu apptainer; do
+        # shellcheck disable=SC2016 # literal text
+        grep -q '^IMAGE="${PIPE_REGISTRY%/}"' "$op/slurm/$script.sbatch" ||
+            fail "$script.sbatch does not take its registry from PIPE_REGISTRY"
+        rc=0
+        PIPE_STORE="$oc/s" PIPE_RUN_ID=x bash "$op/slurm/$script.sbatch" >"$oc/direct.out" 2>&1 || rc=$?
+        if [ $rc != 2 ] || ! grep -q 'PIPE_REGISTRY must name' "$oc/direct.out"; then
+            fail "$script.sbatch without PIPE_REGISTRY: exit $rc, $(cat "$oc/direct.out")"
+        fi
+    done
+    rc=0
+    (unset PIPE_REGISTRY; run_options) >"$oc/usage.out" 2>&1 || rc=$?
+    if [ $rc != 2 ] || ! grep -q 'PIPE_REGISTRY is not set' "$oc/usage.out"; then
+        fail "submit.sh without PIPE_REGISTRY: exit $rc, $(cat "$oc/usage.out")"
+    fi
+    rc=0
+    # shellcheck disable=SC2016 # literal text
+    PIPE_REGISTRY='reg.example.com/$(touch /tmp/pwned)' run_options >"$oc/usage.out" 2>&1 || rc=$?
+    [ $rc = 2 ] || fail "submit.sh with a PIPE_REGISTRY that is no registry: exit $rc"
+    [ ! -e "$oc/log/count" ] || fail "submit.sh submitted without a usable PIPE_REGISTRY"
+    registry=registry.example.com:5000/team/
+else
+    grep -q 'PIPE_REGISTRY' "$op/slurm/"*.sbatch && fail "a batch script reads PIPE_REGISTRY, but submit.sh does not ask for it"
+fi
+rc=0
+PIPE_REGISTRY=$registry run_options >"$oc/submit.out" 2>"$oc/submit.err" || rc=$?
+if [ $rc != 0 ]; then
+    fail "submit.sh of options.pipe exited $rc: $(cat "$oc/submit.err")"
+else
+    # Job ids 1001... in DAG order, as the fake sbatch gives them.
+    store="$oc/store"
+    step_args=(--run-id opt-1 --store "$store" --echo)
+    nul() { tr '\0' '\n' <"$1"; }
+    want_lines() { printf '%s\n' "$@"; }
+    for job in 1001 1002 1003; do
+        [ -f "$oc/log/exe.$job.args" ] || fail "job $job (on the node) did not run the bundle's executable"
+    done
+    img=$(PIPE_REGISTRY=${registry%/} image_of "$op/slurm/pyxis.sbatch")
+    case $img in
+    registry.example.com:5000/team/*) enroot="registry.example.com:5000#team/${img#registry.example.com:5000/team/}" ;;
+    *) enroot=$img ;;
+    esac
+    [ -n "$img" ] || fail "pyxis.sbatch sets no IMAGE"
+    [ "$(nul "$oc/log/srun.1004")" = "$(want_lines --ntasks-per-node=1 --kill-on-bad-exit=1 --cpus-per-task=1 \
+        "--container-image=$enroot" "--container-mounts=$store:$store" /opt/pipe/bin/slurmopts step pyxis \
+        "${step_args[@]}")" ] || fail "pyxis: srun got $(nul "$oc/log/srun.1004" | tr '\n' ' ')(image $enroot)"
+    for job in 1005 1006; do
+        inv=apptainer_gpu gpu=(--nv)
+        [ $job = 1006 ] && inv=apptainer gpu=()
+        img=$(PIPE_REGISTRY=${registry%/} image_of "$op/slurm/$inv.sbatch")
+        [ "$(nul "$oc/log/apptainer.$job")" = "$(want_lines exec "${gpu[@]}" --bind "$store" "docker://$img" \
+            /opt/pipe/bin/slurmopts step "$inv" "${step_args[@]}")" ] ||
+            fail "$inv: apptainer got $(nul "$oc/log/apptainer.$job" | tr '\n' ' ')"
+    done
+fi
+# enroot's registry form, and a store path that pyxis' mounts would split.
+for pair in registry.example.com:5000/team/x:1=registry.example.com:5000#team/x:1 \
+    localhost/x:1=localhost#x:1 team/x:1=team/x:1 x:1=x:1; do
+    sed "s|^IMAGE=.*|IMAGE=${pair%%=*}|" "$op/slurm/pyxis.sbatch" >"$oc/pyxis-ref.sbatch"
+    rm -f "$oc/log/srun.4242"
+    FAKE_LOG="$oc/log" PATH="$oc/bin:$PATH" SLURM_JOB_ID=4242 PIPE_STORE=/s PIPE_RUN_ID=r PIPE_REGISTRY=r \
+        bash "$oc/pyxis-ref.sbatch" >/dev/null 2>&1 || fail "pyxis.sbatch with IMAGE=${pair%%=*} failed"
+    nul "$oc/log/srun.4242" 2>/dev/null | grep -qx -- "--container-image=${pair#*=}" ||
+        fail "pyxis: IMAGE=${pair%%=*} gave $(nul "$oc/log/srun.4242" 2>/dev/null | grep container-image)"
+done
+rc=0
+FAKE_LOG="$oc/log" PATH="$oc/bin:$PATH" SLURM_JOB_ID=4243 PIPE_STORE=/a:b PIPE_RUN_ID=r PIPE_REGISTRY=r \
+    bash "$op/slurm/pyxis.sbatch" >/dev/null 2>&1 || rc=$?
+if [ $rc != 2 ] || [ -e "$oc/log/srun.4243" ]; then
+    fail "pyxis.sbatch ran with a store path holding ':' (exit $rc)"
 fi
 
 [ $status = 0 ] && echo "slurm scripts: ok (${#pipelines[@]} pipelines)"

@@ -2,7 +2,8 @@
 # Golden test of one case: `pipec build` the case's pipeline with every
 # target, then diff each generated file with tests/golden/NAME/expected/.
 # Copies (runtime/, src/user/) are checked for presence, not content, and so
-# is pipec-rebuild.cmake, which holds this machine's paths.
+# are pipec-rebuild.cmake, which holds this machine's paths, and
+# pipec-files.txt, the list of every file written (runtime/ among them).
 # The build runs twice: the second must produce identical bytes and must
 # not rewrite any file (mtimes unchanged). UPDATE_GOLDEN=1 rewrites expected/.
 set -u
@@ -28,7 +29,8 @@ if ! "$pipec" build "$(basename "$pipe")" "${select[@]}" -o "$work/out" --target
     exit 1
 fi
 generated() {
-    (cd "$1" && find . -type f ! -path './runtime/*' ! -path './src/user/*' ! -name pipec-rebuild.cmake |
+    (cd "$1" && find . -type f ! -path './runtime/*' ! -path './src/user/*' ! -name pipec-rebuild.cmake \
+        ! -name pipec-files.txt |
         sed 's|^\./||' | LC_ALL=C sort)
 }
 
@@ -60,6 +62,8 @@ if ! diff -u "$case_dir/expected/depfile.d" "$work/out.d"; then
     status=1
 fi
 [ -f "$work/out/runtime/CMakeLists.txt" ] || { echo "FAIL: no runtime copy"; status=1; }
+grep -qx "docker docker/build.sh" "$work/out/pipec-files.txt" 2>/dev/null ||
+    { echo "FAIL: no pipec-files.txt listing docker/build.sh"; status=1; }
 grep -q "^set(PIPEC_REBUILD_PIPE \"$(dirname "$pipe")/" "$work/out/pipec-rebuild.cmake" 2>/dev/null ||
     { echo "FAIL: no pipec-rebuild.cmake naming the .pipe file by its absolute path"; status=1; }
 

@@ -61,6 +61,12 @@ static void set_value(const pipe_option *o, pipe_minvocation *inv, int which)
         *count = 1;
         return;
     }
+    case PIPE_KIND_FILE: {
+        pipe_mfile *file = field;
+        file->path = pipe_strdup("requirements.txt");
+        file->sha256 = pipe_strdup(which ? "1111" : "0000");
+        return;
+    }
     case PIPE_KIND_MAP_LIST: {
         pipe_mvalue *list = field;
         list->kind = PIPE_MV_LIST;
@@ -160,7 +166,8 @@ static void test_every_option(void)
     CHECK_EQ_U64(checked, 2 * total);
     const char *in_key[] = {"num_processes", "num_machines", "multi_gpu", "run_with_accelerate.cpu",
                             "mixed_precision", "gpu_ids", "resources.cpu", "gpu", "gpu_type", "parent_image",
-                            "build_image", "requirements", "apt_packages", "environment", "index_url"};
+                            "build_image", "requirements", "apt_packages", "environment", "index_url",
+                            "requirements_file", "extra_index_urls"};
     for (size_t k = 0; k < sizeof in_key / sizeof in_key[0]; k++) {
         if (!has_part(a, in_key[k]))
             fprintf(stderr, "not in the key: %s\n", in_key[k]);
@@ -168,7 +175,7 @@ static void test_every_option(void)
     }
     const char *out_of_key[] = {"max", "delay", "limit", "interval", "main_process_port", "rdzv_timeout",
                                 "collective_timeout", "max_restarts", "memory", "disk", "shm", "keep", "grace",
-                                "partition", "namespace", "cloud", "use_spot"};
+                                "partition", "namespace", "cloud", "use_spot", "registry"};
     for (size_t k = 0; k < sizeof out_of_key / sizeof out_of_key[0]; k++)
         CHECK(!has_part(a, out_of_key[k]));
     /* A value reads as a .pipe file writes it. */
@@ -181,6 +188,53 @@ static void test_every_option(void)
             CHECK_STREQ(a->key_parts[i].value, "2");
     pipe_step_record_free(a);
     pipe_settings_free(&base);
+}
+
+/* @docker(requirements_file) is keyed by its content, which pipec records
+   next to the path: editing the file in place gives another key, moving
+   it (the same bytes elsewhere) does not. */
+static void test_requirements_file_by_content(void)
+{
+    const pipe_option *o = pipe_option_get(PIPE_DEC_DOCKER, PIPE_DOCKER_REQUIREMENTS_FILE);
+    CHECK(o && o->keyed && o->kind == PIPE_KIND_FILE);
+    static const char sha_a[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    static const char sha_b[] = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
+    pipe_minvocation inv;
+    make_invocation(&inv, NULL, 0);
+    pipe_mfile *file = &inv.image.requirements_file;
+    free(file->path);
+    free(file->sha256);
+    file->path = pipe_strdup("requirements.txt");
+    file->sha256 = pipe_strdup(sha_a);
+    pipe_step_record *before = keyed(&step, &inv, "cpu", "0.1", "aaaa");
+    char part[128];
+    snprintf(part, sizeof part, "sha256:%s", sha_a);
+    bool found = false;
+    for (size_t i = 0; i < before->nkey_parts; i++)
+        if (strcmp(before->key_parts[i].key, "requirements_file") == 0)
+            found = strcmp(before->key_parts[i].value, part) == 0;
+    CHECK(found);
+
+    free(file->sha256);
+    file->sha256 = pipe_strdup(sha_b);
+    pipe_step_record *edited = keyed(&step, &inv, "cpu", "0.1", "aaaa");
+    char diff[1024];
+    CHECK_EQ_U64(pipe_cache_key_diff(edited, before, diff, sizeof diff), 1);
+    CHECK(strncmp(diff, "requirements_file changed (sha256:0123", 38) == 0);
+    CHECK(strcmp(edited->cache_key, before->cache_key) != 0);
+
+    free(file->sha256);
+    free(file->path);
+    file->sha256 = pipe_strdup(sha_a);
+    file->path = pipe_strdup("env/requirements.txt");
+    pipe_step_record *moved = keyed(&step, &inv, "cpu", "0.1", "aaaa");
+    CHECK_EQ_U64(pipe_cache_key_diff(moved, before, diff, sizeof diff), 0);
+    CHECK_STREQ(moved->cache_key, before->cache_key);
+
+    pipe_step_record_free(before);
+    pipe_step_record_free(edited);
+    pipe_step_record_free(moved);
+    pipe_settings_free(&inv);
 }
 
 /* ---- the rest of the key ---- */
@@ -425,6 +479,7 @@ int main(void)
 {
     unsetenv("PIPE_LOCAL_GPUS");
     test_every_option();
+    test_requirements_file_by_content();
     test_environment_device_code();
     test_device();
     return check_summary();

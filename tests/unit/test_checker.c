@@ -110,6 +110,32 @@ static void test_effective_options(void)
                    "step t() { source = \"s.c\" }\n");
     CHECK_EQ_U64(diag_error_count(&c.d), 0);
     done(&c);
+
+    /* A map in force is merged key by key: the pipeline's keys in order,
+       the step's value where it gives one, then the step's own keys. */
+    check_text(&c, "@docker(environment = {\"OMP_PROC_BIND\": \"close\", \"A\": \"1\"})\n"
+                   "pipeline p() { t()\n u() }\n"
+                   "@docker(environment = {\"B\": \"3\", \"A\": \"2\"})\n"
+                   "step t() { source = \"s.c\" }\n"
+                   "step u() { source = \"s.c\" }\n");
+    CHECK_EQ_U64(diag_error_count(&c.d), 0);
+    size_t n = 0;
+    const ast_map_entry **env = effective_map(&c.a, &inv_at(&c, 0, 0)->options, DEC_DOCKER, DOCKER_ENVIRONMENT, &n);
+    CHECK_EQ_U64(n, 3);
+    if (n == 3) {
+        CHECK_STREQ(env[0]->key.text, "OMP_PROC_BIND");
+        CHECK_STREQ(env[0]->value->u.s.text, "close");
+        CHECK_STREQ(env[1]->key.text, "A");
+        CHECK_STREQ(env[1]->value->u.s.text, "2");
+        CHECK_STREQ(env[2]->key.text, "B");
+    }
+    env = effective_map(&c.a, &inv_at(&c, 0, 1)->options, DEC_DOCKER, DOCKER_ENVIRONMENT, &n);
+    CHECK_EQ_U64(n, 2);
+    if (n == 2)
+        CHECK_STREQ(env[1]->value->u.s.text, "1");
+    CHECK(effective_map(&c.a, &inv_at(&c, 0, 1)->options, DEC_KUBERNETES, K8S_NODE_SELECTOR, &n) == NULL && n == 0);
+    CHECK(option_merges_by_key(DEC_KUBERNETES, K8S_NODE_SELECTOR) && !option_merges_by_key(DEC_DOCKER, DOCKER_REQUIREMENTS));
+    done(&c);
 }
 
 static void test_imports(void)

@@ -1,7 +1,7 @@
 /* The table of known GPU models (compiler/targets/gpu_models.c): the
  * spellings users write find the model they mean, memory tells the A100s
- * apart, unknown names find nothing, and every model has a SkyPilot name
- * and at least one node label. */
+ * apart, unknown names find nothing, and every model has a SkyPilot name,
+ * at least one node label and, from NVIDIA, a CUDA architecture. */
 #include "targets/gpu_models.h"
 
 #include "check.h"
@@ -43,7 +43,11 @@ int main(void)
     finds("AMD_Instinct_MI300X_OAM", "MI300X");
     CHECK_NULL(gpu_model_find("H10"));
     CHECK_NULL(gpu_model_find("A100-64GB"));
-    CHECK_NULL(gpu_model_find("RTX-4090"));
+    finds("NVIDIA GeForce RTX 4090", "RTX-4090");
+    finds("RTX A6000", "RTX-A6000");
+    finds("NVIDIA-B300-SXM6-AC", "B300");
+    CHECK_NULL(gpu_model_find("RTX-4060"));
+    CHECK_NULL(gpu_model_find("A1000"));
     CHECK_NULL(gpu_model_find("H100 A100"));
     CHECK_NULL(gpu_model_find(""));
     CHECK_NULL(gpu_model_find(NULL));
@@ -53,6 +57,7 @@ int main(void)
         const gpu_model *m = gpu_models_known[i];
         CHECK(m->skypilot && *m->skypilot);
         CHECK(m->labels[0].key != NULL);
+        CHECK(strcmp(m->vendor, "nvidia") == 0 ? m->sm >= 60 : m->sm == 0); /* a CUDA architecture for NVIDIA's */
         CHECK(gpu_model_find(m->name) == m); /* its own name finds it */
         for (const gpu_label *l = m->labels; l->key; l++)
             CHECK(gpu_model_find(l->value) == m); /* and so does every label value */

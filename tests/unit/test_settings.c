@@ -5,6 +5,8 @@
      values in bundle.yaml, naming the key;
    - every option set at once: checked, built into bundle.yaml, parsed back
      equal, and a change to any one field is seen by the comparison;
+   - every list and map set on a pipeline and its step: a map merged key by
+     key, a list replaced whole;
    - docs/language.md's decorator reference is the table's;
    - every byte of an invocation belongs to a field the table (or the
      invocation's identity) knows, or is padding. */
@@ -122,7 +124,8 @@ static void write_stderr(void *user, const char *text, size_t len)
 }
 
 /* A value for each kind that is valid and, where it can be, not the
-   default. `cpu = true` would contradict `multi_gpu = true` (E0304). */
+   default. `cpu = true` would contradict `multi_gpu = true` (E0304);
+   @skypilot(store) is a bucket (E0204 otherwise). */
 static void sample(const pipe_option *o, char *buf, size_t size)
 {
     switch (o->kind) {
@@ -134,7 +137,10 @@ static void sample(const pipe_option *o, char *buf, size_t size)
     case PIPE_KIND_BOOL:
         snprintf(buf, size, "%s", o == pipe_option_get(PIPE_DEC_ACCELERATE, PIPE_ACC_CPU) ? "false" : "true");
         break;
-    case PIPE_KIND_STRING: snprintf(buf, size, "\"value-%s\"", o->name); break;
+    case PIPE_KIND_STRING:
+        snprintf(buf, size, "\"%svalue-%s\"", o == pipe_option_get(PIPE_DEC_SKYPILOT, PIPE_SKY_STORE) ? "s3://" : "",
+                 o->name);
+        break;
     case PIPE_KIND_ENUM: snprintf(buf, size, "\"%s\"", o->values[1] ? o->values[1] : o->values[0]); break;
     case PIPE_KIND_GPU_IDS: snprintf(buf, size, "\"0\""); break;
     case PIPE_KIND_ACCELERATORS: snprintf(buf, size, "\"H100:1\""); break;
@@ -143,7 +149,15 @@ static void sample(const pipe_option *o, char *buf, size_t size)
     case PIPE_KIND_SBATCH_FLAGS: snprintf(buf, size, "[\"--exclusive\", \"--mail-type=END\"]"); break;
     case PIPE_KIND_STRING_MAP: snprintf(buf, size, "{\"pool\": \"a\", \"zone\": \"b\"}"); break;
     case PIPE_KIND_ENV_MAP: snprintf(buf, size, "{\"MODE\": \"fast\", \"LEVEL\": \"2\"}"); break;
-    case PIPE_KIND_MAP_LIST: snprintf(buf, size, "[{\"key\": \"gpu\", \"operator\": \"Exists\"}, {\"n\": 2}]"); break;
+    case PIPE_KIND_MAP_LIST:
+        /* @kubernetes(volumes) has a shape of its own (check/option_volumes.h). */
+        if (o == pipe_option_get(PIPE_DEC_KUBERNETES, PIPE_K8S_VOLUMES))
+            snprintf(buf, size, "[{\"name\": \"data\", \"claim\": \"c\", \"path\": \"/data\"}, "
+                                "{\"name\": \"s\", \"host_path\": \"/mnt\", \"path\": \"/s\", \"read_only\": true}]");
+        else
+            snprintf(buf, size, "[{\"key\": \"gpu\", \"operator\": \"Exists\"}, {\"n\": 2}]");
+        break;
+    case PIPE_KIND_FILE: snprintf(buf, size, "\"%s/README.md\"", PIPEC_SOURCE_DIR); break;
     }
 }
 
@@ -328,6 +342,137 @@ static void test_every_option_round_trips(void)
     done(&c);
 }
 
+/* The first item of a list or map literal as sample() writes it (`[a, b]`
+   gives `a`, `{"k": "v", ...}` gives `"k": "v"`), into buf. */
+static void first_item(const char *text, char *buf, size_t size)
+{
+    int depth = 0;
+    bool quoted = false;
+    const char *p = text + 1;
+    for (; *p; p++) {
+        if (quoted) {
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                quoted = false;
+        } else if (*p == '"') {
+            quoted = true;
+        } else if (*p == '[' || *p == '{') {
+            depth++;
+        } else if (*p == ']' || *p == '}') {
+            if (depth-- == 0)
+                break;
+        } else if (*p == ',' && depth == 0) {
+            break;
+        }
+    }
+    snprintf(buf, size, "%.*s", (int)(p - text - 1), text + 1);
+}
+
+/* A list's or map's length in the invocation. */
+static size_t items_in(const pipe_option *o, const pipe_minvocation *inv)
+{
+    if (o->kind == PIPE_KIND_MAP_LIST)
+        return ((const pipe_mvalue *)pipe_option_cfield(o, inv))->n;
+    return pipe_option_ccount(o, inv);
+}
+
+static bool is_list(const pipe_option *o)
+{
+    return o->kind == PIPE_KIND_STRING_LIST || o->kind == PIPE_KIND_PACKAGE_LIST ||
+           o->kind == PIPE_KIND_SBATCH_FLAGS || o->kind == PIPE_KIND_MAP_LIST;
+}
+
+/* A pipeline's decorator is its steps' default (docs/language.md,
+   "Decorators"): with every option of every pipeline decorator set on the
+   pipeline (sample()) and, on the step, each map given its sample's first
+   key with another value plus a key of its own, and each list its sample's
+   first item alone: a map holds the pipeline's keys in their order, the
+   step's value for the key it gives, then the step's own key; a list holds
+   the step's one item. */
+static void test_step_over_pipeline(void)
+{
+    char pipeline_decorators[8192] = "", step_decorators[4096] = "", value[256], first[256];
+    size_t len = 0, slen = 0;
+    for (int k = 0; k < PIPE_DEC_COUNT; k++) {
+        const pipe_decorator_info *d = pipe_decorator_get((pipe_decorator)k);
+        if (!d->on_pipeline)
+            continue;
+        len += (size_t)snprintf(pipeline_decorators + len, sizeof pipeline_decorators - len, "@%s%s", d->name,
+                                d->noptions ? "(" : "\n");
+        bool any = false;
+        for (int i = 0; i < d->noptions; i++) {
+            const pipe_option *o = &d->options[i];
+            sample(o, value, sizeof value);
+            len += (size_t)snprintf(pipeline_decorators + len, sizeof pipeline_decorators - len, "%s%s = %s",
+                                    i ? ", " : "", o->name, value);
+            if (!is_list(o) && !pipe_kind_is_map(o->kind))
+                continue;
+            first_item(value, first, sizeof first);
+            if (pipe_kind_is_map(o->kind))
+                *strchr(first, ':') = '\0'; /* the key */
+            if (any)
+                slen += (size_t)snprintf(step_decorators + slen, sizeof step_decorators - slen, ", ");
+            else
+                slen += (size_t)snprintf(step_decorators + slen, sizeof step_decorators - slen, "@%s(", d->name);
+            slen += (size_t)snprintf(step_decorators + slen, sizeof step_decorators - slen, "%s = ", o->name);
+            if (pipe_kind_is_map(o->kind))
+                slen += (size_t)snprintf(step_decorators + slen, sizeof step_decorators - slen,
+                                         "{%s: \"step\", \"STEP_OWN\": \"c\"}", first);
+            else
+                slen += (size_t)snprintf(step_decorators + slen, sizeof step_decorators - slen, "[%s]", first);
+            any = true;
+        }
+        if (d->noptions)
+            len += (size_t)snprintf(pipeline_decorators + len, sizeof pipeline_decorators - len, ")\n");
+        if (any)
+            slen += (size_t)snprintf(step_decorators + slen, sizeof step_decorators - slen, ")\n");
+    }
+    char text[16384];
+    snprintf(text, sizeof text, "%spipeline p() {\n    s()\n}\n%sstep s() {\n    command = [\"true\"]\n}\n",
+             pipeline_decorators, step_decorators);
+    checked c;
+    check_text(&c, text);
+    if (diag_error_count(&c.d) != 0 || c.pg.pipelines.len != 1) {
+        fprintf(stderr, "a pipeline and its step with every option do not check:\n%s", text);
+        diag_flush(&c.d, DIAG_FORMAT_TEXT, write_stderr, NULL);
+        CHECK(false);
+        done(&c);
+        return;
+    }
+    model m;
+    model_build(&m, &c.a, &c.pg, c.pg.pipelines.items[0]);
+    const pipe_minvocation *inv = &m.manifest.invocations[0];
+    size_t maps = 0, lists = 0;
+    for (int k = 0; k < PIPE_DEC_COUNT; k++) {
+        const pipe_decorator_info *d = pipe_decorator_get((pipe_decorator)k);
+        for (int i = 0; i < d->noptions && d->on_pipeline; i++) {
+            const pipe_option *o = &d->options[i];
+            size_t n = items_in(o, inv);
+            if (is_list(o)) {
+                if (n != 1)
+                    fprintf(stderr, "@%s(%s): %zu items, expected the step's one (a list is replaced whole)\n",
+                            d->name, o->name, n);
+                CHECK_EQ_U64(n, 1);
+                lists++;
+            } else if (pipe_kind_is_map(o->kind)) {
+                const pipe_kv *kv = *(pipe_kv *const *)pipe_option_cfield(o, inv);
+                sample(o, value, sizeof value);
+                bool ok = n == 3 && strcmp(kv[0].value, "step") == 0 && strcmp(kv[1].value, "step") != 0 &&
+                          strcmp(kv[2].key, "STEP_OWN") == 0 && strcmp(kv[2].value, "c") == 0;
+                if (!ok)
+                    fprintf(stderr, "@%s(%s): %zu keys, expected the pipeline's %s with its first key the step's, "
+                            "then STEP_OWN (a map is merged key by key)\n", d->name, o->name, n, value);
+                CHECK(ok);
+                maps++;
+            }
+        }
+    }
+    CHECK(maps >= 2);  /* environment, node_selector */
+    CHECK(lists >= 4); /* apt_packages, requirements, extra, tolerations, ... */
+    done(&c);
+}
+
 /* ---- the invocation's layout ---- */
 
 static void cover(unsigned char *covered, size_t offset, size_t size)
@@ -346,6 +491,7 @@ static size_t kind_size(pipe_kind k)
     case PIPE_KIND_DURATION: return sizeof(uint64_t);
     case PIPE_KIND_BOOL: return sizeof(bool);
     case PIPE_KIND_MAP_LIST: return sizeof(pipe_mvalue);
+    case PIPE_KIND_FILE: return sizeof(pipe_mfile);
     default: return sizeof(void *);
     }
 }
@@ -469,6 +615,7 @@ int main(void)
     test_every_field_is_known();
     test_bounds_in_pipec();
     test_every_option_round_trips();
+    test_step_over_pipeline();
     test_reference_in_docs();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

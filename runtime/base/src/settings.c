@@ -32,6 +32,7 @@
 #define KIND_TYPE_STRING_MAP pipe_kv *
 #define KIND_TYPE_ENV_MAP pipe_kv *
 #define KIND_TYPE_MAP_LIST pipe_mvalue
+#define KIND_TYPE_FILE pipe_mfile
 #define PIPE_AT(member) (((pipe_minvocation *)0)->member)
 #define PIPE_NOWHERE ((size_t)0)
 #define PIPE_OPTION(ID, NAME, KIND, MIN, MAX, DEFAULT, ABSENT, VALUES, KEY, FIELD, COUNT, EMIT, CACHE, HELP, DOC) \
@@ -177,7 +178,7 @@ static bool is_list(pipe_kind k)
 {
     return k == PIPE_KIND_STRING_LIST || k == PIPE_KIND_PACKAGE_LIST || k == PIPE_KIND_SBATCH_FLAGS;
 }
-static bool is_map(pipe_kind k) { return k == PIPE_KIND_STRING_MAP || k == PIPE_KIND_ENV_MAP; }
+bool pipe_kind_is_map(pipe_kind k) { return k == PIPE_KIND_STRING_MAP || k == PIPE_KIND_ENV_MAP; }
 static bool is_string(pipe_kind k)
 {
     return k == PIPE_KIND_STRING || k == PIPE_KIND_ENUM || k == PIPE_KIND_GPU_IDS || k == PIPE_KIND_ACCELERATORS;
@@ -204,6 +205,7 @@ pipe_value pipe_option_load(const pipe_option *o, const pipe_minvocation *inv)
     case PIPE_KIND_SIZE:
     case PIPE_KIND_DURATION: memcpy(&v.u, f, sizeof v.u); break;
     case PIPE_KIND_BOOL: memcpy(&v.b, f, sizeof v.b); break;
+    case PIPE_KIND_FILE: v.s = ((const pipe_mfile *)f)->path; break;
     default:
         if (is_string(o->kind))
             memcpy(&v.s, f, sizeof v.s);
@@ -237,6 +239,7 @@ bool pipe_option_is_set(const pipe_option *o, const pipe_minvocation *inv)
     case PIPE_KIND_DURATION: return v.u != 0;
     case PIPE_KIND_BOOL: return v.b;
     case PIPE_KIND_MAP_LIST: return ((const pipe_mvalue *)pipe_option_cfield(o, inv))->n > 0;
+    case PIPE_KIND_FILE: return v.s != NULL;
     default: return is_string(o->kind) ? v.s != NULL : pipe_option_ccount(o, inv) > 0;
     }
 }
@@ -294,6 +297,8 @@ int pipe_settings_init(pipe_minvocation *inv)
                 memcpy(pipe_option_field(o, inv), &s, sizeof s);
             } else if (o->kind == PIPE_KIND_MAP_LIST) {
                 ((pipe_mvalue *)pipe_option_field(o, inv))->kind = PIPE_MV_LIST;
+            } else if (o->kind == PIPE_KIND_FILE) {
+                memset(pipe_option_field(o, inv), 0, sizeof(pipe_mfile));
             } else {
                 pipe_option_store(o, inv, v);
             }
@@ -335,7 +340,7 @@ void pipe_settings_free(pipe_minvocation *inv)
                 free_strs(*(char ***)f, *n);
                 *(char ***)f = NULL;
                 *n = 0;
-            } else if (is_map(o->kind)) {
+            } else if (pipe_kind_is_map(o->kind)) {
                 pipe_kv *kv = *(pipe_kv **)f;
                 for (size_t k = 0; k < *n; k++) {
                     free(kv[k].key);
@@ -346,6 +351,11 @@ void pipe_settings_free(pipe_minvocation *inv)
                 *n = 0;
             } else if (o->kind == PIPE_KIND_MAP_LIST) {
                 pipe_mvalue_free(f);
+            } else if (o->kind == PIPE_KIND_FILE) {
+                pipe_mfile *file = f;
+                free(file->path);
+                free(file->sha256);
+                memset(file, 0, sizeof *file);
             }
         }
     }
@@ -407,6 +417,14 @@ static int compare_option(cmp *c, const pipe_decorator_info *d, const pipe_optio
     case PIPE_KIND_BOOL: return x.b != y.b ? differ(c, d, o->key, "%d != %d", x.b, y.b) : 0;
     case PIPE_KIND_MAP_LIST:
         return mvalue_equal(fa, fb) ? 0 : differ(c, d, o->key, "the values differ");
+    case PIPE_KIND_FILE: {
+        const pipe_mfile *p = fa, *q = fb;
+        if ((p->path == NULL) != (q->path == NULL) || (p->path && strcmp(p->path, q->path) != 0))
+            return differ(c, d, o->key, "`%s` != `%s`", show(p->path), show(q->path));
+        if ((p->sha256 == NULL) != (q->sha256 == NULL) || (p->sha256 && strcmp(p->sha256, q->sha256) != 0))
+            return differ(c, d, o->key, "sha256 `%s` != `%s`", show(p->sha256), show(q->sha256));
+        return 0;
+    }
     default: break;
     }
     if (is_string(o->kind)) {
@@ -484,13 +502,16 @@ void pipe_option_hash(const pipe_option *o, const pipe_minvocation *inv, pipe_sh
     } else if (is_list(o->kind)) {
         for (size_t i = 0; i < n; i++)
             hash_text(h, (*(char *const *const *)field)[i]);
-    } else if (is_map(o->kind)) {
+    } else if (pipe_kind_is_map(o->kind)) {
         for (size_t i = 0; i < n; i++) {
             hash_text(h, (*(const pipe_kv *const *)field)[i].key);
             hash_text(h, (*(const pipe_kv *const *)field)[i].value);
         }
     } else if (o->kind == PIPE_KIND_MAP_LIST) {
         hash_mvalue(h, field);
+    } else if (o->kind == PIPE_KIND_FILE) {
+        hash_text(h, v.s);
+        hash_text(h, ((const pipe_mfile *)field)->sha256 ? ((const pipe_mfile *)field)->sha256 : "");
     } else {
         if (o->kind == PIPE_KIND_NUMBER)
             pipe_format_double(v.num, num, sizeof num);

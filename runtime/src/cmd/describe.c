@@ -116,6 +116,7 @@ static void print_option(const pipe_option *o, const pipe_minvocation *inv)
         putchar('}');
         break;
     case PIPE_KIND_MAP_LIST: print_mvalue(field); break;
+    case PIPE_KIND_FILE: printf("\"%s\"", v.s ? v.s : ""); break;
     }
 }
 

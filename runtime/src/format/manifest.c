@@ -688,9 +688,48 @@ static int set_default(const pipe_option *o, pipe_minvocation *inv)
         *field = NULL;
         if (v.s && !(*field = pipe_strdup(v.s)))
             return PIPE_ENOMEM;
+    } else if (o->kind == PIPE_KIND_FILE) {
+        pipe_mfile *file = pipe_option_field(o, inv);
+        free(file->path);
+        free(file->sha256);
+        memset(file, 0, sizeof *file);
     } else if (!pipe_option_count(o, inv) && o->kind != PIPE_KIND_MAP_LIST) {
         pipe_option_store(o, inv, v); /* a number or a bool */
     }
+    return 0;
+}
+
+static bool is_sha256_hex(const char *s)
+{
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (!isxdigit((unsigned char)s[n]) || isupper((unsigned char)s[n]))
+            return false;
+    return n == 2 * PIPE_SHA256_SIZE;
+}
+
+/* A file option: {path: ..., sha256: ...}, the digest of its content as
+   pipec read it. */
+static int parse_file(mp *p, const pipe_ynode *v, const char *path, pipe_mfile *out)
+{
+    int rc;
+    char *file_path = NULL, *sha = NULL, kp[PATH_SIZE];
+    if ((rc = need_map(p, v, path)) != 0 || (rc = get_str(p, v, "path", path, true, &file_path)) != 0 ||
+        (rc = get_str(p, v, "sha256", path, true, &sha)) != 0) {
+        free(file_path);
+        return rc;
+    }
+    if (!is_sha256_hex(sha)) {
+        join(kp, path, "sha256");
+        rc = fail_at(p, pipe_ymap_get(v, "sha256")->line, kp, "`%s` is not a SHA-256 in lower-case hex", sha);
+        free(file_path);
+        free(sha);
+        return rc;
+    }
+    free(out->path);
+    free(out->sha256);
+    out->path = file_path;
+    out->sha256 = sha;
     return 0;
 }
 
@@ -748,6 +787,7 @@ static int parse_option(mp *p, const pipe_ynode *map, const char *path, const pi
             return rc;
         pipe_mvalue_free(field);
         return parse_mvalue(p, v, kp, 0, field);
+    case PIPE_KIND_FILE: return parse_file(p, v, kp, field);
     default: {
         char *text = NULL;
         if ((rc = get_str(p, map, o->key, path, false, &text)) != 0)

@@ -12,13 +12,17 @@
 
 /* ---- the parts ---- */
 
+/* Whether another option has o's name. For an option of the key only the
+   others of the key count, so that adding one outside it (@slurm(gpu_type))
+   renames no part and changes no key; one outside the key, never a part,
+   is told apart from every other (for the names of a diff). */
 static bool name_shared(const pipe_option *o)
 {
     int n = 0;
     for (int d = 0; d < PIPE_DEC_COUNT; d++) {
         const pipe_decorator_info *info = pipe_decorator_get((pipe_decorator)d);
         for (int i = 0; i < info->noptions; i++)
-            n += strcmp(info->options[i].name, o->name) == 0;
+            n += (info->options[i].keyed || !o->keyed) && strcmp(info->options[i].name, o->name) == 0;
     }
     return n > 1;
 }
@@ -96,6 +100,13 @@ char *pipe_cache_option_text(const pipe_option *o, const pipe_minvocation *inv)
         pipe_tb_puts(&b, "}");
         break;
     case PIPE_KIND_MAP_LIST: mvalue_json(&b, field); break;
+    /* By content: a file edited in place changes the key, a file moved does not. */
+    case PIPE_KIND_FILE: {
+        const char *sha = ((const pipe_mfile *)field)->sha256;
+        pipe_tb_puts(&b, "sha256:");
+        pipe_tb_puts(&b, sha ? sha : "");
+        break;
+    }
     }
     pipe_tb_puts(&b, num);
     return pipe_tb_take(&b, NULL);

@@ -1,5 +1,6 @@
 """Writes what it was given to its output: the arguments, the environment
-pipe sets for a command step, and the folder it runs in."""
+pipe sets for a command step (and the .pipe file's), and the folder it
+runs in."""
 import json
 import os
 import sys
@@ -13,6 +14,8 @@ with open(out, "w", encoding="utf-8") as f:
             "PIPE_OUTPUT_OUT": os.environ.get("PIPE_OUTPUT_OUT"),
             "PIPE_SCRATCH_DIR": os.environ.get("PIPE_SCRATCH_DIR"),
             "scratch_empty": os.listdir(os.environ["PIPE_SCRATCH_DIR"]) == [],
+            "PIPE_TEST_BODY": os.environ.get("PIPE_TEST_BODY"),
+            "PIPE_TEST_IMAGE": os.environ.get("PIPE_TEST_IMAGE"),
             "cwd": os.getcwd(),
             "helper": open("scripts/helpers/data.txt", encoding="utf-8").read().strip(),
         },

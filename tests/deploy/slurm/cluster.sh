@@ -4,10 +4,16 @@
 # pretending to be large GPU machines), everything under one folder.
 # See slurm.conf.in and docs/deploy-slurm.md.
 #
-#   cluster.sh check        whether slurm-wlm and munge are installed
-#                           (scripts/install-deps.sh installs them)
-#   cluster.sh start DIR    configure and start; prints SLURM_CONF=DIR/etc/slurm.conf
-#   cluster.sh stop DIR     cancel the cluster's jobs, stop the daemons by PID
+#   cluster.sh check              whether slurm-wlm and munge are installed
+#                                 (scripts/install-deps.sh installs them)
+#   cluster.sh start DIR [CONFIG] configure and start; prints SLURM_CONF=DIR/etc/slurm.conf
+#   cluster.sh stop DIR           cancel the cluster's jobs, stop the daemons by PID
+#
+# CONFIG says what big1 and big2 have, as clusters commonly differ:
+#   typed    (the default) GPUs with GRES types (Gres=gpu:h100:8,...) and
+#            1 TiB of TmpDisk
+#   untyped  8 GPUs without a type (Gres=gpu:8), 1 TiB of TmpDisk
+#   notmp    GPUs with GRES types, no TmpDisk (Slurm's default of 0)
 #
 # Clients (sbatch, squeue, ...) need SLURM_CONF=DIR/etc/slurm.conf.
 # Runs as root (the daemons do; munged runs as the `munge` user).
@@ -85,7 +91,22 @@ stop_pidfile() {
 }
 
 start() {
-    local dir=$1
+    local dir=$1 config=$2 big_gres big_tmp gres_lines
+    case $config in
+    typed | notmp)
+        big_gres=gpu:h100:8,gpu:l4:8,gpu:a100-80gb:8
+        gres_lines="NodeName=big[1-2] Name=gpu Type=h100 File=@DIR@/dev/nvidia[0-7]
+NodeName=big[1-2] Name=gpu Type=l4 File=@DIR@/dev/nvidia[8-15]
+NodeName=big[1-2] Name=gpu Type=a100-80gb File=@DIR@/dev/nvidia[16-23]"
+        ;;
+    untyped)
+        big_gres=gpu:8
+        gres_lines="NodeName=big[1-2] Name=gpu File=@DIR@/dev/nvidia[0-7]"
+        ;;
+    *) die "unknown configuration '$config' (typed, untyped or notmp)" ;;
+    esac
+    big_tmp="TmpDisk=1048576 "
+    [ "$config" = notmp ] && big_tmp=""
     [ "$(id -u)" = 0 ] || die "the test cluster runs as root"
     check
     mkdir -p "$dir"
@@ -120,8 +141,10 @@ start() {
     sed -e "s|@DIR@|$dir|g" -e "s|@CTLD_PORT@|$base|g" -e "s|@NODE_PORT1@|$((base + 1))|g" \
         -e "s|@NODE_PORT2@|$((base + 2))|g" -e "s|@NODE_PORT3@|$((base + 3))|g" \
         -e "s|@NODE_PORT4@|$((base + 4))|g" -e "s|@CPUS@|$cpus|g" \
+        -e "s|@BIG_GRES@|$big_gres|g" -e "s|@BIG_TMP@|$big_tmp|g" \
         "$here/slurm.conf.in" >"$dir/etc/slurm.conf"
-    sed -e "s|@DIR@|$dir|g" "$here/gres.conf.in" >"$dir/etc/gres.conf"
+    awk -v lines="$gres_lines" '$0 == "@GRES_LINES@" {print lines; next} {print}' "$here/gres.conf.in" |
+        sed -e "s|@DIR@|$dir|g" >"$dir/etc/gres.conf"
     export SLURM_CONF="$dir/etc/slurm.conf"
 
     /usr/sbin/slurmctld -f "$SLURM_CONF" || die "slurmctld did not start (see $dir/log/slurmctld.log)"
@@ -176,7 +199,7 @@ stop() {
 
 case ${1:-} in
 check) check ;;
-start) [ $# = 2 ] || die "usage: cluster.sh start DIR"; start "$2" ;;
+start) [ $# = 2 ] || [ $# = 3 ] || die "usage: cluster.sh start DIR [typed|untyped|notmp]"; start "$2" "${3:-typed}" ;;
 stop) [ $# = 2 ] || die "usage: cluster.sh stop DIR"; stop "$2" ;;
 *) die "usage: cluster.sh check | start DIR | stop DIR" ;;
 esac

@@ -97,6 +97,14 @@ typedef struct pipe_resources {
     char *gpu_type;  /* NULL when not given */
 } pipe_resources;
 
+/* A file an option names (PIPE_KIND_FILE): its path as written, relative to
+   the .pipe file that names it, and the SHA-256 of its content, which pipec
+   fills when it reads it and which the cache key takes. */
+typedef struct pipe_mfile {
+    char *path;   /* NULL when not given */
+    char *sha256; /* 64 hex digits */
+} pipe_mfile;
+
 /* @docker. Without parent_image the deploy targets choose a default image
    (pipec's bundle_images.c); build is then NULL unless given. */
 typedef struct pipe_mimage {
@@ -109,6 +117,10 @@ typedef struct pipe_mimage {
     pipe_kv *environment;
     size_t nenvironment;
     char *index_url;      /* pip's --index-url; NULL: PyPI */
+    pipe_mfile requirements_file; /* pip's -r */
+    char **extra_index_urls;      /* pip's --extra-index-url, each */
+    size_t nextra_index_urls;
+    char *registry;       /* where the images are pushed and pulled from; NULL: none given */
 } pipe_mimage;
 
 /* Orchestrator options. `given` has bit (1 << PIPE_<OPTION>) (the option's
@@ -119,6 +131,9 @@ typedef struct pipe_mslurm {
     char *partition, *account, *qos, *constraint; /* NULL when not given */
     char **extra;                                 /* more #SBATCH flags, "--name[=value]" */
     size_t nextra;
+    char *gpu_type;  /* the cluster's GRES type; NULL: GPUs untyped */
+    char *container; /* "none" (the default), "pyxis" or "apptainer" */
+    bool tmp;        /* @resources(disk) as --tmp */
 } pipe_mslurm;
 
 typedef struct pipe_mkubernetes {
@@ -129,6 +144,11 @@ typedef struct pipe_mkubernetes {
     pipe_kv *node_selector;
     size_t nnode_selector;
     pipe_mvalue tolerations; /* a list (of maps); n = 0 when none */
+    char **secrets;          /* Secret names, as environment (envFrom) */
+    size_t nsecrets;
+    pipe_mvalue volumes;     /* a list of maps: name, claim or host_path, path, read_only (checked by pipec) */
+    char **image_pull_secrets;
+    size_t nimage_pull_secrets;
 } pipe_mkubernetes;
 
 typedef struct pipe_mskypilot {
@@ -136,6 +156,7 @@ typedef struct pipe_mskypilot {
     char *cloud, *region; /* NULL when not given */
     bool use_spot;
     char *accelerators;   /* "NAME" or "NAME:COUNT"; NULL when not given */
+    char *store;          /* the bucket URI mounted as the store (pipec checks it); NULL when not given */
 } pipe_mskypilot;
 
 /* The most processes one accelerated step may have (the launcher's

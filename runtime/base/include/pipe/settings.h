@@ -37,6 +37,7 @@ typedef enum {
     PIPE_KIND_STRING_MAP,   /* string values (pipe_kv *, size_t) */
     PIPE_KIND_ENV_MAP,      /* environment variables: names as C identifiers (pipe_kv *, size_t) */
     PIPE_KIND_MAP_LIST,     /* a list of maps, passed through (pipe_mvalue) */
+    PIPE_KIND_FILE,         /* a path, relative to the .pipe file, with its content's digest (pipe_mfile) */
 } pipe_kind;
 
 enum { PIPE_ON_STEP = 1, PIPE_ON_PIPELINE = 2 };
@@ -118,7 +119,7 @@ typedef struct pipe_value {
     int64_t i;        /* INT, PORT */
     uint64_t u;       /* SIZE (bytes), DURATION (ms) */
     bool b;           /* BOOL */
-    const char *s;    /* STRING, ENUM, GPU_IDS, ACCELERATORS */
+    const char *s;    /* STRING, ENUM, GPU_IDS, ACCELERATORS; FILE: its path */
 } pipe_value;
 
 const pipe_decorator_info *pipe_decorator_get(pipe_decorator d);
@@ -129,6 +130,9 @@ const pipe_option *pipe_option_get(pipe_decorator d, int index);
    manifest entry. */
 const pipe_decorator_info *pipe_decorator_in_manifest_order(int i);
 
+/* Whether a kind is a map (STRING_MAP, ENV_MAP): a step's map is merged
+   with its pipeline's key by key, where other options are replaced whole. */
+bool pipe_kind_is_map(pipe_kind k);
 /* The option's default (absent false) or its value when the decorator does
    not apply (absent true), typed; strings point into the table. */
 pipe_value pipe_option_initial(const pipe_option *o, bool absent);

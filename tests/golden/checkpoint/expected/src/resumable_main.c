@@ -17,8 +17,8 @@
 #endif
 
 /* Each step's entry function, under a name that says where the step is declared. */
-static const pipe_step_fn pipe_step_prepare_at_case_pipe_line_12 = (pipe_step_fn)prepare;
-static const pipe_step_fn pipe_step_train_at_case_pipe_line_19 = (pipe_step_fn)train;
+static const pipe_step_fn pipe_step_prepare_at_case_pipe_line_14 = (pipe_step_fn)prepare;
+static const pipe_step_fn pipe_step_train_at_case_pipe_line_21 = (pipe_step_fn)train;
 
 /* The members of every argument struct, step by step, in parameter order. */
 static const pipe_field pipe_driver_fields[] = {
@@ -30,8 +30,8 @@ static const pipe_field pipe_driver_fields[] = {
 };
 
 static const pipe_step_impl pipe_driver_steps[] = {
-    {"prepare", &pipe_step_prepare_at_case_pipe_line_12, sizeof(resumable_prepare_args), pipe_driver_fields + 0, 1},
-    {"train", &pipe_step_train_at_case_pipe_line_19, sizeof(resumable_train_args), pipe_driver_fields + 1, 2},
+    {"prepare", &pipe_step_prepare_at_case_pipe_line_14, sizeof(resumable_prepare_args), pipe_driver_fields + 0, 1},
+    {"train", &pipe_step_train_at_case_pipe_line_21, sizeof(resumable_train_args), pipe_driver_fields + 1, 2},
 };
 
 /* bundle.yaml, as the runtime parses it. */
@@ -88,6 +88,8 @@ static const char pipe_driver_manifest[] =
     "  resources: {cpu: 2, gpu: 0, memory: 4000000000, disk: 0, shm: 0}\n"
     "  cleanup_memory: false\n"
     "  retry: {max: 0, delay_ms: 0}\n"
+    "  skypilot:\n"
+    "    store: \"s3://pipe-golden-store/resumable\"\n"
     "- id: train\n"
     "  step: train\n"
     "  needs: [prepare]\n"
@@ -98,6 +100,8 @@ static const char pipe_driver_manifest[] =
     "  cleanup_memory: false\n"
     "  timeout_ms: 1800000\n"
     "  retry: {max: 2, delay_ms: 10000}\n"
+    "  skypilot:\n"
+    "    store: \"s3://pipe-golden-store/resumable\"\n"
     "  checkpoint:\n"
     "    keep: false\n"
     "    grace_ms: 60000\n"
@@ -120,6 +124,8 @@ static const char pipe_driver_manifest[] =
     "    collective_timeout_ms: 1800000\n"
     "  cleanup_memory: false\n"
     "  retry: {max: 0, delay_ms: 0}\n"
+    "  skypilot:\n"
+    "    store: \"s3://pipe-golden-store/resumable\"\n"
     "  checkpoint:\n"
     "    keep: true\n"
     "    grace_ms: 1500\n";

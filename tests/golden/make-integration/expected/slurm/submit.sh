@@ -21,6 +21,11 @@ usage: submit.sh --store DIR [--exe PATH] [--run-id ID] [--param NAME=VALUE]... 
 Job output goes to STORE/RUN_ID/slurm/JOB_NAME-JOB_ID.out, the job ids to
 STORE/RUN_ID/slurm/jobs.
 EOF
+    if [ "$NEEDS_REGISTRY" = 1 ]; then
+        echo
+        echo "PIPE_REGISTRY (required): the registry the images (docker/*/Dockerfile) were pushed to,"
+        echo "e.g. registry.example.com/team: some jobs run in their image, and the build named no registry."
+    fi
     echo
     echo "Parameters of pipeline training (NAME: TYPE = DEFAULT):"
     local line
@@ -36,6 +41,11 @@ fail_usage() {
 }
 
 # The pipeline: its parameters, and its invocations in DAG order.
+# NEEDS_EXE: some job runs the bundle's executable on the node (the others
+# run in their image); NEEDS_REGISTRY: some job runs an image whose registry
+# the build did not name, and takes it from PIPE_REGISTRY.
+NEEDS_EXE=1
+NEEDS_REGISTRY=0
 PARAM_NAMES=(n noise seed epochs lr max_mse)
 REQUIRED_PARAMS=()
 # The defaults are literal text, in single quotes.
@@ -113,8 +123,17 @@ fi
 if ! [[ $RUN_ID =~ ^[A-Za-z0-9_][A-Za-z0-9_-]*$ ]] || [ "$RUN_ID" = cache ] || [ "$RUN_ID" = latest ]; then
     fail_usage "--run-id '$RUN_ID': use letters, digits, _ and - (not - first; not cache or latest)"
 fi
-if [ "$DRY_RUN" = 0 ] && [ ! -x "$EXE" ]; then
+if [ "$DRY_RUN" = 0 ] && [ "$NEEDS_EXE" = 1 ] && [ ! -x "$EXE" ]; then
     fail_usage "$EXE is not an executable: build the bundle (cmake -S $BUNDLE_DIR -B $BUNDLE_DIR/build && cmake --build $BUNDLE_DIR/build) or give --exe"
+fi
+
+if [ "$NEEDS_REGISTRY" = 1 ]; then
+    [ -n "${PIPE_REGISTRY:-}" ] ||
+        fail_usage "PIPE_REGISTRY is not set: push the images (docker/*/Dockerfile) to a registry and set PIPE_REGISTRY to it, e.g. PIPE_REGISTRY=registry.example.com/team"
+    [[ $PIPE_REGISTRY =~ ^[A-Za-z0-9._-]+(:[0-9]+)?(/[A-Za-z0-9._-]+)*/?$ ]] ||
+        fail_usage "PIPE_REGISTRY='$PIPE_REGISTRY' is not a registry: HOST[:PORT][/PATH]"
+    # The jobs read it (--export=ALL), without a trailing /.
+    export PIPE_REGISTRY=${PIPE_REGISTRY%/}
 fi
 
 LOG_DIR="$STORE/$RUN_ID/slurm"
@@ -153,8 +172,10 @@ submit() {
     if [ "$DRY_RUN" = 1 ]; then
         # Job ids are not known yet: a dependency names the invocation.
         JOB_IDS[index]=$invocation
+        local shown=("PIPE_STORE=$STORE" "PIPE_RUN_ID=$RUN_ID")
+        [ "$NEEDS_REGISTRY" = 0 ] || shown+=("PIPE_REGISTRY=$PIPE_REGISTRY")
         printf '%q' "PIPE_BUNDLE_EXE=$EXE"
-        printf ' %q' "PIPE_STORE=$STORE" "PIPE_RUN_ID=$RUN_ID" "${cmd[@]}"
+        printf ' %q' "${shown[@]}" "${cmd[@]}"
         printf '\n'
         return 0
     fi

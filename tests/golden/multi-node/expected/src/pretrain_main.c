@@ -145,6 +145,7 @@ static const char pipe_driver_manifest[] =
     "  skypilot:\n"
     "    cloud: aws\n"
     "    region: us-east-1\n"
+    "    store: \"s3://acme-pipe-store/pretrain\"\n"
     "- id: train_lm\n"
     "  step: train_lm\n"
     "  needs: [tokenize]\n"
@@ -176,7 +177,7 @@ static const char pipe_driver_manifest[] =
     "    build: \"nvidia/cuda:12.4.1-devel-ubuntu22.04\"\n"
     "    apt_packages: []\n"
     "    requirements: []\n"
-    "    environment: {NCCL_DEBUG: WARN, NCCL_ASYNC_ERROR_HANDLING: \"1\"}\n"
+    "    environment: {OMP_PROC_BIND: close, NCCL_DEBUG: WARN, NCCL_ASYNC_ERROR_HANDLING: \"1\"}\n"
     "  slurm:\n"
     "    partition: gpu-h100\n"
     "    account: ml-research\n"
@@ -194,6 +195,7 @@ static const char pipe_driver_manifest[] =
     "    region: us-east-1\n"
     "    use_spot: true\n"
     "    accelerators: \"H100:4\"\n"
+    "    store: \"s3://acme-pipe-store/pretrain\"\n"
     "- id: export_model\n"
     "  step: export_model\n"
     "  needs: [train_lm, tokenize]\n"
@@ -221,7 +223,8 @@ static const char pipe_driver_manifest[] =
     "    service_account: pipec-runner\n"
     "  skypilot:\n"
     "    cloud: aws\n"
-    "    region: us-east-1\n";
+    "    region: us-east-1\n"
+    "    store: \"s3://acme-pipe-store/pretrain\"\n";
 
 #if PIPE_BUILT_WITH_CUDA
 extern const pipe_cuda_hooks pretrain_cuda_hooks;

@@ -1,0 +1,5 @@
+bundle: \
+  case.pipe \
+  requirements.txt \
+  src/prep.c \
+  src/train.py
