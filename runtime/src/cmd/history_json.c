@@ -172,6 +172,23 @@ static void profile(pipe_textbuf *b, const pipe_view_invocation *inv)
         pipe_tb_puts(b, "}");
     }
     pipe_tb_puts(b, "]");
+    kv_str(b, "neuron_unavailable", p->neuron_unavailable, &f);
+    key(b, "neuron_cores", &f);
+    pipe_tb_puts(b, "[");
+    for (size_t c = 0; c < p->nneuron_cores; c++) {
+        const pipe_gpu_profile *nc = &p->neuron_cores[c];
+        bool h = true;
+        pipe_tb_puts(b, c ? ", {" : "{");
+        kv_num(b, "core", nc->index, &h);
+        kv_str(b, "name", nc->name, &h);
+        kv_num(b, "samples", (double)nc->utilization.n, &h);
+        series_stats(b, "utilization_pct", &nc->utilization, &h);
+        double mean, peak;
+        pipe_series_stats(&nc->memory_used, &mean, &peak);
+        kv_num(b, "memory_used_mib_peak", peak, &h);
+        pipe_tb_puts(b, "}");
+    }
+    pipe_tb_puts(b, "]");
     key(b, "processes", &f);
     bool h = true;
     pipe_tb_puts(b, "{");
