@@ -60,10 +60,15 @@ static void on_value(void *arg, const pipe_json_step *path, int depth, const pip
             v->number >= 1 && v->number <= 64)
             r->cores_per_device = (int)v->number;
         else if (pipe_json_key_is(&path[1], "neuron_device_type") && v->type == PIPE_JSON_STRING) {
-            /* A name for a CSV field: letters, digits and a few marks only. */
+            /* A name for a CSV field: letters, digits and a few marks only;
+               escapes ("\n", "\u00e9") dropped whole. */
             size_t n = 0;
             for (size_t i = 0; i < v->len && n + 1 < sizeof r->device_type; i++) {
                 char c = v->text[i];
+                if (c == '\\') {
+                    i += i + 1 < v->len && v->text[i + 1] == 'u' ? 5 : 1;
+                    continue;
+                }
                 if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
                     c == '_' || c == '.')
                     r->device_type[n++] = c;
