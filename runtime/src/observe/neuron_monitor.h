@@ -2,7 +2,8 @@
    AWS Neuron tools' metrics stream: one JSON report a line on stdout) next
    to the step and turns each report into rows of PROFILE_DIR/neuron.csv,
    one per NeuronCore (docs/report.md, "GPU profile"). The profiler
-   (profiler.c) starts, reads and stops it; profile_read.c reads the CSV. */
+   (profiler.c) starts, reads and stops it (neuron_monitor.c); each report
+   is read by neuron_report.c; profile_read.c reads the CSV. */
 #ifndef PIPE_NEURON_MONITOR_H
 #define PIPE_NEURON_MONITOR_H
 
