@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "batch_platform.h"
 #include "images.h"
+#include "neuron_rules.h"
 #include "sema.h"
 #include "targets/targets.h"
 
@@ -163,9 +165,11 @@ static void check_images(sema *s, step_info *st, const effective_options *eff, b
     }
 }
 
-static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu)
+/* W0403: the profiler and the memory cleanup work on GPUs and on Neuron
+   devices (neuron-monitor); a step with neither gets nothing from them. */
+static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu, bool neuron)
 {
-    if (needs_gpu)
+    if (needs_gpu || neuron)
         return;
     static const decorator_id gpu_only[] = {DEC_CLEANUP_MEMORY, DEC_GPU_PROFILE};
     for (size_t i = 0; i < sizeof gpu_only / sizeof gpu_only[0]; i++) {
@@ -173,9 +177,12 @@ static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu)
         if (!inst)
             continue;
         diagnostic *dg = diag_report(s->pg->diag, inst->decl->name.sp, DIAG_W0403,
-                                     "@%s on step `%s`, which uses no GPU", inst->schema->name, st->name);
-        diag_label(s->pg->diag, dg, "has no effect without a GPU");
-        diag_help(s->pg->diag, dg, "give the step a GPU with `@resources(gpu = 1)`, or remove @%s",
+                                     "@%s on step `%s`, which uses no GPU and no Neuron device",
+                                     inst->schema->name, st->name);
+        diag_label(s->pg->diag, dg, "has no effect without an accelerator");
+        diag_help(s->pg->diag, dg,
+                  "give the step a GPU with `@resources(gpu = 1)` or a Neuron device with "
+                  "`@resources(trainium = 1)`, or remove @%s",
                   inst->schema->name);
     }
 }
@@ -221,7 +228,11 @@ void sema_check_effective(sema *s, step_info *st, const effective_options *eff, 
     for (size_t i = 0; i < deploy_target_count; i++)
         if (deploy_targets[i]->check)
             deploy_targets[i]->check(s->pg->diag, st, eff);
+    check_neuron_step(s->pg->diag, st, eff);
+    check_batch_platform(s->pg->diag, st, eff);
     check_images(s, st, eff, needs_gpu, gpu_unsure);
-    if (!gpu_unsure)
-        check_gpu_decorators(s, st, needs_gpu);
+    opt_value from;
+    bool neuron = neuron_devices(eff, NEURON_TRAINIUM, &from) > 0 || neuron_devices(eff, NEURON_INFERENTIA, &from) > 0;
+    if (!gpu_unsure && !neuron_uncertain(eff))
+        check_gpu_decorators(s, st, needs_gpu, neuron);
 }
