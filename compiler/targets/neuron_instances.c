@@ -1,5 +1,7 @@
 #include "neuron_instances.h"
 
+#include <string.h>
+
 /* AWS's instance pages (Trainium, Trainium2, Inferentia, Inferentia2) and
    the Neuron documentation's hardware pages give the counts. */
 const neuron_instance neuron_instances[] = {
@@ -38,6 +40,26 @@ const neuron_instance *neuron_smallest_instance(neuron_kind k, int64_t devices)
             best = in;
     }
     return best;
+}
+
+size_t neuron_generation_fits(neuron_kind k, int64_t devices, const neuron_instance **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < neuron_instance_count; i++) {
+        const neuron_instance *in = &neuron_instances[i];
+        if (in->kind != k || in->devices < devices)
+            continue;
+        size_t g = 0;
+        while (g < n && strcmp(out[g]->generation, in->generation) != 0)
+            g++;
+        if (g < n) {
+            if (in->devices < out[g]->devices)
+                out[g] = in;
+        } else if (n < max) {
+            out[n++] = in;
+        }
+    }
+    return n;
 }
 
 bool neuron_processes_fit(neuron_kind k, int64_t devices, int64_t per_machine)

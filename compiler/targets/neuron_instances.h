@@ -20,7 +20,8 @@ typedef enum { NEURON_TRAINIUM, NEURON_INFERENTIA } neuron_kind;
 typedef struct neuron_instance {
     const char *name;       /* the EC2 instance type: "trn1.32xlarge" */
     neuron_kind kind;
-    const char *generation; /* "Trainium", "Trainium2", "Inferentia", "Inferentia2" */
+    const char *generation; /* "Trainium", "Trainium2", "Inferentia", "Inferentia2": SkyPilot's
+                               accelerator names (its AWS catalog's) */
     int devices;            /* Neuron devices on one instance */
     int cores_per_device;   /* NeuronCores on one device */
 } neuron_instance;
@@ -35,6 +36,10 @@ const char *neuron_kind_option(neuron_kind k);
 int neuron_max_devices(neuron_kind k);
 /* The smallest instance of the kind with at least `devices` devices, or NULL. */
 const neuron_instance *neuron_smallest_instance(neuron_kind k, int64_t devices);
+/* Per generation of the kind (table order: trn1 before trn2, inf2 before
+   inf1), the smallest instance with at least `devices` devices: the
+   machines a cloud can give the step. Fills out[0..max), returns the count. */
+size_t neuron_generation_fits(neuron_kind k, int64_t devices, const neuron_instance **out, size_t max);
 /* Whether a machine with `devices` devices of the kind runs `per_machine`
    processes as Neuron launchers do: one per device, or one per NeuronCore
    (devices x cores per device of an instance of the kind that has them). */

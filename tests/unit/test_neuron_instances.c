@@ -71,6 +71,25 @@ int main(void)
     counts(NEURON_INFERENTIA, 16, "16 or 64");
     counts(NEURON_INFERENTIA, 2, "2, 4 or 8");
 
+    /* One instance per generation that holds the devices (SkyPilot's candidates). */
+    const neuron_instance *fit[4];
+    size_t nfit = neuron_generation_fits(NEURON_TRAINIUM, 16, fit, 4);
+    CHECK(nfit == 2);
+    if (nfit == 2) {
+        CHECK_STREQ(fit[0]->name, "trn1.32xlarge");
+        CHECK_STREQ(fit[1]->name, "trn2.48xlarge");
+        CHECK_STREQ(fit[1]->generation, "Trainium2");
+    }
+    nfit = neuron_generation_fits(NEURON_INFERENTIA, 2, fit, 4);
+    CHECK(nfit == 2);
+    if (nfit == 2) {
+        CHECK_STREQ(fit[0]->name, "inf2.24xlarge");
+        CHECK_STREQ(fit[1]->name, "inf1.6xlarge");
+    }
+    nfit = neuron_generation_fits(NEURON_INFERENTIA, 16, fit, 4);
+    CHECK(nfit == 1 && strcmp(fit[0]->generation, "Inferentia") == 0);
+    CHECK(neuron_generation_fits(NEURON_TRAINIUM, 17, fit, 4) == 0);
+
     strbuf sb = STRBUF_INIT;
     neuron_instance_shapes(&sb, NEURON_TRAINIUM);
     CHECK_STREQ(sb_cstr(&sb), "trn1.2xlarge (1 device), trn1.32xlarge (16 devices), trn1n.32xlarge (16 devices), "
