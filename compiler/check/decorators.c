@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "gpu_type_values.h"
-#include "neuron_rules.h"
+#include "neuron_values.h"
 #include "option_values.h"
 #include "pipe/base.h"
 #include "util/strbuf.h"

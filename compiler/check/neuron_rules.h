@@ -1,6 +1,6 @@
-/* The rules over Neuron devices (Trainium, Inferentia): a count that no
-   instance holds (E0402, once per value as written), one kind of
-   accelerator per step (E0210), @batch's count against @resources' (E0211),
+/* The rules over the Neuron devices (Trainium, Inferentia) in force for a
+   step (a count no instance holds, E0402, is neuron_values.h's): one kind
+   of accelerator per step (E0210), @batch's count against @resources' (E0211),
    and the processes per machine of an accelerated Neuron step (W0411). */
 #ifndef PIPEC_NEURON_RULES_H
 #define PIPEC_NEURON_RULES_H
@@ -8,10 +8,6 @@
 #include "decorators.h"
 #include "program.h"
 #include "targets/neuron_instances.h"
-
-/* E0402 for a `trainium`/`inferentia` value of @resources or @batch, where
-   it is written (a pipeline's default once, not once per step). */
-void check_neuron_values(diag_engine *d, const decorator_inst *inst);
 
 /* A step's Neuron devices of a kind in force: @resources' count when given,
    else @batch's (as the model fills resources); *from gets the option (set

@@ -82,7 +82,7 @@ void sema_check_accelerate(sema *s, step_info *st)
 
 static span value_span(const opt_value *v) { return v->expr ? v->expr->sp : v->name_sp; }
 
-static void check_gpu_count(sema *s, step_info *st, const effective_options *eff, int64_t gpu)
+static void check_gpu_count(sema *s, step_info *st, const effective_options *eff, int64_t gpu, bool neuron)
 {
     diag_engine *d = s->pg->diag;
     const decorator_inst *inst = st->decorators.by_id[DEC_ACCELERATE];
@@ -112,6 +112,14 @@ static void check_gpu_count(sema *s, step_info *st, const effective_options *eff
         dg = diag_report(d, at, DIAG_E0305, "%lld process%s per machine need %lld GPUs, but step `%s` has %lld",
                          (long long)per_machine, per_machine == 1 ? "" : "es", (long long)per_machine, st->name,
                          (long long)gpu);
+    if (gpu == 0 && neuron) {
+        /* multi_gpu is CUDA's: Neuron ranks get their NeuronCores from the
+           Neuron runtime. */
+        diag_label(d, dg, "one GPU per process");
+        diag_help(d, dg, "remove `multi_gpu = true`: the processes of a step with Neuron devices run on its "
+                         "NeuronCores without it");
+        return;
+    }
     if (!counts_ok) {
         diag_label(d, dg, "one GPU per process");
         if (g.set)
@@ -221,7 +229,9 @@ void sema_check_effective(sema *s, step_info *st, const effective_options *eff, 
        given wrong (reported): the warnings about GPUs wait for a fix. */
     bool gpu_unsure = effective_uncertain(eff, DEC_RESOURCES, RES_GPU) || option_uncertain(accel, ACC_MULTI_GPU) ||
                       option_uncertain(accel, ACC_CPU);
-    check_gpu_count(s, st, eff, gpu);
+    opt_value from;
+    bool neuron = neuron_devices(eff, NEURON_TRAINIUM, &from) > 0 || neuron_devices(eff, NEURON_INFERENTIA, &from) > 0;
+    check_gpu_count(s, st, eff, gpu, neuron && !neuron_uncertain(eff));
     if (!effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
         check_cpu_with_gpus(s, st, eff, gpu);
     /* Each deploy target's own rules (targets/NAME.c), whatever --target says. */
@@ -231,8 +241,6 @@ void sema_check_effective(sema *s, step_info *st, const effective_options *eff, 
     check_neuron_step(s->pg->diag, st, eff);
     check_batch_platform(s->pg->diag, st, eff);
     check_images(s, st, eff, needs_gpu, gpu_unsure);
-    opt_value from;
-    bool neuron = neuron_devices(eff, NEURON_TRAINIUM, &from) > 0 || neuron_devices(eff, NEURON_INFERENTIA, &from) > 0;
     if (!gpu_unsure && !neuron_uncertain(eff))
         check_gpu_decorators(s, st, needs_gpu, neuron);
 }
