@@ -220,6 +220,21 @@ static bool key_shared(const pipe_option *o)
     return false;
 }
 
+/* The errors of a text with every option set, less those of the rules that
+   refuse some of the samples together though each value is valid: one kind
+   of accelerator per step (E0210: gpu, trainium and inferentia are all
+   above 0) and AWS Batch's platform limits (E0403: "SPOT" with
+   num_machines = 2). */
+static size_t value_errors(const diag_engine *d)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->diags.len; i++) {
+        const diagnostic *dg = d->diags.items[i];
+        n += diag_code_get(dg->code)->severity == DIAG_ERROR && dg->code != DIAG_E0210 && dg->code != DIAG_E0403;
+    }
+    return n;
+}
+
 static void test_every_option_round_trips(void)
 {
     char step_decorators[8192] = "", value[256];
@@ -241,12 +256,12 @@ static void test_every_option_round_trips(void)
              step_decorators);
     checked c;
     check_text(&c, text);
-    if (diag_error_count(&c.d) != 0) {
+    if (value_errors(&c.d) != 0) {
         fprintf(stderr, "every option at once does not check:\n%s", text);
         diag_flush(&c.d, DIAG_FORMAT_TEXT, write_stderr, NULL);
     }
-    CHECK_EQ_U64(diag_error_count(&c.d), 0);
-    if (diag_error_count(&c.d) != 0 || c.pg.pipelines.len != 1) {
+    CHECK_EQ_U64(value_errors(&c.d), 0);
+    if (value_errors(&c.d) != 0 || c.pg.pipelines.len != 1) {
         done(&c);
         return;
     }
@@ -448,7 +463,7 @@ static void test_step_over_pipeline(void)
              pipeline_decorators, step_decorators);
     checked c;
     check_text(&c, text);
-    if (diag_error_count(&c.d) != 0 || c.pg.pipelines.len != 1) {
+    if (value_errors(&c.d) != 0 || c.pg.pipelines.len != 1) {
         fprintf(stderr, "a pipeline and its step with every option do not check:\n%s", text);
         diag_flush(&c.d, DIAG_FORMAT_TEXT, write_stderr, NULL);
         CHECK(false);
