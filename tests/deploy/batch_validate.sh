@@ -66,6 +66,7 @@ for pipe in "$root"/examples/*/*.pipe "$root"/tests/golden/*/case.pipe "$root"/t
 done
 
 status=0
+rm -f /tmp/pwned
 runs=$work/runs.jsonl
 : >"$runs"
 n=0
@@ -165,6 +166,11 @@ for pipe in "${pipes[@]}"; do
         fi
     done
 done
+# batch/cases.pipe's `hostile` step would make this file if a string ran.
+if [ -e /tmp/pwned ]; then
+    echo "FAIL: /tmp/pwned exists: a string from a .pipe file ran as a command"
+    status=1
+fi
 "$py" "$root/tests/deploy/batch_check.py" "$runs" || status=1
 [ $status = 0 ] && echo "batch_validate: ok ($n pipelines)"
 exit $status

@@ -6,3 +6,4 @@ int neuron_resources(void *ctx, const void *args) { (void)ctx; (void)args; retur
 int efa_gpu(void *ctx, const void *args) { (void)ctx; (void)args; return 0; }
 int gpus(void *ctx, const void *args) { (void)ctx; (void)args; return 0; }
 int brief(void *ctx, const void *args) { (void)ctx; (void)args; return 0; }
+int hostile(void *ctx, const void *args) { (void)ctx; (void)args; return 0; }
