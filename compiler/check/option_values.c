@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "gen/escape.h"
+#include "option_tmpfs.h"
 #include "option_volumes.h"
 #include "pipe/base.h"
 #include "images.h"
@@ -634,9 +635,11 @@ static bool check_map_list(option_ctx *c)
             return false;
         }
     }
-    /* The one list of maps whose shape a target reads. */
+    /* The lists of maps whose shape a target reads. */
     if (c->s->id == PIPE_DEC_KUBERNETES && c->o == &c->s->options[K8S_VOLUMES])
         return option_check_volumes(c->d, v);
+    if (c->s->id == PIPE_DEC_BATCH && c->o == &c->s->options[BATCH_TMPFS])
+        return option_check_tmpfs(c->d, v);
     return true;
 }
 

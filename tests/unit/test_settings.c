@@ -154,6 +154,10 @@ static void sample(const pipe_option *o, char *buf, size_t size)
         if (o == pipe_option_get(PIPE_DEC_KUBERNETES, PIPE_K8S_VOLUMES))
             snprintf(buf, size, "[{\"name\": \"data\", \"claim\": \"c\", \"path\": \"/data\"}, "
                                 "{\"name\": \"s\", \"host_path\": \"/mnt\", \"path\": \"/s\", \"read_only\": true}]");
+        /* So has @batch(tmpfs) (check/option_tmpfs.h). */
+        else if (o == pipe_option_get(PIPE_DEC_BATCH, PIPE_BATCH_TMPFS))
+            snprintf(buf, size, "[{\"path\": \"/scratch\", \"size\": \"1GB\"}, "
+                                "{\"path\": \"/t\", \"size\": \"2MB\", \"options\": [\"noexec\", \"mode=1777\"]}]");
         else
             snprintf(buf, size, "[{\"key\": \"gpu\", \"operator\": \"Exists\"}, {\"n\": 2}]");
         break;
