@@ -103,11 +103,8 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
         }
         opt_value *ov = &inst->opts[idx];
         if (ov->set) {
-            diagnostic *dg = diag_report(d, name_sp, DIAG_E0105, "option `%s` of @%s given twice", s->options[idx].name,
-                                         s->name);
-            diag_label(d, dg, "second occurrence");
-            diag_note(d, dg, ov->name_sp, "first given here");
-            diag_help(d, dg, "remove one of them");
+            diag_given_twice(d, name_sp, ov->name_sp, NULL, "option `%s` of @%s given twice",
+                             s->options[idx].name, s->name);
             continue;
         }
         ov->set = true;

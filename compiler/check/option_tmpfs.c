@@ -111,10 +111,7 @@ static bool check_mount(diag_engine *d, const ast_expr *map, const ast_map_entry
             continue;
         }
         if (entries[k]) {
-            diagnostic *dg = diag_report(d, e->key.sp, DIAG_E0105, "key \"%s\" given twice", e->key.text);
-            diag_label(d, dg, "second occurrence");
-            diag_note(d, dg, entries[k]->key.sp, "first given here");
-            diag_help(d, dg, "remove one of them");
+            diag_given_twice(d, e->key.sp, entries[k]->key.sp, NULL, "key \"%s\" given twice", e->key.text);
             ok = false;
             continue;
         }
@@ -159,11 +156,8 @@ bool option_check_tmpfs(diag_engine *d, const ast_expr *list)
         const ast_map_entry *path = entries[KEY_PATH];
         for (size_t k = 0; k < n; k++) {
             if (strcmp(seen_paths[k]->value->u.s.text, path->value->u.s.text) == 0) {
-                diagnostic *dg = diag_report(d, path->value->sp, DIAG_E0105, "two mounts at \"%s\"",
-                                             path->value->u.s.text);
-                diag_label(d, dg, "second occurrence");
-                diag_note(d, dg, seen_paths[k]->value->sp, "first given here");
-                diag_help(d, dg, "each mount needs a path of its own");
+                diag_given_twice(d, path->value->sp, seen_paths[k]->value->sp, "each mount needs a path of its own",
+                                 "two mounts at \"%s\"", path->value->u.s.text);
                 ok = false;
                 break;
             }

@@ -607,10 +607,7 @@ static bool check_string_map(option_ctx *c)
         for (size_t k = 0; k < i; k++) {
             ast_map_entry *prev = v->u.items.items[k];
             if (strcmp(prev->key.text, e->key.text) == 0) {
-                diagnostic *dg = diag_report(c->d, e->key.sp, DIAG_E0105, "key \"%s\" given twice", e->key.text);
-                diag_label(c->d, dg, "second occurrence");
-                diag_note(c->d, dg, prev->key.sp, "first given here");
-                diag_help(c->d, dg, "remove one of them");
+                diag_given_twice(c->d, e->key.sp, prev->key.sp, NULL, "key \"%s\" given twice", e->key.text);
                 return false;
             }
         }
