@@ -15,7 +15,7 @@
 # by a test (docs/testing.md): Slurm and munge, podman and buildah with
 # debootstrap, and a Python virtual environment build/venv holding torch,
 # accelerate, numpy and the validators (hadolint, kubernetes-validate,
-# yamllint, SkyPilot).
+# yamllint, SkyPilot), and build/venv-aws holding botocore (AWS Batch checks).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -69,6 +69,16 @@ VENV_REQUIRED=(
     # pip warns, and nothing the tests import uses that CLI.
     "skypilot==0.14.1            import:sky"
     "hera==7.1.0                 import:hera.workflows.models"
+)
+# A second environment, build/venv-aws, for the AWS Batch checks
+# (tests/deploy/batch_check.py, PIPEC_AWS_VENV): a current botocore, whose
+# service model validates the job definitions and submit-job calls offline.
+# Kept apart from build/venv, where SkyPilot's requirements make pip pick an
+# old botocore that does not import on Python 3.11.
+AWS_VENV_DIR=build/venv-aws
+AWS_VENV_REQUIRED=(
+    "botocore==1.44.8            import:botocore.validate"
+    "PyYAML==6.0.4               import:yaml"
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }
@@ -163,14 +173,21 @@ for entry in "${wanted[@]}"; do
     passes "$checks" || missing+=("$pkg")
 done
 
-# venv_missing: the VENV_REQUIRED entries build/venv lacks.
+# venv_missing [DIR ENTRIES...]: the entries the environment DIR lacks
+# (default: build/venv and VENV_REQUIRED).
 venv_missing() {
-    local entry req check
-    for entry in "${VENV_REQUIRED[@]}"; do
+    local dir=$VENV_DIR entry req check
+    local -a entries=("${VENV_REQUIRED[@]}")
+    if [ $# -gt 0 ]; then
+        dir=$1
+        shift
+        entries=("$@")
+    fi
+    for entry in "${entries[@]}"; do
         read -r req check <<<"$entry"
         case "$check" in
-            import:*) "$VENV_DIR/bin/python3" -c "import ${check#import:}" >/dev/null 2>&1 || echo "$req" ;;
-            cmd:*) [ -x "$VENV_DIR/bin/${check#cmd:}" ] || echo "$req" ;;
+            import:*) "$dir/bin/python3" -c "import ${check#import:}" >/dev/null 2>&1 || echo "$req" ;;
+            cmd:*) [ -x "$dir/bin/${check#cmd:}" ] || echo "$req" ;;
             *) die "internal: bad venv check '$check'" ;;
         esac
     done
@@ -178,10 +195,15 @@ venv_missing() {
 
 if [ "$check_only" -eq 1 ]; then
     venv_lacks=()
-    [ "$test_deps" -eq 1 ] && mapfile -t venv_lacks < <(venv_missing)
-    if [ "${#missing[@]}" -gt 0 ] || [ "${#venv_lacks[@]}" -gt 0 ]; then
+    aws_lacks=()
+    if [ "$test_deps" -eq 1 ]; then
+        mapfile -t venv_lacks < <(venv_missing)
+        mapfile -t aws_lacks < <(venv_missing "$AWS_VENV_DIR" "${AWS_VENV_REQUIRED[@]}")
+    fi
+    if [ "${#missing[@]}" -gt 0 ] || [ "${#venv_lacks[@]}" -gt 0 ] || [ "${#aws_lacks[@]}" -gt 0 ]; then
         [ "${#missing[@]}" -gt 0 ] && log "missing: ${missing[*]}"
         [ "${#venv_lacks[@]}" -gt 0 ] && log "missing in $VENV_DIR: ${venv_lacks[*]}"
+        [ "${#aws_lacks[@]}" -gt 0 ] && log "missing in $AWS_VENV_DIR: ${aws_lacks[*]}"
         exit 1
     fi
     log "all required packages present"
@@ -217,6 +239,24 @@ if [ "$test_deps" -eq 1 ]; then
     done
     mapfile -t venv_lacks < <(venv_missing)
     [ "${#venv_lacks[@]}" -eq 0 ] || die "$VENV_DIR still lacks ${venv_lacks[*]} after pip install"
+
+    # build/venv-aws: the same, with its own requirements.
+    if [ ! -x "$AWS_VENV_DIR/bin/python3" ]; then
+        python3 -m venv "$AWS_VENV_DIR" >"$aptlog" 2>&1 || { cat "$aptlog" >&2; die "python3 -m venv $AWS_VENV_DIR failed"; }
+        log "created $AWS_VENV_DIR"
+        venv_changed=1
+    fi
+    mapfile -t aws_lacks < <(venv_missing "$AWS_VENV_DIR" "${AWS_VENV_REQUIRED[@]}")
+    for req in "${aws_lacks[@]}"; do
+        if ! "$AWS_VENV_DIR/bin/python3" -m pip install --quiet --disable-pip-version-check "$req" >"$aptlog" 2>&1; then
+            tail -n 20 "$aptlog" >&2
+            die "pip could not install '$req' into $AWS_VENV_DIR (is PyPI reachable?)"
+        fi
+        log "installed $req into $AWS_VENV_DIR"
+        venv_changed=1
+    done
+    mapfile -t aws_lacks < <(venv_missing "$AWS_VENV_DIR" "${AWS_VENV_REQUIRED[@]}")
+    [ "${#aws_lacks[@]}" -eq 0 ] || die "$AWS_VENV_DIR still lacks ${aws_lacks[*]} after pip install"
 fi
 
 # --- compiler-rt for clang (sanitizers, libFuzzer): optional -----------------

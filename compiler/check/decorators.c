@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gpu_type_values.h"
+#include "neuron_values.h"
 #include "option_values.h"
 #include "pipe/base.h"
 #include "util/strbuf.h"
@@ -102,11 +103,8 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
         }
         opt_value *ov = &inst->opts[idx];
         if (ov->set) {
-            diagnostic *dg = diag_report(d, name_sp, DIAG_E0105, "option `%s` of @%s given twice", s->options[idx].name,
-                                         s->name);
-            diag_label(d, dg, "second occurrence");
-            diag_note(d, dg, ov->name_sp, "first given here");
-            diag_help(d, dg, "remove one of them");
+            diag_given_twice(d, name_sp, ov->name_sp, NULL, "option `%s` of @%s given twice",
+                             s->options[idx].name, s->name);
             continue;
         }
         ov->set = true;
@@ -115,6 +113,7 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
         option_value_parse(a, d, s, &s->options[idx], arg->value, ov);
     }
     check_gpu_type_values(d, inst);
+    check_neuron_values(d, inst);
     if ((decorator_id)s->id == DEC_TIMEOUT && !inst->opts[TIMEOUT_LIMIT].set && !reported_positional && !inst->uncertain) {
         diagnostic *dg = diag_report(d, dec->name.sp, DIAG_E0104, "@timeout needs a duration");
         diag_label(d, dg, "no limit given");

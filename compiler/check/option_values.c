@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "gen/escape.h"
+#include "option_tmpfs.h"
 #include "option_volumes.h"
 #include "pipe/base.h"
 #include "images.h"
@@ -606,10 +607,7 @@ static bool check_string_map(option_ctx *c)
         for (size_t k = 0; k < i; k++) {
             ast_map_entry *prev = v->u.items.items[k];
             if (strcmp(prev->key.text, e->key.text) == 0) {
-                diagnostic *dg = diag_report(c->d, e->key.sp, DIAG_E0105, "key \"%s\" given twice", e->key.text);
-                diag_label(c->d, dg, "second occurrence");
-                diag_note(c->d, dg, prev->key.sp, "first given here");
-                diag_help(c->d, dg, "remove one of them");
+                diag_given_twice(c->d, e->key.sp, prev->key.sp, NULL, "key \"%s\" given twice", e->key.text);
                 return false;
             }
         }
@@ -634,9 +632,11 @@ static bool check_map_list(option_ctx *c)
             return false;
         }
     }
-    /* The one list of maps whose shape a target reads. */
+    /* The lists of maps whose shape a target reads. */
     if (c->s->id == PIPE_DEC_KUBERNETES && c->o == &c->s->options[K8S_VOLUMES])
         return option_check_volumes(c->d, v);
+    if (c->s->id == PIPE_DEC_BATCH && c->o == &c->s->options[BATCH_TMPFS])
+        return option_check_tmpfs(c->d, v);
     return true;
 }
 

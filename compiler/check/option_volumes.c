@@ -98,10 +98,7 @@ static bool check_volume(diag_engine *d, const ast_expr *map, const ast_map_entr
             continue;
         }
         if (entries[k]) {
-            diagnostic *dg = diag_report(d, e->key.sp, DIAG_E0105, "key \"%s\" given twice", e->key.text);
-            diag_label(d, dg, "second occurrence");
-            diag_note(d, dg, entries[k]->key.sp, "first given here");
-            diag_help(d, dg, "remove one of them");
+            diag_given_twice(d, e->key.sp, entries[k]->key.sp, NULL, "key \"%s\" given twice", e->key.text);
             ok = false;
             continue;
         }
@@ -207,11 +204,9 @@ bool option_check_volumes(diag_engine *d, const ast_expr *list)
                 const ast_map_entry *prev = seen[w][k];
                 if (strcmp(prev->value->u.s.text, mine[w]->value->u.s.text) != 0)
                     continue;
-                diagnostic *dg = diag_report(d, mine[w]->value->sp, DIAG_E0105, "two volumes with %s \"%s\"",
-                                             w == 0 ? "the name" : "the path", mine[w]->value->u.s.text);
-                diag_label(d, dg, "second occurrence");
-                diag_note(d, dg, prev->value->sp, "first given here");
-                diag_help(d, dg, "each volume needs a name and a path of its own");
+                diag_given_twice(d, mine[w]->value->sp, prev->value->sp,
+                                 "each volume needs a name and a path of its own", "two volumes with %s \"%s\"",
+                                 w == 0 ? "the name" : "the path", mine[w]->value->u.s.text);
                 clash = true;
             }
         }

@@ -462,10 +462,7 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
         }
         if (given[idx]) {
             span at = a->name.text ? a->name.sp : a->value->sp;
-            diagnostic *dg = diag_report(pg->diag, at, DIAG_E0105, "argument `%s` given twice", st->params[idx].name);
-            diag_label(pg->diag, dg, "second occurrence");
-            diag_note(pg->diag, dg, given[idx]->sp, "first given here");
-            diag_help(pg->diag, dg, "remove one of them");
+            diag_given_twice(pg->diag, at, given[idx]->sp, NULL, "argument `%s` given twice", st->params[idx].name);
             look_up_value(sc, a->value);
             continue;
         }

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "batch_platform.h"
 #include "images.h"
+#include "neuron_rules.h"
 #include "sema.h"
 #include "targets/targets.h"
 
@@ -80,7 +82,7 @@ void sema_check_accelerate(sema *s, step_info *st)
 
 static span value_span(const opt_value *v) { return v->expr ? v->expr->sp : v->name_sp; }
 
-static void check_gpu_count(sema *s, step_info *st, const effective_options *eff, int64_t gpu)
+static void check_gpu_count(sema *s, step_info *st, const effective_options *eff, int64_t gpu, bool neuron)
 {
     diag_engine *d = s->pg->diag;
     const decorator_inst *inst = st->decorators.by_id[DEC_ACCELERATE];
@@ -110,6 +112,14 @@ static void check_gpu_count(sema *s, step_info *st, const effective_options *eff
         dg = diag_report(d, at, DIAG_E0305, "%lld process%s per machine need %lld GPUs, but step `%s` has %lld",
                          (long long)per_machine, per_machine == 1 ? "" : "es", (long long)per_machine, st->name,
                          (long long)gpu);
+    if (gpu == 0 && neuron) {
+        /* multi_gpu is CUDA's: Neuron ranks get their NeuronCores from the
+           Neuron runtime. */
+        diag_label(d, dg, "one GPU per process");
+        diag_help(d, dg, "remove `multi_gpu = true`: the processes of a step with Neuron devices run on its "
+                         "NeuronCores without it");
+        return;
+    }
     if (!counts_ok) {
         diag_label(d, dg, "one GPU per process");
         if (g.set)
@@ -163,9 +173,11 @@ static void check_images(sema *s, step_info *st, const effective_options *eff, b
     }
 }
 
-static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu)
+/* W0403: the profiler and the memory cleanup work on GPUs and on Neuron
+   devices (neuron-monitor); a step with neither gets nothing from them. */
+static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu, bool neuron)
 {
-    if (needs_gpu)
+    if (needs_gpu || neuron)
         return;
     static const decorator_id gpu_only[] = {DEC_CLEANUP_MEMORY, DEC_GPU_PROFILE};
     for (size_t i = 0; i < sizeof gpu_only / sizeof gpu_only[0]; i++) {
@@ -173,9 +185,12 @@ static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu)
         if (!inst)
             continue;
         diagnostic *dg = diag_report(s->pg->diag, inst->decl->name.sp, DIAG_W0403,
-                                     "@%s on step `%s`, which uses no GPU", inst->schema->name, st->name);
-        diag_label(s->pg->diag, dg, "has no effect without a GPU");
-        diag_help(s->pg->diag, dg, "give the step a GPU with `@resources(gpu = 1)`, or remove @%s",
+                                     "@%s on step `%s`, which uses no GPU and no Neuron device",
+                                     inst->schema->name, st->name);
+        diag_label(s->pg->diag, dg, "has no effect without an accelerator");
+        diag_help(s->pg->diag, dg,
+                  "give the step a GPU with `@resources(gpu = 1)` or a Neuron device with "
+                  "`@resources(trainium = 1)`, or remove @%s",
                   inst->schema->name);
     }
 }
@@ -214,14 +229,18 @@ void sema_check_effective(sema *s, step_info *st, const effective_options *eff, 
        given wrong (reported): the warnings about GPUs wait for a fix. */
     bool gpu_unsure = effective_uncertain(eff, DEC_RESOURCES, RES_GPU) || option_uncertain(accel, ACC_MULTI_GPU) ||
                       option_uncertain(accel, ACC_CPU);
-    check_gpu_count(s, st, eff, gpu);
+    opt_value from;
+    bool neuron = neuron_devices(eff, NEURON_TRAINIUM, &from) > 0 || neuron_devices(eff, NEURON_INFERENTIA, &from) > 0;
+    check_gpu_count(s, st, eff, gpu, neuron && !neuron_uncertain(eff));
     if (!effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
         check_cpu_with_gpus(s, st, eff, gpu);
     /* Each deploy target's own rules (targets/NAME.c), whatever --target says. */
     for (size_t i = 0; i < deploy_target_count; i++)
         if (deploy_targets[i]->check)
             deploy_targets[i]->check(s->pg->diag, st, eff);
+    check_neuron_step(s->pg->diag, st, eff);
+    check_batch_platform(s->pg->diag, st, eff);
     check_images(s, st, eff, needs_gpu, gpu_unsure);
-    if (!gpu_unsure)
-        check_gpu_decorators(s, st, needs_gpu);
+    if (!gpu_unsure && !neuron_uncertain(eff))
+        check_gpu_decorators(s, st, needs_gpu, neuron);
 }

@@ -252,10 +252,7 @@ static void check_environment(sema *s, ast_field *f)
         for (size_t k = 0; k < i; k++) {
             ast_map_entry *prev = f->value->u.items.items[k];
             if (strcmp(prev->key.text, e->key.text) == 0) {
-                diagnostic *dg = diag_report(pg->diag, e->key.sp, DIAG_E0105, "key \"%s\" given twice", e->key.text);
-                diag_label(pg->diag, dg, "second occurrence");
-                diag_note(pg->diag, dg, prev->key.sp, "first given here");
-                diag_help(pg->diag, dg, "remove one of them");
+                diag_given_twice(pg->diag, e->key.sp, prev->key.sp, NULL, "key \"%s\" given twice", e->key.text);
             }
         }
     }
@@ -358,10 +355,7 @@ static void check_fields(sema *s, step_info *st)
             continue;
         }
         if (seen[idx]) {
-            diagnostic *dg = diag_report(pg->diag, f->name.sp, DIAG_E0105, "field `%s` given twice", f->name.text);
-            diag_label(pg->diag, dg, "second occurrence");
-            diag_note(pg->diag, dg, seen[idx]->name.sp, "first given here");
-            diag_help(pg->diag, dg, "remove one of them");
+            diag_given_twice(pg->diag, f->name.sp, seen[idx]->name.sp, NULL, "field `%s` given twice", f->name.text);
             continue;
         }
         seen[idx] = f;

@@ -361,9 +361,17 @@ static void build_settings(builder *b, const effective_options *o, pipe_minvocat
 
 /* The rules that derive one setting from others (the language's, applied
    once here): a port not given is a free one on one machine and 29500
-   across machines; a build image not given is the parent's -devel twin. */
+   across machines; a build image not given is the parent's -devel twin;
+   Neuron devices written only as @batch(trainium/inferentia) are the
+   step's @resources(trainium/inferentia) (one spelling per meaning: every
+   target and the runtime read resources; E0211 holds the two equal when
+   both are given). */
 static void derive_settings(builder *b, const effective_options *o, pipe_minvocation *inv)
 {
+    if (!effective_opt(o, DEC_RESOURCES, RES_TRAINIUM).set && effective_opt(o, DEC_BATCH, BATCH_TRAINIUM).set)
+        inv->resources.trainium = inv->batch.trainium;
+    if (!effective_opt(o, DEC_RESOURCES, RES_INFERENTIA).set && effective_opt(o, DEC_BATCH, BATCH_INFERENTIA).set)
+        inv->resources.inferentia = inv->batch.inferentia;
     pipe_accelerate *acc = &inv->accelerate;
     if (acc->enabled && !effective_opt(o, DEC_ACCELERATE, ACC_MAIN_PROCESS_PORT).set)
         acc->main_process_port = acc->num_machines > 1 ? PIPE_DEFAULT_MAIN_PROCESS_PORT : 0;

@@ -319,9 +319,12 @@ static void emit_resources(k8s_gen *g, const k8s_inv *ki)
     double cpu = r->cpu;
     uint64_t memory = r->memory, disk = r->disk, shm = r->shm;
     int64_t gpu = r->gpu;
+    /* Trainium and Inferentia devices alike: the AWS Neuron device plugin's
+       resource (a step has one kind, E0210). */
+    int64_t neuron = r->trainium + r->inferentia;
     const char *vendor = gpu_vendor(ki->inv);
     bool any_request = cpu > 0 || memory || disk;
-    if (!any_request && gpu <= 0)
+    if (!any_request && gpu <= 0 && neuron <= 0)
         return;
     char q[64];
     ye_scalar(em, "resources");
@@ -343,7 +346,7 @@ static void emit_resources(k8s_gen *g, const k8s_inv *ki)
         }
         ye_map_end(em);
     }
-    if (cpu > 0 || memory || gpu > 0) {
+    if (cpu > 0 || memory || gpu > 0 || neuron > 0) {
         ye_scalar(em, "limits");
         ye_map_start(em, false);
         if (cpu > 0) {
@@ -358,6 +361,10 @@ static void emit_resources(k8s_gen *g, const k8s_inv *ki)
         if (gpu > 0) {
             snprintf(q, sizeof q, "%lld", (long long)gpu);
             kv_str(g, strcmp(vendor, "amd") == 0 ? "amd.com/gpu" : "nvidia.com/gpu", q);
+        }
+        if (neuron > 0) {
+            snprintf(q, sizeof q, "%lld", (long long)neuron);
+            kv_str(g, "aws.amazon.com/neuron", q);
         }
         ye_map_end(em);
     }

@@ -14,6 +14,7 @@
 
 #include "check/decorators.h"
 #include "check/program.h"
+#include "neuron_instances.h"
 #include "gen/bundle.h"
 #include "gen/template.h"
 #include "gpu_models.h"
@@ -102,6 +103,31 @@ static const char *accelerator_name(const char *gpu_type)
     return m ? m->skypilot : gpu_type;
 }
 
+/* Neuron devices as SkyPilot's accelerators, one candidate per generation
+   that holds them ("Trainium:16", "Trainium2:16"; SkyPilot's AWS catalog
+   names): SkyPilot rents whole instances and matches their device count,
+   so a count no instance has is the smallest instance that holds it. */
+static void emit_neuron(bundle *b, yaml_out *em, const pipe_resources *r)
+{
+    neuron_kind k = r->trainium > 0 ? NEURON_TRAINIUM : NEURON_INFERENTIA;
+    int64_t n = k == NEURON_TRAINIUM ? r->trainium : r->inferentia;
+    const neuron_instance *fit[8];
+    size_t nfit = neuron_generation_fits(k, n, fit, sizeof fit / sizeof fit[0]);
+    ye_scalar(em, "accelerators");
+    if (nfit == 0) { /* more than any instance has (E0402): as asked */
+        str(em, arena_printf(b->arena, "%s:%lld", k == NEURON_TRAINIUM ? "Trainium" : "Inferentia", (long long)n));
+        return;
+    }
+    if (nfit == 1) {
+        str(em, arena_printf(b->arena, "%s:%d", fit[0]->generation, fit[0]->devices));
+        return;
+    }
+    ye_seq_start(em, true);
+    for (size_t i = 0; i < nfit; i++)
+        str(em, arena_printf(b->arena, "%s:%d", fit[i]->generation, fit[i]->devices));
+    ye_seq_end(em);
+}
+
 static void emit_resources(bundle *b, yaml_out *em, const sky_task *t)
 {
     const pipe_minvocation *inv = t->inv;
@@ -135,6 +161,8 @@ static void emit_resources(bundle *b, yaml_out *em, const sky_task *t)
         for (size_t i = 0; i < sizeof default_accelerators / sizeof default_accelerators[0]; i++)
             str(em, arena_printf(b->arena, "%s:%lld", default_accelerators[i], (long long)gpu));
         ye_seq_end(em);
+    } else if (r->trainium > 0 || r->inferentia > 0) {
+        emit_neuron(b, em, r);
     }
     ye_kv_bool(em, "use_spot", sky->use_spot);
     if (inv->checkpoint.enabled)

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -181,6 +182,36 @@ static bool directive(strbuf *sb, const char *option, const char *value)
     return true;
 }
 
+/* The --constraint of a step: @slurm(constraint), and for a step with
+   Neuron devices @slurm(neuron_constraint) too, both required (Slurm's `&`;
+   a constraint with `|` in parentheses, so that `&` cannot bind into it).
+   Slurm has no GRES for Neuron devices: without neuron_constraint a Neuron
+   step runs on any node of its partition, and a comment in the script says
+   so. Returns sl->constraint, NULL, or a malloc'd text. */
+static const char *neuron_constraint(const pipe_minvocation *inv, strbuf *sb)
+{
+    const pipe_mslurm *sl = &inv->slurm;
+    int64_t n = inv->resources.trainium > 0 ? inv->resources.trainium : inv->resources.inferentia;
+    const char *kind = inv->resources.trainium > 0 ? "Trainium" : "Inferentia";
+    if (n <= 0)
+        return sl->constraint;
+    if (!sl->neuron_constraint) {
+        sb_printf(sb,
+                  "# %lld %s device%s per node: Slurm has no GRES for them and no @slurm(neuron_constraint) "
+                  "selects their nodes, so the partition must be one of Neuron nodes\n",
+                  (long long)n, kind, n == 1 ? "" : "s");
+        return sl->constraint;
+    }
+    if (!sl->constraint)
+        return sl->neuron_constraint;
+    strbuf both = STRBUF_INIT;
+    bool group = strchr(sl->constraint, '|') != NULL;
+    sb_printf(&both, "%s%s%s&", group ? "(" : "", sl->constraint, group ? ")" : "");
+    group = strchr(sl->neuron_constraint, '|') != NULL;
+    sb_printf(&both, "%s%s%s", group ? "(" : "", sl->neuron_constraint, group ? ")" : "");
+    return sb_cstr(&both);
+}
+
 static int sbatch_lines(const pipe_minvocation *inv, const char *name, strbuf *sb, char *err, size_t errsize)
 {
     const pipe_resources *r = &inv->resources;
@@ -237,16 +268,22 @@ static int sbatch_lines(const pipe_minvocation *inv, const char *name, strbuf *s
     sb_puts(sb, retries > 0 || grace_s ? "#SBATCH --requeue\n" : "#SBATCH --no-requeue\n");
     sb_puts(sb, "#SBATCH --open-mode=append\n");
 
+    const char *constraint = neuron_constraint(inv, sb);
     const struct {
         const char *value;
         const char *flag;
     } strings[] = {{sl->partition, "--partition"},
                    {sl->account, "--account"},
                    {sl->qos, "--qos"},
-                   {sl->constraint, "--constraint"}};
+                   {constraint, "--constraint"}};
+    bool written = true;
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
         if (strings[i].value && !directive(sb, strings[i].flag, strings[i].value))
-            goto control;
+            written = false;
+    if (constraint != sl->constraint && constraint != sl->neuron_constraint)
+        free((char *)constraint);
+    if (!written)
+        goto control;
     for (size_t i = 0; i < sl->nextra; i++) {
         /* "--name=value": the name as it is when plain, the value escaped. */
         const char *t = sl->extra[i];

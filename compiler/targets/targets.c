@@ -5,11 +5,12 @@
 #include <limits.h>
 #include <string.h>
 
-extern const deploy_target target_local, target_docker, target_slurm, target_kubernetes, target_skypilot;
+extern const deploy_target target_local, target_docker, target_slurm, target_kubernetes, target_skypilot,
+    target_batch;
 
 /* The order their files are generated in, and the order --help lists them. */
 const deploy_target *const deploy_targets[] = {
-    &target_local, &target_docker, &target_slurm, &target_kubernetes, &target_skypilot,
+    &target_local, &target_docker, &target_slurm, &target_kubernetes, &target_skypilot, &target_batch,
 };
 const size_t deploy_target_count = sizeof deploy_targets / sizeof deploy_targets[0];
 

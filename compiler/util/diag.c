@@ -68,6 +68,18 @@ diagnostic *diag_report_file(diag_engine *d, uint32_t file, diag_code code, cons
     return dg;
 }
 
+diagnostic *diag_given_twice(diag_engine *d, span second, span first, const char *help, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diagnostic *dg = add(d, second, true, DIAG_E0105, fmt, ap);
+    va_end(ap);
+    diag_label(d, dg, "second occurrence");
+    diag_note(d, dg, first, "first given here");
+    diag_help(d, dg, "%s", help ? help : "remove one of them");
+    return dg;
+}
+
 static bool is_sink(const diag_engine *d, const diagnostic *dg) { return dg == &d->sink; }
 
 void diag_byte_columns(diagnostic *dg) { dg->byte_columns = true; }

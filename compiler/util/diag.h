@@ -54,6 +54,11 @@ diagnostic *diag_report(diag_engine *d, span sp, diag_code code, const char *fmt
 diagnostic *diag_report_file(diag_engine *d, uint32_t file, diag_code code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* E0105 at second: "second occurrence", a note at first ("first given
+   here") and help (NULL: "remove one of them"). */
+diagnostic *diag_given_twice(diag_engine *d, span second, span first, const char *help, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 void diag_label(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_help(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_note(diag_engine *d, diagnostic *dg, span sp, const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -58,7 +58,7 @@ expect_warnings() { # TARGETS EXPECTED (space-separated, in table order)
         fail "--target $1: other warnings than one per image-pulling target"
     fi
 }
-expect_warnings all "kubernetes skypilot"
+expect_warnings all "kubernetes skypilot batch"
 expect_warnings kubernetes "kubernetes"
 expect_warnings local,docker,slurm ""
 # shellcheck disable=SC2016 # the message's backquotes

@@ -386,6 +386,11 @@ for job in jobs:
         fail(f"{where}: limits.{gpu_key} is not {gpu}")
     if gpu == 0 and any(k.endswith("/gpu") for k in r.get("limits", {})):
         fail(f"{where}: GPUs in the limits of a step without")
+    # Neuron devices (Trainium or Inferentia): the Neuron device plugin's resource.
+    neuron = int(res.get("trainium", "0")) + int(res.get("inferentia", "0"))
+    if r.get("limits", {}).get("aws.amazon.com/neuron") != (str(neuron) if neuron else None):
+        fail(f"{where}: limits.aws.amazon.com/neuron is {r.get('limits', {}).get('aws.amazon.com/neuron')!r}, "
+             f"the step has {neuron} Neuron devices")
     if int(res["memory"]) and "memory" not in r.get("requests", {}):
         fail(f"{where}: no memory request")
     if "tolerations" in k8s:

@@ -3,7 +3,8 @@
 # (examples/*/*.pipe), the injection corpus (injection/injection.pipe), the
 # Kubernetes corpus (k8s_corpus/k8s_corpus.pipe: parameters, secrets,
 # volumes, GPU models, namespaces) and the golden case of @checkpoint
-# (tests/golden/checkpoint/case.pipe); k8s_check.py does the checking, with
+# (tests/golden/checkpoint/case.pipe) and of Neuron devices
+# (tests/golden/neuron/case.pipe); k8s_check.py does the checking, with
 # k8s_emulate.py doing what Argo and Kubernetes do to the objects:
 #
 #   - kubernetes-validate --strict (Kubernetes' own schemas, unknown fields
@@ -51,7 +52,8 @@ export PIPEC_CUDA_VERSION=12.4.1
 
 status=0
 pipes=("$root"/examples/*/*.pipe "$root/tests/deploy/injection/injection.pipe"
-    "$root/tests/deploy/k8s_corpus/k8s_corpus.pipe" "$root/tests/golden/checkpoint/case.pipe")
+    "$root/tests/deploy/k8s_corpus/k8s_corpus.pipe" "$root/tests/golden/checkpoint/case.pipe"
+    "$root/tests/golden/neuron/case.pipe")
 checked=0
 for pipe in "${pipes[@]}"; do
     # Every pipeline of the file (files with steps only have none).

@@ -23,6 +23,7 @@ import sys
 import yaml
 from sky.data import data_utils
 from sky.data import storage as sky_storage
+from sky.provision.kubernetes.utils import NEURON_ACCELERATORS
 from sky.utils import dag_utils
 from sky.utils import registry
 
@@ -34,6 +35,39 @@ STORE_MOUNT = "/pipe-store"
 PLACEHOLDER = "PIPE_REGISTRY"
 errors = []
 
+
+
+# Neuron devices: one candidate per generation of the kind that holds the
+# count (compiler/targets/neuron_instances.c), each a name SkyPilot's own
+# Neuron support knows (its Kubernetes device-plugin mapping) and a count at
+# least the step's, the smallest instance of the generation that holds it.
+NEURON_GENERATIONS = {"trainium": {"Trainium": [1, 16], "Trainium2": [16]},
+                      "inferentia": {"Inferentia2": [1, 6, 12], "Inferentia": [1, 4, 16]}}
+
+
+def neuron_kind(res):
+    for kind in ("trainium", "inferentia"):
+        if int(res.get(kind, "0")) > 0:
+            return kind
+    return None
+
+
+def neuron_ok(where, res, accs):
+    kind = neuron_kind(res)
+    n = int(res[kind])
+    want = {}
+    for gen, counts in NEURON_GENERATIONS[kind].items():
+        fits = [c for c in counts if c >= n]
+        if fits:
+            want[gen] = min(fits)
+    got = {}
+    for a in accs:
+        for name, count in (a or {}).items():
+            got[name] = count
+            if name.lower() not in NEURON_ACCELERATORS:
+                fail(where, f"accelerator {name!r} is no Neuron accelerator SkyPilot knows ({sorted(NEURON_ACCELERATORS)})")
+    if got != want:
+        fail(where, f"accelerators {accs!r} for {n} {kind} devices, expected {want!r}")
 
 def fail(where, msg):
     errors.append(f"{where}: {msg}")
@@ -344,6 +378,8 @@ def check_task(pipe, out, bundle, inv, literals, names):
     elif gpu > 0:
         if len(accs) < 2 or any(a is None or list(a.values()) != [gpu] for a in accs):
             fail(where, f"accelerators {accs!r}: expected candidates with {gpu} GPUs")
+    elif neuron_kind(res):
+        neuron_ok(where, res, accs)
     elif any(accs):
         fail(where, "accelerators for a step without GPUs")
 

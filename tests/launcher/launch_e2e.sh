@@ -122,6 +122,29 @@ check "grep -q '\[rank 3\] env RANK=3 LOCAL_RANK=1 WORLD_SIZE=4 LOCAL_WORLD_SIZE
 check "grep -q '\[rank 3\] ports MASTER_PORT=$port PIPE_RDZV_PORT=$((port + 1))' '$store/M1/machines/log.machine-1'" \
     "two machines: PIPE_RDZV_PORT is MASTER_PORT + 1"
 
+# 6b. Two machines as AWS Batch starts a multi-node parallel job's nodes: the
+# rank from AWS_BATCH_JOB_NODE_INDEX; the main node is given no main address
+# (it finds its own), the other node gets it (here loopback). --no-cache: M1
+# ran the same step.
+port=$(free_port)
+(
+    unset MASTER_ADDR PIPE_MACHINE_RANK
+    export MASTER_PORT=$port AWS_BATCH_JOB_NUM_NODES=2
+    AWS_BATCH_JOB_NODE_INDEX=1 AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS=127.0.0.1 \
+        "$exe" step machines --run-id B1 --store "$store" --no-cache >"$work/B1-1.out" 2>&1 &
+    node1=$!
+    AWS_BATCH_JOB_NODE_INDEX=0 "$exe" step machines --run-id B1 --store "$store" --no-cache >"$work/B1-0.out" 2>&1
+    status0=$?
+    wait "$node1"
+    echo "$status0 $?" >"$work/B1.status"
+)
+check "[ \"\$(cat '$work/B1.status')\" = '0 0' ]" "AWS Batch: both nodes succeed ($(cat "$work/B1.status"))"
+check "grep -q 'world=4 sum=10' '$store/B1/machines/outputs/out'" "AWS Batch: 4 ranks all-reduced"
+check "grep -q '\[rank 3\] env RANK=3 LOCAL_RANK=1 WORLD_SIZE=4 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 ' '$store/B1/machines/log.machine-1'" \
+    "AWS Batch: node 1 runs ranks 2 and 3, main address from the variable"
+check "grep -q '\[rank 0\] env RANK=0 .*MASTER_ADDR=[0-9.]* ' '$store/B1/machines/log'" \
+    "AWS Batch: the main node gives its ranks an address of its own"
+
 # 7. The rendezvous times out, naming the missing ranks and the address.
 port=$(free_port)
 start=$(date +%s%N)

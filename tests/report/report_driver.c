@@ -7,6 +7,8 @@
                       invocations in all (default 200)
      idle             idle: sleeps work_ms, sampled every REPORT_PROFILE_MS
                       (default 100; 0: not profiled), for bench/profile.sh
+     neuron           idle on 2 Trainium devices, sampled every 100 ms
+                      (neuron-monitor: PIPE_NEURON_MONITOR, a stand-in)
 
    train records `loss` and `train_accuracy` each epoch (pipe_metric) and
    `val_loss` every tenth (pipe_metric_at), busy for work_ms with 32 MiB
@@ -299,6 +301,13 @@ int main(int argc, char **argv)
                      "%s  - {id: idle, step: idle, needs: [], args: [{name: work_ms, param: work_ms}], "
                      "gpu_profile_interval_ms: %d}\n",
                      common, ms ? atoi(ms) : 100);
+    } else if (shape && strcmp(shape, "neuron") == 0) {
+        size_t cap = sizeof common + 512;
+        if ((manifest = malloc(cap)))
+            snprintf(manifest, cap,
+                     "%s  - {id: idle, step: idle, needs: [], args: [{name: work_ms, param: work_ms}], "
+                     "resources: {cpu: 1, trainium: 2}, gpu_profile_interval_ms: 100}\n",
+                     common);
     } else {
         manifest = malloc(sizeof common + sizeof train_shape);
         if (manifest)

@@ -402,6 +402,57 @@ assert inv['train']['profile']['processes']['samples'] >= 1
 # The supervisors got SIGTERM when the runner died; let them finish.
 sleep 1
 
+# ---- Neuron devices: neuron-monitor's reports (a stand-in printing recorded ones) ----
+NEURON_HEADER=time_s,device,core,utilization_pct,memory_used_mib,name
+begin "a step on Trainium devices: profile/neuron.csv from neuron-monitor's JSON, malformed reports skipped"
+REPORT_SHAPE=neuron PIPE_NEURON_MONITOR="$HERE/neuron_monitor_standin.sh" NEURON_STANDIN_REPORTS="$HERE/neuron_monitor.jsonl" \
+    NEURON_STANDIN_PIDFILE="$W/standin.pid" "$D" run --run-id neuron1 --no-cache --param work_ms=1000 >n1.out 2>&1
+st=$?
+n=.pipe/neuron1/idle/profile/neuron.csv
+if expect_exit 0 $st n1.out && [ "$(head -n 1 "$n")" = "$NEURON_HEADER" ] &&
+    has n1.out "sampling every 100 ms: the step's 2 Neuron devices (neuron-monitor)" &&
+    has n1.out "2 neuron-monitor reports could not be read and were skipped" &&
+    has "$n" ",0,0,12.5,100.0,trainium" && has "$n" ",0,1,40.0,200.0,trainium" && has "$n" ",1,2,73.2,300.0,trainium" &&
+    has "$n" ",1,3,99.5,400.0,trainium" && has "$n" ",1,3,100.0,420.0,trainium" &&
+    has .pipe/neuron1/idle/profile/neuron-monitor.json '"period": "100ms"'; then
+    rows=$(($(wc -l <"$n") - 1))
+    if [ "$rows" != 12 ]; then fail "$rows rows, expected 12 (3 reports of 4 cores)" "$n"
+    elif kill -0 "$(cat "$W/standin.pid")" 2>/dev/null; then fail "neuron-monitor left running" n1.out
+    else ok; fi
+fi
+
+begin "report and show --json: one section per NeuronCore, drawn as GPUs are"
+REPORT_SHAPE=neuron "$D" report neuron1 -o neuron.html >n2.out 2>&1
+s1=$?
+REPORT_SHAPE=neuron "$D" show neuron1 --json >n3.out 2>&1
+s2=$?
+if expect_exit 0 $s1 n2.out && expect_exit 0 $s2 n3.out && python3 "$HERE/check_report.py" neuron.html --charts 10 \
+    --text "NeuronCore 0 · device 0, trainium" --text "NeuronCore 3 · device 1, trainium" \
+    --text "the core was busy" --text "utilization of NeuronCore 2 (device 1, trainium)" \
+    --no-text "No GPU samples" >n2.chk 2>&1 && py py9.out "
+import json
+d = json.load(open('n3.out'))
+p = {i['id']: i for i in d['invocations']}['idle']['profile']
+c = p['neuron_cores']
+assert [x['core'] for x in c] == [0, 1, 2, 3] and c[2]['name'] == 'device 1, trainium', c
+assert c[3]['utilization_pct_peak'] == 100 and c[3]['memory_used_mib_peak'] == 420 and c[0]['samples'] == 3, c
+assert p['neuron_unavailable'] is None and p['gpus'] == []
+"; then ok; else fail "report content" n2.chk; cat py9.out 2>/dev/null; fi
+
+begin "no neuron-monitor: one log line, the reason in the report, the processes still sampled"
+REPORT_SHAPE=neuron PIPE_NEURON_MONITOR=/nonexistent/neuron-monitor "$D" run --run-id neuron2 --no-cache \
+    --param work_ms=300 >n4.out 2>&1
+st=$?
+REPORT_SHAPE=neuron "$D" report neuron2 -o noneuron.html >n5.out 2>&1
+if expect_exit 0 $st n4.out &&
+    [ "$(grep -c 'gpu_profile' .pipe/neuron2/idle/log)" = 1 ] &&
+    has .pipe/neuron2/idle/log "no Neuron samples: PIPE_NEURON_MONITOR=/nonexistent/neuron-monitor is not an executable file" &&
+    [ "$(wc -l <.pipe/neuron2/idle/profile/neuron.csv)" = 1 ] &&
+    python3 "$HERE/check_report.py" noneuron.html --text "No Neuron samples: PIPE_NEURON_MONITOR=/nonexistent" \
+        --text "CPU mean" --no-text "No GPU samples" >n5.chk 2>&1; then
+    ok
+else fail "no neuron-monitor" n5.chk; fi
+
 # ---- the checker itself finds what it must ----
 begin "check_report.py refuses a page that fetches or runs something"
 cat >bad.html <<'HTML'

@@ -63,6 +63,12 @@ REPORT_SHAPE=wide "$D" run --run-id wide --no-cache --jobs 4 >run3.out 2>&1
 REPORT_SHAPE=wide "$D" report wide -o "$W/wide.html" >/dev/null 2>&1
 render "$W/wide.html" "$W/wide.png" 1200 && check "200 invocations" "$W/wide.png"
 
+# A step on Neuron devices, sampled by the stand-in neuron-monitor.
+REPORT_SHAPE=neuron PIPE_NEURON_MONITOR="$HERE/neuron_monitor_standin.sh" NEURON_STANDIN_REPORTS="$HERE/neuron_monitor.jsonl" \
+    "$D" run --run-id neuron --no-cache --param work_ms=600 >run4.out 2>&1
+REPORT_SHAPE=neuron "$D" report neuron -o "$W/neuron.html" >/dev/null 2>&1
+render "$W/neuron.html" "$W/neuron.png" 2400 && check "NeuronCores" "$W/neuron.png"
+
 # The check must be able to fail: an empty page is blank.
 printf '<!DOCTYPE html><html><body></body></html>\n' >"$W/empty.html"
 if render "$W/empty.html" "$W/empty.png" 800; then

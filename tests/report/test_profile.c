@@ -201,7 +201,7 @@ static void test_profiler_files(void)
     notes log = {"", 0};
     setenv("PIPE_NVML_LIBRARY", full_lib, 1);
     pipe_profiler *p = NULL;
-    pipe_profiler_config cfg = {prof, 100, pipe_now(), "1,0", on_note, &log};
+    pipe_profiler_config cfg = {prof, 100, pipe_now(), "1,0", on_note, &log, 0};
     CHECK_EQ_INT(pipe_profiler_start(&p, &cfg, err, sizeof err), 0);
     profile_child(p, pipe_now() + 0.65);
     pipe_profiler_stop(p);

@@ -4,12 +4,17 @@
    what --machine-rank, --main-process-ip and MASTER_ADDR override, what a
    step on one machine ignores, and the messages for values that cannot be
    read. */
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "dist/cluster_env.h"
 #include "dist/launcher.h"
+#include "dist/net.h"
 #include "pipe/error.h"
 
 /* No variable of any row, nor the launcher's own, is set. */
@@ -104,6 +109,50 @@ static void test_each_scheduler(void)
     CHECK_EQ_INT(o.rc, 0);
     CHECK_EQ_INT(o.rank, 1);
     CHECK_STREQ(o.addr, "10.0.0.5");
+
+    clear_env(); /* AWS Batch, a node other than the main one */
+    setenv("AWS_BATCH_JOB_NODE_INDEX", "3", 1);
+    setenv("AWS_BATCH_JOB_NUM_NODES", "4", 1);
+    setenv("AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS", "10.0.7.9", 1);
+    o = setup(4);
+    CHECK_EQ_INT(o.rc, 0);
+    CHECK_EQ_INT(o.rank, 3);
+    CHECK_STREQ(o.addr, "10.0.7.9");
+
+    /* The main node: Batch sets no main address there; its own, not 127.0.0.1,
+       so that its ranks and the other nodes' name the same machine. */
+    clear_env();
+    setenv("AWS_BATCH_JOB_NODE_INDEX", "0", 1);
+    setenv("AWS_BATCH_JOB_NUM_NODES", "2", 1);
+    o = setup(2);
+    CHECK_EQ_INT(o.rc, 0);
+    CHECK_EQ_INT(o.rank, 0);
+    char own[64];
+    pipe_own_ipv4(own, sizeof own);
+    CHECK_STREQ(o.addr, own);
+    struct in_addr parsed;
+    CHECK_EQ_INT(inet_pton(AF_INET, o.addr, &parsed), 1);
+}
+
+/* This machine's own address: an IPv4 address, a non-loopback one where
+   the machine has an interface up besides lo (`hostname -I`'s first). */
+static void test_own_address(void)
+{
+    char own[64], small[4];
+    pipe_own_ipv4(own, sizeof own);
+    struct in_addr a;
+    CHECK_EQ_INT(inet_pton(AF_INET, own, &a), 1);
+    struct ifaddrs *all = NULL;
+    bool other = false;
+    if (getifaddrs(&all) == 0) {
+        for (struct ifaddrs *i = all; i; i = i->ifa_next)
+            other |= i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
+                     !(i->ifa_flags & IFF_LOOPBACK);
+        freeifaddrs(all);
+    }
+    CHECK(other ? strncmp(own, "127.", 4) != 0 : strcmp(own, "127.0.0.1") == 0);
+    pipe_own_ipv4(small, sizeof small); /* too small: cut, never overrun */
+    CHECK(strlen(small) < sizeof small);
 }
 
 /* Several schedulers' variables at once: the table's order decides. */
@@ -190,7 +239,7 @@ static void test_bad_values(void)
    whose value is not an address has a parser. */
 static void test_table(void)
 {
-    CHECK(pipe_cluster_nenvs >= 4);
+    CHECK(pipe_cluster_nenvs >= 5);
     for (size_t i = 0; i < pipe_cluster_nenvs; i++) {
         CHECK(pipe_cluster_envs[i].scheduler != NULL);
         CHECK(pipe_cluster_envs[i].rank != NULL);
@@ -215,6 +264,7 @@ int main(void)
     test_one_machine();
     test_bad_values();
     test_table();
+    test_own_address();
     clear_env();
     return check_summary();
 }

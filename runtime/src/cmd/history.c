@@ -163,7 +163,18 @@ static void print_profile(const pipe_view_invocation *inv)
                g == 0 ? "profile" : "", gp->index, gp->name, mean, peak, mpeak, gp->memory_total_mib,
                gp->utilization.n);
     }
-    if (p->ngpus == 0)
+    for (size_t c = 0; c < p->nneuron_cores; c++) {
+        const pipe_gpu_profile *nc = &p->neuron_cores[c];
+        double mean, peak, mmean, mpeak;
+        pipe_series_stats(&nc->utilization, &mean, &peak);
+        pipe_series_stats(&nc->memory_used, &mmean, &mpeak);
+        printf("      %-8s NeuronCore %d (%s): utilization mean %.0f%%, peak %.0f%%; memory peak %.0f MiB (%zu "
+               "samples)\n",
+               c == 0 ? "profile" : "", nc->index, nc->name, mean, peak, mpeak, nc->utilization.n);
+    }
+    if (p->nneuron_cores == 0 && p->neuron_unavailable)
+        printf("      %-8s no Neuron samples: %s\n", "profile", p->neuron_unavailable);
+    else if (p->ngpus == 0 && p->nneuron_cores == 0)
         printf("      %-8s no GPU samples: %s\n", "profile", p->gpu_unavailable ? p->gpu_unavailable : "none recorded");
     double cmean, cpeak, rmean, rpeak;
     pipe_series_stats(&p->cpu, &cmean, &cpeak);

@@ -142,6 +142,32 @@ static void series_stats(pipe_textbuf *b, const char *prefix, const pipe_series 
     kv_num(b, name, peak, f);
 }
 
+/* The GPUs' entries, or the NeuronCores' (keyed "core"; no memory total,
+   power or temperature). */
+static void devices(pipe_textbuf *b, const pipe_gpu_profile *list, size_t n, bool neuron)
+{
+    pipe_tb_puts(b, "[");
+    for (size_t g = 0; g < n; g++) {
+        const pipe_gpu_profile *gp = &list[g];
+        bool h = true;
+        pipe_tb_puts(b, g ? ", {" : "{");
+        kv_num(b, neuron ? "core" : "index", gp->index >= 0 ? gp->index : NAN, &h);
+        kv_str(b, "name", gp->name, &h);
+        kv_num(b, "samples", (double)gp->utilization.n, &h);
+        series_stats(b, "utilization_pct", &gp->utilization, &h);
+        double mean, peak;
+        pipe_series_stats(&gp->memory_used, &mean, &peak);
+        kv_num(b, "memory_used_mib_peak", peak, &h);
+        if (!neuron) {
+            kv_num(b, "memory_total_mib", gp->memory_total_mib > 0 ? gp->memory_total_mib : NAN, &h);
+            kv_num(b, "power_w_peak", gp->power_peak_w, &h);
+            kv_num(b, "temperature_c_peak", gp->temperature_peak_c, &h);
+        }
+        pipe_tb_puts(b, "}");
+    }
+    pipe_tb_puts(b, "]");
+}
+
 static void profile(pipe_textbuf *b, const pipe_view_invocation *inv)
 {
     const pipe_profile *p = &inv->profile;
@@ -154,24 +180,10 @@ static void profile(pipe_textbuf *b, const pipe_view_invocation *inv)
     kv_num(b, "interval_ms", inv->profile_interval_ms ? (double)inv->profile_interval_ms : NAN, &f);
     kv_str(b, "gpu_unavailable", p->gpu_unavailable, &f);
     key(b, "gpus", &f);
-    pipe_tb_puts(b, "[");
-    for (size_t g = 0; g < p->ngpus; g++) {
-        const pipe_gpu_profile *gp = &p->gpus[g];
-        bool h = true;
-        pipe_tb_puts(b, g ? ", {" : "{");
-        kv_num(b, "index", gp->index >= 0 ? gp->index : NAN, &h);
-        kv_str(b, "name", gp->name, &h);
-        kv_num(b, "samples", (double)gp->utilization.n, &h);
-        series_stats(b, "utilization_pct", &gp->utilization, &h);
-        double mean, peak;
-        pipe_series_stats(&gp->memory_used, &mean, &peak);
-        kv_num(b, "memory_used_mib_peak", peak, &h);
-        kv_num(b, "memory_total_mib", gp->memory_total_mib > 0 ? gp->memory_total_mib : NAN, &h);
-        kv_num(b, "power_w_peak", gp->power_peak_w, &h);
-        kv_num(b, "temperature_c_peak", gp->temperature_peak_c, &h);
-        pipe_tb_puts(b, "}");
-    }
-    pipe_tb_puts(b, "]");
+    devices(b, p->gpus, p->ngpus, false);
+    kv_str(b, "neuron_unavailable", p->neuron_unavailable, &f);
+    key(b, "neuron_cores", &f);
+    devices(b, p->neuron_cores, p->nneuron_cores, true);
     key(b, "processes", &f);
     bool h = true;
     pipe_tb_puts(b, "{");

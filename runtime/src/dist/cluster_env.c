@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net.h"
 #include "pipe/error.h"
 #include "util/util.h"
 
@@ -18,11 +19,15 @@ static int first_line(const char *ips, char *out, size_t size)
 
 const pipe_cluster_env pipe_cluster_envs[] = {
     /* pipe's own: what the Slurm and SkyPilot targets' scripts export, or a person starting `step` by hand. */
-    {"pipe", "PIPE_MACHINE_RANK", NULL, NULL, NULL},
-    {"Slurm", "SLURM_NODEID", "SLURM_JOB_NUM_NODES", "SLURM_JOB_NODELIST", pipe_slurm_first_host},
+    {"pipe", "PIPE_MACHINE_RANK", NULL, NULL, NULL, false},
+    {"Slurm", "SLURM_NODEID", "SLURM_JOB_NUM_NODES", "SLURM_JOB_NODELIST", pipe_slurm_first_host, false},
     /* The Job's pods get MASTER_ADDR, pod 0's name (docs/deploy-kubernetes.md). */
-    {"Kubernetes Indexed Job", "JOB_COMPLETION_INDEX", NULL, NULL, NULL},
-    {"SkyPilot", "SKYPILOT_NODE_RANK", "SKYPILOT_NUM_NODES", "SKYPILOT_NODE_IPS", first_line},
+    {"Kubernetes Indexed Job", "JOB_COMPLETION_INDEX", NULL, NULL, NULL, false},
+    {"SkyPilot", "SKYPILOT_NODE_RANK", "SKYPILOT_NUM_NODES", "SKYPILOT_NODE_IPS", first_line, false},
+    /* A multi-node parallel job: the main node is not given its own address
+       ("Multi-node parallel jobs > Environment variables", AWS Batch User Guide). */
+    {"AWS Batch", "AWS_BATCH_JOB_NODE_INDEX", "AWS_BATCH_JOB_NUM_NODES", "AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS",
+     NULL, true},
 };
 const size_t pipe_cluster_nenvs = sizeof pipe_cluster_envs / sizeof pipe_cluster_envs[0];
 
@@ -56,6 +61,10 @@ int pipe_cluster_main_addr(char *out, size_t size, char *err, size_t errsize)
     for (size_t i = 0; i < pipe_cluster_nenvs; i++) {
         const pipe_cluster_env *e = &pipe_cluster_envs[i];
         const char *v = set_value(e->main);
+        if (!v && e->main_unset_on_main && set_value(e->rank)) {
+            pipe_own_ipv4(out, size);
+            return 0;
+        }
         if (!v)
             continue;
         if (!e->main_host) {

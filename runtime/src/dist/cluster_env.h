@@ -7,11 +7,13 @@
    Adding a scheduler's environment is one row, plus a parser when its main
    variable is not an address as it is (Slurm's is a node list). A scheduler
    that leaves the main variable unset on machine 0 itself (AWS Batch does)
-   needs nothing more: the launcher falls back to 127.0.0.1 there, which
-   reaches machine 0's own rendezvous. docs/distributed.md lists the rows. */
+   sets main_unset_on_main: machine 0 then gives its ranks its own address,
+   the one the other machines reach it at, rather than 127.0.0.1.
+   docs/distributed.md lists the rows. */
 #ifndef PIPE_CLUSTER_ENV_H
 #define PIPE_CLUSTER_ENV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct pipe_cluster_env {
@@ -22,6 +24,10 @@ typedef struct pipe_cluster_env {
     /* main's value -> machine 0's address in out; non-zero when it cannot be
        read. NULL: the value is the address. */
     int (*main_host)(const char *value, char *out, size_t size);
+    /* The scheduler leaves main unset on machine 0 itself (AWS Batch's main
+       node): when this row's rank variable is set and main is not, machine
+       0's address is this machine's own (pipe_own_ipv4). */
+    bool main_unset_on_main;
 } pipe_cluster_env;
 
 extern const pipe_cluster_env pipe_cluster_envs[];
@@ -33,7 +39,9 @@ extern const size_t pipe_cluster_nenvs;
 int pipe_cluster_machine_rank(int machines, int *rank, char *err, size_t errsize);
 
 /* Machine 0's address from the first row whose main variable is set and not
-   empty: 0 with the address in out; 1 when no row's is; PIPE_EUSAGE naming
+   empty, or whose rank variable is while its main one is not and
+   main_unset_on_main (this machine's own address): 0 with the address in
+   out; 1 when no row's is; PIPE_EUSAGE naming
    the variable when its value cannot be read. */
 int pipe_cluster_main_addr(char *out, size_t size, char *err, size_t errsize);
 

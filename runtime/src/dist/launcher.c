@@ -134,6 +134,8 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
                                    : pipe_option_default_ms(PIPE_DEC_ACCELERATE, PIPE_ACC_COLLECTIVE_TIMEOUT);
     snprintf(l->gpu_ids, sizeof l->gpu_ids, "%s", acc->gpu_ids && strcmp(acc->gpu_ids, "all") != 0 ? acc->gpu_ids : "");
     l->backend = gpu_step && acc->multi_gpu && !acc->cpu ? "nccl" : "cpu";
+    l->neuron_devices = (int)(inv->resources.trainium + inv->resources.inferentia);
+    l->efa = (int)inv->batch.efa;
 
     int rc;
     if ((rc = machine_rank(l, o, err, errsize)) != 0 || (rc = main_address(l, o, err, errsize)) != 0)

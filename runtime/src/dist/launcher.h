@@ -34,6 +34,8 @@ typedef struct pipe_launch {
     int restarts, max_restarts;          /* TORCHELASTIC_RESTART_COUNT, _MAX_RESTARTS */
     const char *backend; /* "cpu" or "nccl" */
     char gpu_ids[256];   /* "" for all */
+    int neuron_devices;  /* AWS Neuron devices per machine (@resources trainium or inferentia) */
+    int efa;             /* EFA devices per machine (@batch efa) */
     uint64_t rdzv_timeout_ms;
     uint64_t collective_timeout_ms;
     pipe_rdzv_server *server; /* machine 0, during an attempt */
@@ -52,10 +54,12 @@ typedef struct pipe_launch_options {
 
 /* Decides the world of inv on this machine: machine rank (--machine-rank,
    else on several machines the cluster environment's: PIPE_MACHINE_RANK,
-   SLURM_NODEID, JOB_COMPLETION_INDEX, SKYPILOT_NODE_RANK; cluster_env.h),
+   SLURM_NODEID, JOB_COMPLETION_INDEX, SKYPILOT_NODE_RANK,
+   AWS_BATCH_JOB_NODE_INDEX; cluster_env.h),
    the main address (--main-process-ip, MASTER_ADDR, else on several
    machines the cluster environment's: the first host of SLURM_JOB_NODELIST,
-   the first of SKYPILOT_NODE_IPS; else 127.0.0.1), the ports (MASTER_PORT in the environment, else
+   the first of SKYPILOT_NODE_IPS, AWS Batch's main node address or, on
+   the main node, its own; else 127.0.0.1), the ports (MASTER_PORT in the environment, else
    main_process_port; 0: a free port, and the rendezvous a second one), the
    token (PIPE_RDZV_TOKEN, else random on one machine and derived from the
    run and invocation across machines) and the collectives backend. A

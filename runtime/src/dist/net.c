@@ -1,7 +1,10 @@
 #include "net.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -138,4 +141,43 @@ int pipe_recv_all(int fd, void *buf, size_t n)
         n -= (size_t)r;
     }
     return 0;
+}
+
+/* The source address the kernel picks toward addr (connect() on a UDP
+   socket sends nothing), 0; -1 without a route or with a loopback one. */
+static int route_source(const char *addr, char *out, size_t size)
+{
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(53)};
+    struct sockaddr_in me;
+    socklen_t len = sizeof me;
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return -1;
+    int rc = inet_pton(AF_INET, addr, &to.sin_addr) == 1 && connect(s, (struct sockaddr *)&to, sizeof to) == 0 &&
+                     getsockname(s, (struct sockaddr *)&me, &len) == 0 && me.sin_addr.s_addr != htonl(INADDR_ANY) &&
+                     (ntohl(me.sin_addr.s_addr) >> 24) != 127 && inet_ntop(AF_INET, &me.sin_addr, out, (socklen_t)size)
+                 ? 0
+                 : -1;
+    close(s);
+    return rc;
+}
+
+void pipe_own_ipv4(char *out, size_t size)
+{
+    if (route_source("8.8.8.8", out, size) == 0)
+        return;
+    struct ifaddrs *all = NULL;
+    if (getifaddrs(&all) == 0) {
+        for (struct ifaddrs *i = all; i; i = i->ifa_next) {
+            if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
+                (i->ifa_flags & IFF_LOOPBACK))
+                continue;
+            if (inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, out, (socklen_t)size)) {
+                freeifaddrs(all);
+                return;
+            }
+        }
+        freeifaddrs(all);
+    }
+    snprintf(out, size, "127.0.0.1");
 }

@@ -16,6 +16,12 @@ int pipe_tcp_connect(const char *host, int port, uint64_t timeout_ms, int *fd, c
    `accelerate launch --main_process_port 0` finds one. 0 with *port, or -1
    with the reason in why. */
 int pipe_tcp_free_port(int *port, char *why, size_t whysize);
+/* This machine's own IPv4 address, for a scheduler that leaves machine 0
+   to find its own (AWS Batch's main node): the source address of the route
+   to the outside (a UDP connect(), which sends nothing), else the first
+   non-loopback IPv4 address of an interface that is up (getifaddrs, as
+   `hostname -I` lists them), else 127.0.0.1. Never fails. */
+void pipe_own_ipv4(char *out, size_t size);
 /* Full sends and receives; 0 or -1 when the peer went away (or a timeout
    set with pipe_tcp_set_timeouts ran out: errno is EAGAIN then). */
 int pipe_send_all(int fd, const void *buf, size_t n);

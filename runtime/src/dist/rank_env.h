@@ -23,7 +23,8 @@
    PIPE_RDZV_ADDR, PIPE_RDZV_PORT, PIPE_RDZV_TOKEN, PIPE_RDZV_TIMEOUT_MS,
    PIPE_COLL_BACKEND, PIPE_COLL_TIMEOUT_MS, PIPE_SHM_FD) and its GPUs: none
    with cpu = true, else gpu_ids, then for a native step the rank's own entry
-   when CUDA_VISIBLE_DEVICES lists one per local rank. */
+   when CUDA_VISIBLE_DEVICES lists one per local rank. Every step with Neuron
+   devices or EFA: neuron_env.h's (NEURON_RT_*, FI_*). */
 void pipe_rank_env_set(const pipe_launch *l, int local_rank, bool accelerated);
 
 typedef struct pipe_rank_ids {

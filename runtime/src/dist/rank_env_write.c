@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "neuron_env.h"
 #include "util/util.h"
 
 static void set_int(const char *name, long long v)
@@ -68,6 +69,8 @@ void pipe_rank_env_set(const pipe_launch *l, int local_rank, bool accelerated)
     set_int("WORLD_SIZE", l->world);
     set_int("LOCAL_RANK", local_rank);
     set_int("LOCAL_WORLD_SIZE", l->nlocal);
+    /* Neuron devices are not CUDA's: their cores per rank, beside it. */
+    pipe_neuron_env_set(l->neuron_devices, l->efa, local_rank, l->nlocal);
     if (!accelerated)
         return;
     set_framework_env(l, rank);

@@ -517,6 +517,7 @@ static int execute(pipe_supervisor *s)
             .interval_ms = id->inv->profile_interval_ms,
             .t0 = id->t0,
             .gpus = getenv("CUDA_VISIBLE_DEVICES"),
+            .neuron_devices = (int)(id->inv->resources.trainium + id->inv->resources.inferentia),
             .note = profile_note,
             .note_arg = &s->log,
         };

@@ -1,4 +1,4 @@
-/* profile/gpu.csv and profile/process.csv (profile_read.h). */
+/* profile/gpu.csv, profile/neuron.csv and profile/process.csv (profile_read.h). */
 #include "profile_read.h"
 
 #include <math.h>
@@ -7,6 +7,7 @@
 
 #include "pipe/base.h"
 #include "pipe/error.h"
+#include "neuron_monitor.h"
 #include "profiler.h"
 #include "util/util.h"
 
@@ -100,23 +101,29 @@ static bool number(const char *s, double *out)
     return *end == '\0';
 }
 
-static pipe_gpu_profile *gpu_of(pipe_profile *p, int index, const char *name)
+/* The entry of (index, name) in *list, added when new. */
+static pipe_gpu_profile *entry_of(pipe_gpu_profile **list, size_t *n, int index, const char *name)
 {
-    for (size_t i = 0; i < p->ngpus; i++)
-        if (p->gpus[i].index == index && strcmp(p->gpus[i].name, name) == 0)
-            return &p->gpus[i];
-    pipe_gpu_profile *g = realloc(p->gpus, (p->ngpus + 1) * sizeof *g);
+    for (size_t i = 0; i < *n; i++)
+        if ((*list)[i].index == index && strcmp((*list)[i].name, name) == 0)
+            return &(*list)[i];
+    pipe_gpu_profile *g = realloc(*list, (*n + 1) * sizeof *g);
     if (!g)
         return NULL;
-    p->gpus = g;
-    g = &p->gpus[p->ngpus];
+    *list = g;
+    g = &g[*n];
     memset(g, 0, sizeof *g);
     g->index = index;
     g->power_peak_w = g->temperature_peak_c = NAN;
     if (!(g->name = pipe_strdup(name)))
         return NULL;
-    p->ngpus++;
+    (*n)++;
     return g;
+}
+
+static pipe_gpu_profile *gpu_of(pipe_profile *p, int index, const char *name)
+{
+    return entry_of(&p->gpus, &p->ngpus, index, name);
 }
 
 /* Each data line of a CSV file (its header skipped) to fn; PIPE_ENOENT when absent. */
@@ -175,6 +182,48 @@ static int gpu_row(pipe_profile *p, char *line)
     return 0;
 }
 
+/* A non-negative index below limit, or -1 for an empty field; -2 otherwise. */
+static int index_field(const char *s, long limit)
+{
+    if (!*s)
+        return -1;
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *end || v < 0 || v >= limit ? -2 : (int)v;
+}
+
+static int neuron_row(pipe_profile *p, char *line)
+{
+    char *f[6];
+    double t, util, used;
+    int device, core;
+    if (split_csv(line, f, 6) != 6 || !number(f[0], &t) || !isfinite(t) ||
+        (device = index_field(f[1], PIPE_NEURON_MAX_CORES)) == -2 ||
+        (core = index_field(f[2], PIPE_NEURON_MAX_CORES)) < 0 || !number(f[3], &util) || !number(f[4], &used)) {
+        p->skipped++;
+        return 0;
+    }
+    char name[96];
+    if (device >= 0)
+        snprintf(name, sizeof name, "device %d%s%.32s", device, *f[5] ? ", " : "", f[5]);
+    else
+        snprintf(name, sizeof name, "%.32s", *f[5] ? f[5] : "Neuron");
+    pipe_gpu_profile *g = entry_of(&p->neuron_cores, &p->nneuron_cores, core, name);
+    if (!g || pipe_series_push(&g->utilization, t, util) != 0 || pipe_series_push(&g->memory_used, t, used) != 0)
+        return PIPE_ENOMEM;
+    return 0;
+}
+
+/* PATH's first line, or NULL. */
+static char *first_line(const char *path)
+{
+    char *text = NULL;
+    if (pipe_read_file(path, &text, NULL, NULL, 0) != 0)
+        return NULL;
+    text[strcspn(text, "\n")] = '\0';
+    return text;
+}
+
 static int process_row(pipe_profile *p, char *line)
 {
     char *f[3];
@@ -208,10 +257,17 @@ int pipe_profile_read(const char *invocation_dir, pipe_profile *out)
         rc = PIPE_ENOMEM;
         goto done;
     }
-    char *why = NULL;
-    if (pipe_read_file(none, &why, NULL, NULL, 0) == 0) {
-        why[strcspn(why, "\n")] = '\0';
-        out->gpu_unavailable = why;
+    out->gpu_unavailable = first_line(none);
+    char *neuron = pipe_asprintf("%s/neuron.csv", dir);
+    char *neuron_none = pipe_asprintf("%s/" PIPE_PROFILE_NEURON_NONE, dir);
+    r = neuron && neuron_none ? each_row(neuron, PIPE_PROFILE_NEURON_HEADER, neuron_row, out) : PIPE_ENOMEM;
+    if (r != PIPE_ENOMEM && neuron_none)
+        out->neuron_unavailable = first_line(neuron_none);
+    free(neuron);
+    free(neuron_none);
+    if (r == PIPE_ENOMEM) {
+        rc = PIPE_ENOMEM;
+        goto done;
     }
 done:
     if (rc != 0)
@@ -231,6 +287,13 @@ void pipe_profile_free(pipe_profile *p)
         pipe_series_free(&p->gpus[i].memory_used);
     }
     free(p->gpus);
+    for (size_t i = 0; i < p->nneuron_cores; i++) {
+        free(p->neuron_cores[i].name);
+        pipe_series_free(&p->neuron_cores[i].utilization);
+        pipe_series_free(&p->neuron_cores[i].memory_used);
+    }
+    free(p->neuron_cores);
+    free(p->neuron_unavailable);
     pipe_series_free(&p->cpu);
     pipe_series_free(&p->rss);
     free(p->gpu_unavailable);

@@ -1,5 +1,5 @@
 /* Reading an invocation's profile/ folder (profiler.h writes it) for
-   `show` and the report: each GPU's samples and the processes' samples,
+   `show` and the report: each GPU's samples (or each NeuronCore's) and the processes' samples,
    with their means and peaks over every sample. Private to the runtime. */
 #ifndef PIPE_PROFILE_READ_H
 #define PIPE_PROFILE_READ_H
@@ -27,6 +27,12 @@ typedef struct pipe_profile {
     char *gpu_unavailable; /* why there are no GPU samples, or NULL */
     pipe_gpu_profile *gpus;
     size_t ngpus;
+    /* A step with Neuron devices (neuron.csv): one entry per NeuronCore,
+       index the core, name "device D, TYPE"; memory_total_mib 0, no power
+       or temperature. */
+    char *neuron_unavailable; /* why there are no Neuron samples, or NULL */
+    pipe_gpu_profile *neuron_cores;
+    size_t nneuron_cores;
     pipe_series cpu; /* percent of one core, all the step's processes */
     pipe_series rss; /* MiB */
     size_t skipped;  /* rows that did not parse */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "neuron_monitor.h"
 #include "nvml.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
@@ -19,7 +20,8 @@
 struct pipe_profiler {
     pipe_profiler_config cfg;
     char *dir;
-    FILE *gpu_csv, *process_csv;
+    FILE *gpu_csv, *process_csv, *neuron_csv;
+    pipe_neuron_monitor *neuron; /* a step with Neuron devices: neuron-monitor, instead of NVML */
     pipe_nvml *nvml;
     pipe_nvml_gpu *gpus;
     size_t ngpus;
@@ -65,6 +67,29 @@ static void no_gpus(pipe_profiler *p, const char *why)
         pipe_write_file_atomic(path, text, strlen(text), err, sizeof err);
     free(path);
     free(text);
+}
+
+/* A step with Neuron devices: neuron-monitor's stream into neuron.csv;
+   without it, one note and the reason kept for the report, as without NVML. */
+static void open_neuron(pipe_profiler *p)
+{
+    char why[512], err[512];
+    if (!(p->neuron_csv = open_csv(p->dir, "neuron.csv", PIPE_PROFILE_NEURON_HEADER, err, sizeof err))) {
+        note(p, "gpu_profile: %s", err);
+        return;
+    }
+    if (pipe_neuron_monitor_start(&p->neuron, p->dir, (uint64_t)(p->interval_s * 1000 + 0.5), why, sizeof why) != 0) {
+        note(p, "gpu_profile: no Neuron samples: %s; sampling the step's processes only", why);
+        char *path = pipe_asprintf("%s/" PIPE_PROFILE_NEURON_NONE, p->dir);
+        char *text = pipe_asprintf("%s\n", why);
+        if (path && text)
+            pipe_write_file_atomic(path, text, strlen(text), err, sizeof err);
+        free(path);
+        free(text);
+        return;
+    }
+    note(p, "gpu_profile: sampling every %.0f ms: the step's %d Neuron device%s (neuron-monitor) and its processes",
+         p->interval_s * 1000, p->cfg.neuron_devices, p->cfg.neuron_devices == 1 ? "" : "s");
 }
 
 /* NVML and the GPUs the step was given. */
@@ -152,7 +177,10 @@ int pipe_profiler_start(pipe_profiler **out, const pipe_profiler_config *cfg, ch
     if (cfg->interval_ms < PIPE_PROFILE_MIN_INTERVAL_MS)
         note(p, "gpu_profile: an interval of %llu ms is below %d ms; sampling every %d ms",
              (unsigned long long)cfg->interval_ms, PIPE_PROFILE_MIN_INTERVAL_MS, PIPE_PROFILE_MIN_INTERVAL_MS);
-    open_gpus(p);
+    if (cfg->neuron_devices > 0)
+        open_neuron(p);
+    else
+        open_gpus(p);
     p->cfg.gpus = NULL;
     double now = pipe_now();
     pipe_proc_sampler_init(&p->proc, now);
@@ -229,6 +257,7 @@ void pipe_profiler_tick(pipe_profiler *p, double now, const pid_t *pids, size_t 
     }
     if (p->ngpus > 0)
         fflush(p->gpu_csv);
+    pipe_neuron_monitor_read(p->neuron, t, p->neuron_csv);
     double cpu, rss;
     if (npids > 0 && pipe_proc_sample(&p->proc, pids, npids, now, &cpu, &rss)) {
         fprintf(p->process_csv, "%.3f,%.1f,%.1f\n", t, cpu, rss);
@@ -244,6 +273,17 @@ void pipe_profiler_stop(pipe_profiler *p)
         fclose(p->gpu_csv);
     if (p->process_csv)
         fclose(p->process_csv);
+    if (p->neuron) {
+        /* What the monitor wrote since the last sample. */
+        pipe_neuron_monitor_read(p->neuron, pipe_now() - p->cfg.t0, p->neuron_csv);
+        size_t skipped = pipe_neuron_monitor_skipped(p->neuron);
+        if (skipped)
+            note(p, "gpu_profile: %zu neuron-monitor report%s could not be read and %s skipped", skipped,
+                 skipped == 1 ? "" : "s", skipped == 1 ? "was" : "were");
+        pipe_neuron_monitor_stop(p->neuron);
+    }
+    if (p->neuron_csv)
+        fclose(p->neuron_csv);
     pipe_nvml_close(p->nvml);
     free(p->gpus);
     free(p->gpu_failed);

@@ -1,5 +1,7 @@
 /* @gpu_profile: samples, every interval, each GPU given to a step and the
    step's processes, into PROFILE_DIR/gpu.csv and PROFILE_DIR/process.csv
+   (a step with Neuron devices: neuron-monitor's reports into
+   PROFILE_DIR/neuron.csv, neuron_monitor.h, instead of GPUs)
    (docs/report.md, "GPU profile"). The supervisor runs it next to the
    step's ranks, in its own loop: no thread, nothing in the ranks. Private
    to the runtime. */
@@ -31,12 +33,14 @@ typedef struct pipe_profiler_config {
     const char *gpus;      /* CUDA_VISIBLE_DEVICES as the step sees it; NULL: every GPU NVML counts */
     pipe_profiler_note_fn *note;
     void *note_arg;
+    int neuron_devices;    /* > 0: AWS Neuron devices, sampled by neuron-monitor into neuron.csv instead of NVML */
 } pipe_profiler_config;
 
 /* Creates the folder and both files with their header rows, and loads NVML
    for the GPUs. Without NVML (or without GPUs) process samples are still
    taken: the note says once why GPU samples are not, and the reason is
-   kept in PROFILE_DIR/gpu-unavailable for the report. PIPE_EIO naming a
+   kept in PROFILE_DIR/gpu-unavailable for the report (for Neuron devices
+   without neuron-monitor: PROFILE_DIR/neuron-unavailable). PIPE_EIO naming a
    file that cannot be written. */
 int pipe_profiler_start(pipe_profiler **out, const pipe_profiler_config *cfg, char *err, size_t errsize);
 /* Where the processes of the next attempt start counting (pipe_now()). */

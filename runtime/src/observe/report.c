@@ -521,8 +521,12 @@ static void metrics(pipe_textbuf *b, const pipe_run_view *v)
 
 /* ---- profiles ---- */
 
-static void gpu_section(pipe_textbuf *b, const pipe_view_invocation *inv, const pipe_gpu_profile *g, size_t color)
+/* One GPU's charts, or one NeuronCore's (neuron: its name is "device D,
+   TYPE"; no memory total, power or temperature). */
+static void gpu_section(pipe_textbuf *b, const pipe_view_invocation *inv, const pipe_gpu_profile *g, size_t color,
+                        bool neuron)
 {
+    const char *kind = neuron ? "NeuronCore" : "GPU";
     double mean, peak, mmean, mpeak;
     char m[16], p[16], used[32], total[32], title[256], ref[64], extra[128] = "";
     pipe_series_stats(&g->utilization, &mean, &peak);
@@ -534,23 +538,30 @@ static void gpu_section(pipe_textbuf *b, const pipe_view_invocation *inv, const 
     if (isfinite(g->power_peak_w) || isfinite(g->temperature_peak_c))
         snprintf(extra, sizeof extra, " \xc2\xb7 peak %.0f W, %.0f \xc2\xb0""C", g->power_peak_w,
                  g->temperature_peak_c);
-    pipe_tb_printf(b, "<h4>GPU %d \xc2\xb7 ", g->index);
+    pipe_tb_printf(b, "<h4>%s %d \xc2\xb7 ", kind, g->index);
     h(b, g->name);
     pipe_tb_printf(b, "</h4>\n<p class=\"stat\">utilization mean <b>%s</b> \xc2\xb7 peak <b>%s</b> \xc2\xb7 memory "
-                      "peak <b>%s</b> of %s%s <span class=\"muted\">(%zu sample%s)</span></p>\n",
-                   m, p, used, total, extra, g->utilization.n, g->utilization.n == 1 ? "" : "s");
-    pipe_tb_puts(b, "<div class=\"grid\">\n<figure><figcaption><b>Utilization</b> (% of the time a kernel ran)"
-                    "</figcaption>\n");
-    snprintf(title, sizeof title, "utilization of GPU %d (%s) during %s", g->index, g->name, inv->id);
+                      "peak <b>%s</b>%s%s%s <span class=\"muted\">(%zu sample%s)</span></p>\n",
+                   m, p, used, neuron ? "" : " of ", neuron ? "" : total, extra, g->utilization.n,
+                   g->utilization.n == 1 ? "" : "s");
+    pipe_tb_printf(b, "<div class=\"grid\">\n<figure><figcaption><b>Utilization</b> (%% of the time %s)"
+                      "</figcaption>\n",
+                   neuron ? "the core was busy" : "a kernel ran");
+    snprintf(title, sizeof title, "utilization of %s %d (%s) during %s", kind, g->index, g->name, inv->id);
     snprintf(ref, sizeof ref, "mean %s", m);
     pipe_chart_series su = {g->utilization.t, g->utilization.v, g->utilization.n, palette[color % PALETTE_N], NULL};
     pipe_chart cu = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_PERCENT, true, 100, true, mean, ref,
                      &su, 1};
     pipe_svg_line_chart(b, &cu);
-    pipe_tb_puts(b, "</figure>\n<figure><figcaption><b>Memory used</b> (of ");
-    pipe_tb_puts(b, total);
-    pipe_tb_puts(b, ")</figcaption>\n");
-    snprintf(title, sizeof title, "memory used on GPU %d (%s) during %s", g->index, g->name, inv->id);
+    if (neuron) {
+        pipe_tb_puts(b, "</figure>\n<figure><figcaption><b>Memory used</b> (the core's models and tensors)"
+                        "</figcaption>\n");
+    } else {
+        pipe_tb_puts(b, "</figure>\n<figure><figcaption><b>Memory used</b> (of ");
+        pipe_tb_puts(b, total);
+        pipe_tb_puts(b, ")</figcaption>\n");
+    }
+    snprintf(title, sizeof title, "memory used on %s %d (%s) during %s", kind, g->index, g->name, inv->id);
     pipe_chart_series sm = {g->memory_used.t, g->memory_used.v, g->memory_used.n, palette[(color + 3) % PALETTE_N],
                             NULL};
     pipe_chart cm = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_MIB, true, g->memory_total_mib, true,
@@ -615,13 +626,19 @@ static void profiles(pipe_textbuf *b, const pipe_run_view *v)
         pipe_tb_printf(b, "over %s; data in ", d);
         h(b, inv->dir);
         pipe_tb_puts(b, "/profile/</small></h3>\n");
-        if (p->ngpus == 0) {
+        if (p->nneuron_cores == 0 && p->neuron_unavailable) {
+            pipe_tb_puts(b, "<p><b>No Neuron samples:</b> ");
+            h(b, p->neuron_unavailable);
+            pipe_tb_puts(b, ". The processes were sampled.</p>\n");
+        } else if (p->ngpus == 0 && p->nneuron_cores == 0) {
             pipe_tb_puts(b, "<p><b>No GPU samples:</b> ");
             h(b, p->gpu_unavailable ? p->gpu_unavailable : "none were recorded");
             pipe_tb_puts(b, ". The processes were sampled.</p>\n");
         }
         for (size_t g = 0; g < p->ngpus; g++)
-            gpu_section(b, inv, &p->gpus[g], g);
+            gpu_section(b, inv, &p->gpus[g], g, false);
+        for (size_t c = 0; c < p->nneuron_cores; c++)
+            gpu_section(b, inv, &p->neuron_cores[c], c, true);
         process_section(b, inv);
     }
 }

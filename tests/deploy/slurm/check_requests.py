@@ -5,12 +5,16 @@ the step, against bundle.yaml (docs/deploy-slurm.md): GPUs untyped
 (--gpus-per-node=TYPE:N), never a type made from @resources(gpu_type);
 @resources(disk) as --tmp only with @slurm(tmp = true); the step on the
 node, or in its image with pyxis (--container-image) or apptainer (--nv
-only with GPUs). Used by tests/deploy/slurm_scripts.sh.
+only with GPUs); --constraint from @slurm(constraint) and, for a step with
+Neuron devices, @slurm(neuron_constraint), both required (`&`, a side with
+`|` in parentheses), and a comment where a Neuron step has no
+neuron_constraint. Used by tests/deploy/slurm_scripts.sh.
 
 usage: check_requests.py BUNDLE
 """
 import os
 import re
+import shlex
 import sys
 
 import yaml
@@ -44,6 +48,17 @@ def main():
                 errors.append(f"{iid}: GPU lines {gpus!r}, expected [{want!r}]")
         elif gpus:
             errors.append(f"{iid}: GPU lines {gpus!r} without GPUs")
+
+        neuron = int(res.get("trainium", "0")) + int(res.get("inferentia", "0"))
+        wanted = [c for c in (slurm.get("constraint"), slurm.get("neuron_constraint") if neuron else None) if c]
+        want = "&".join(f"({c})" if "|" in c and len(wanted) > 1 else c for c in wanted)
+        got = [shlex.split(l.split("=", 1)[1])[0] for l in has(r"--constraint=.*")]
+        if got != ([want] if want else []):
+            errors.append(f"{iid}: --constraint {got!r}, expected {want!r}")
+        no_feature = re.search(r"^# \d+ (Trainium|Inferentia) devices? per node: .*neuron_constraint", text, re.M)
+        if bool(no_feature) != (neuron > 0 and "neuron_constraint" not in slurm):
+            errors.append(f"{iid}: the comment on Neuron nodes without @slurm(neuron_constraint) is "
+                          f"{'there' if no_feature else 'missing'} ({neuron} Neuron devices)")
 
         disk = int(res.get("disk", "0"))
         tmp = has(r"--tmp=.*")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A throwaway Slurm cluster on this host for the Slurm deploy tests: munged,
-# slurmctld and four slurmd (n1 and n2 of this host's size, big1 and big2
-# pretending to be large GPU machines), everything under one folder.
+# slurmctld and eight slurmd (n1 and n2 of this host's size, big1 and big2
+# pretending to be large GPU machines, trn1 to trn4 Trainium machines),
+# everything under one folder.
 # See slurm.conf.in and docs/deploy-slurm.md.
 #
 #   cluster.sh check              whether slurm-wlm and munge are installed
@@ -20,6 +21,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# slurm.conf.in's nodes, one slurmd each (port: the controller's + 1 + index).
+NODES=(n1 n2 big1 big2 trn1 trn2 trn3 trn4)
+NODE_COUNT=${#NODES[@]}
 
 die() {
     echo "cluster.sh: $*" >&2
@@ -52,7 +56,7 @@ pick_ports() {
     for tries in $(seq 1 50); do
         base=$((20000 + (RANDOM % ((low - 20005) / 10)) * 10))
         ok=1
-        for k in 0 1 2 3 4; do
+        for k in $(seq 0 "$NODE_COUNT"); do
             port_free $((base + k)) || ok=0
         done
         if [ $ok = 1 ]; then
@@ -138,9 +142,11 @@ NodeName=big[1-2] Name=gpu Type=a100-80gb File=@DIR@/dev/nvidia[16-23]"
     base=$(pick_ports)
     cpus=$(nproc)
     [ "$cpus" -gt 4 ] && cpus=4
-    sed -e "s|@DIR@|$dir|g" -e "s|@CTLD_PORT@|$base|g" -e "s|@NODE_PORT1@|$((base + 1))|g" \
-        -e "s|@NODE_PORT2@|$((base + 2))|g" -e "s|@NODE_PORT3@|$((base + 3))|g" \
-        -e "s|@NODE_PORT4@|$((base + 4))|g" -e "s|@CPUS@|$cpus|g" \
+    local ports=() k
+    for k in $(seq 1 "$NODE_COUNT"); do
+        ports+=(-e "s|@NODE_PORT$k@|$((base + k))|g")
+    done
+    sed -e "s|@DIR@|$dir|g" -e "s|@CTLD_PORT@|$base|g" "${ports[@]}" -e "s|@CPUS@|$cpus|g" \
         -e "s|@BIG_GRES@|$big_gres|g" -e "s|@BIG_TMP@|$big_tmp|g" \
         "$here/slurm.conf.in" >"$dir/etc/slurm.conf"
     awk -v lines="$gres_lines" '$0 == "@GRES_LINES@" {print lines; next} {print}' "$here/gres.conf.in" |
@@ -149,7 +155,7 @@ NodeName=big[1-2] Name=gpu Type=a100-80gb File=@DIR@/dev/nvidia[16-23]"
 
     /usr/sbin/slurmctld -f "$SLURM_CONF" || die "slurmctld did not start (see $dir/log/slurmctld.log)"
     local node
-    for node in n1 n2 big1 big2; do
+    for node in "${NODES[@]}"; do
         /usr/sbin/slurmd -f "$SLURM_CONF" -N "$node" || die "slurmd $node did not start (see $dir/log/slurmd-$node.log)"
     done
 
@@ -164,7 +170,7 @@ NodeName=big[1-2] Name=gpu Type=a100-80gb File=@DIR@/dev/nvidia[16-23]"
             return 1
         fi
         states=$(timeout 10 sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | tr '\n' ' ') || true
-        if [ "$states" = "big1 idle big2 idle n1 idle n2 idle " ]; then
+        if [ "$states" = "$(printf '%s idle\n' "${NODES[@]}" | sort | tr '\n' ' ')" ]; then
             echo "SLURM_CONF=$SLURM_CONF"
             return 0
         fi
@@ -190,7 +196,7 @@ stop() {
         done
     fi
     local node
-    for node in n1 n2 big1 big2; do
+    for node in "${NODES[@]}"; do
         stop_pidfile "$dir/run/slurmd-$node.pid"
     done
     stop_pidfile "$dir/run/slurmctld.pid"

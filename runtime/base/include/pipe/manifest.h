@@ -95,6 +95,8 @@ typedef struct pipe_resources {
     uint64_t disk;
     uint64_t shm;
     char *gpu_type;  /* NULL when not given */
+    int64_t trainium;   /* AWS Neuron devices per machine (with @batch's: the same count) */
+    int64_t inferentia;
 } pipe_resources;
 
 /* A file an option names (PIPE_KIND_FILE): its path as written, relative to
@@ -134,7 +136,17 @@ typedef struct pipe_mslurm {
     char *gpu_type;  /* the cluster's GRES type; NULL: GPUs untyped */
     char *container; /* "none" (the default), "pyxis" or "apptainer" */
     bool tmp;        /* @resources(disk) as --tmp */
+    char *neuron_constraint; /* the node feature of Neuron nodes (--constraint); NULL when not given */
 } pipe_mslurm;
+
+/* @batch (AWS Batch). */
+typedef struct pipe_mbatch {
+    unsigned given;
+    char *queue, *job_role; /* NULL when not given */
+    char *platform;         /* "EC2" (the default), "SPOT" or "FARGATE" */
+    int64_t trainium, inferentia, efa;
+    pipe_mvalue tmpfs;      /* a list (of maps); n = 0 when none */
+} pipe_mbatch;
 
 typedef struct pipe_mkubernetes {
     unsigned given;
@@ -209,6 +221,7 @@ typedef struct pipe_minvocation {
     pipe_mkubernetes kubernetes;
     pipe_mskypilot skypilot;
     pipe_mcheckpoint checkpoint;
+    pipe_mbatch batch;
 } pipe_minvocation;
 
 typedef struct pipe_manifest {

@@ -1,0 +1,4 @@
+bundle: \
+  case.pipe \
+  tools/pretrain.py \
+  tools/serve.py
