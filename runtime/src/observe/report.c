@@ -16,6 +16,7 @@
 #include "pipe/base.h"
 #include "exec/progress.h"
 #include "report_graph.h"
+#include "report_media.h"
 #include "report_svg.h"
 #include "exec/resources.h"
 #include "cmd/run_cmd.h"
@@ -101,7 +102,12 @@ static const char css[] =
     ".timeline rect.failed{fill:var(--failed)}\n"
     "details{border:1px solid var(--line);border-radius:6px;padding:4px 10px;margin:6px 0}"
     "summary{cursor:pointer;font-weight:600}\n"
-    "footer{margin-top:36px;color:var(--muted);font-size:12px}\n";
+    "footer{margin-top:36px;color:var(--muted);font-size:12px}\n"
+    ".media{display:grid;grid-template-columns:repeat(auto-fill,minmax(240px,1fr));gap:12px 16px;margin:6px 0 12px;align-items:start}"
+    ".media img{display:block;max-width:100%;height:auto;margin:4px auto}"
+    ".media img.small{width:100%;max-width:240px;image-rendering:pixelated}\n"
+    "figure.table{margin:8px 0 12px}table.logged{width:auto;min-width:320px}table.logged td{font-size:13px}"
+    ".refused{color:var(--failed);font-size:13px;overflow-wrap:anywhere}\n";
 
 /* ---- small pieces ---- */
 
@@ -685,6 +691,7 @@ static void page(pipe_textbuf *b, const pipe_run_view *v)
     pipe_report_graph(b, v);
     invocations(b, v);
     metrics(b, v);
+    pipe_report_media_section(b, v);
     profiles(b, v);
     logs(b, v);
     pipe_tb_puts(b, "<footer>Written by <code>report</code> at ");
