@@ -9,6 +9,9 @@
                       (default 100; 0: not profiled), for bench/profile.sh
      neuron           idle on 2 Trainium devices, sampled every 100 ms
                       (neuron-monitor: PIPE_NEURON_MONITOR, a stand-in)
+     skip             prepare -> train -> evaluate, and evaluate needs
+                      prepare too: an edge that skips over train's box
+                      (the report's graph routes it around)
 
    train records `loss` and `train_accuracy` each epoch (pipe_metric) and
    `val_loss` every tenth (pipe_metric_at), busy for work_ms with 32 MiB
@@ -309,9 +312,17 @@ int main(int argc, char **argv)
                      "resources: {cpu: 1, trainium: 2}, gpu_profile_interval_ms: 100}\n",
                      common);
     } else {
-        manifest = malloc(sizeof common + sizeof train_shape);
+        manifest = malloc(sizeof common + sizeof train_shape + 16);
         if (manifest)
             snprintf(manifest, sizeof common + sizeof train_shape, "%s%s", common, train_shape);
+        char *needs = manifest && shape && strcmp(shape, "skip") == 0 ? strstr(manifest, "needs: [train]") : NULL;
+        if (needs) { /* evaluate: needs: [train, prepare]; no multi */
+            char *multi = strstr(manifest, "  - id: multi\n");
+            if (multi)
+                *multi = '\0';
+            memmove(needs + 23, needs + 14, strlen(needs + 14) + 1);
+            memcpy(needs + 13, ", prepare]", 10);
+        }
     }
     if (!manifest)
         return 2;
