@@ -17,29 +17,32 @@
 #include "exec/progress.h"
 #include "report_graph.h"
 #include "report_media.h"
+#include "report_page.h"
 #include "report_svg.h"
 #include "exec/resources.h"
 #include "cmd/run_cmd.h"
 #include "util/util.h"
 
 static const char report_usage[] =
-    "usage: EXE report [RUN] [-o FILE] [--store DIR]\n\n"
+    "usage: EXE report [RUN ...] [-o FILE] [--store DIR]\n\n"
     "Writes the run as one self-contained HTML file (no network, no script): its graph, each\n"
     "invocation's status, duration, parameters, inputs and outputs, metric charts, GPU, CPU and\n"
     "memory charts of profiled steps, log tails and the root cause of a failure. RUN is a run id,\n"
     "a unique prefix of one, or `latest` (the default); the file is STORE/RUN/report.html unless\n"
-    "-o FILE (`-o -`: standard output).";
+    "-o FILE (`-o -`: standard output).\n\n"
+    "With two or more runs (up to 8): one page that compares them: parameters side by side (those that\n"
+    "differ marked), each metric's last, minimum and maximum per run and its charts with the runs\n"
+    "overlaid, each invocation's status and duration, and why a step ran again. The file is\n"
+    "STORE/compare-RUN1-RUN2....html unless -o FILE.";
 
-/* Series colours; the first few are told apart by people with the common
-   colour-vision deficiencies. */
-static const char *const palette[] = {"#2563eb", "#dc2626", "#059669", "#9333ea", "#ea580c", "#0891b2"};
-#define PALETTE_N (sizeof palette / sizeof palette[0])
+const char *const pipe_report_palette[PIPE_REPORT_PALETTE_N] = {"#2563eb", "#dc2626", "#059669",
+                                                                "#9333ea", "#ea580c", "#0891b2"};
 /* Tables longer than this scroll in a box of their own. */
 #define LONG_TABLE 40
 /* Metrics recorded once are a table with a column per name, up to this many. */
 #define VALUE_COLUMNS 8
 
-static const char css[] =
+const char pipe_report_css[] =
     ":root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--done:#1a7f37;--done-bg:#dafbe1;"
     "--cached:#0969da;--cached-bg:#ddf4ff;--failed:#cf222e;--failed-bg:#ffebe9;--notrun:#6e7781;--notrun-bg:#eaeef2}\n"
     "*{box-sizing:border-box}\n"
@@ -362,7 +365,7 @@ static void invocations(pipe_textbuf *b, const pipe_run_view *v)
 
 /* The points of a series as arrays, in step order (the order written when
    steps repeat). */
-static int metric_arrays(const pipe_metric_series *s, double **x, double **y)
+int pipe_report_metric_arrays(const pipe_metric_series *s, double **x, double **y)
 {
     size_t *idx = malloc((s->n + 1) * sizeof *idx);
     *x = malloc((s->n + 1) * sizeof **x);
@@ -400,7 +403,7 @@ static void metric_chart(pipe_textbuf *b, const pipe_view_invocation *inv, const
     pipe_format_short(sum.min, lo, sizeof lo);
     pipe_format_short(sum.max, hi, sizeof hi);
     double *x = NULL, *y = NULL;
-    if (metric_arrays(s, &x, &y) != 0) {
+    if (pipe_report_metric_arrays(s, &x, &y) != 0) {
         b->oom = true;
         return;
     }
@@ -416,7 +419,7 @@ static void metric_chart(pipe_textbuf *b, const pipe_view_invocation *inv, const
         pipe_tb_printf(b, " <span class=\"failed\">(%zu not finite, not drawn)</span>", bad);
     pipe_tb_puts(b, "</figcaption>\n");
     snprintf(title, sizeof title, "%s of %s over its steps", s->name, inv->id);
-    pipe_chart_series se = {x, y, s->n, palette[color % PALETTE_N], NULL};
+    pipe_chart_series se = {x, y, s->n, pipe_report_palette[color % PIPE_REPORT_PALETTE_N], NULL};
     pipe_chart c = {title, "step", PIPE_X_STEP, PIPE_Y_PLAIN, false, 0, false, NAN, NULL, &se, 1};
     pipe_svg_line_chart(b, &c);
     pipe_tb_puts(b, "</figure>\n");
@@ -555,7 +558,7 @@ static void gpu_section(pipe_textbuf *b, const pipe_view_invocation *inv, const 
                    neuron ? "the core was busy" : "a kernel ran");
     snprintf(title, sizeof title, "utilization of %s %d (%s) during %s", kind, g->index, g->name, inv->id);
     snprintf(ref, sizeof ref, "mean %s", m);
-    pipe_chart_series su = {g->utilization.t, g->utilization.v, g->utilization.n, palette[color % PALETTE_N], NULL};
+    pipe_chart_series su = {g->utilization.t, g->utilization.v, g->utilization.n, pipe_report_palette[color % PIPE_REPORT_PALETTE_N], NULL};
     pipe_chart cu = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_PERCENT, true, 100, true, mean, ref,
                      &su, 1};
     pipe_svg_line_chart(b, &cu);
@@ -568,7 +571,7 @@ static void gpu_section(pipe_textbuf *b, const pipe_view_invocation *inv, const 
         pipe_tb_puts(b, ")</figcaption>\n");
     }
     snprintf(title, sizeof title, "memory used on %s %d (%s) during %s", kind, g->index, g->name, inv->id);
-    pipe_chart_series sm = {g->memory_used.t, g->memory_used.v, g->memory_used.n, palette[(color + 3) % PALETTE_N],
+    pipe_chart_series sm = {g->memory_used.t, g->memory_used.v, g->memory_used.n, pipe_report_palette[(color + 3) % PIPE_REPORT_PALETTE_N],
                             NULL};
     pipe_chart cm = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_MIB, true, g->memory_total_mib, true,
                      NAN, NULL, &sm, 1};
@@ -593,13 +596,13 @@ static void process_section(pipe_textbuf *b, const pipe_view_invocation *inv)
     pipe_tb_puts(b, "<div class=\"grid\">\n<figure><figcaption><b>CPU</b> (100% is one core)</figcaption>\n");
     snprintf(title, sizeof title, "CPU of %s's processes", inv->id);
     snprintf(ref, sizeof ref, "mean %s", cm);
-    pipe_chart_series sc = {p->cpu.t, p->cpu.v, p->cpu.n, palette[2], NULL};
+    pipe_chart_series sc = {p->cpu.t, p->cpu.v, p->cpu.n, pipe_report_palette[2], NULL};
     pipe_chart cc = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_PERCENT, true, 100, true, cmean,
                      ref, &sc, 1};
     pipe_svg_line_chart(b, &cc);
     pipe_tb_puts(b, "</figure>\n<figure><figcaption><b>Resident memory</b></figcaption>\n");
     snprintf(title, sizeof title, "resident memory of %s's processes", inv->id);
-    pipe_chart_series sr = {p->rss.t, p->rss.v, p->rss.n, palette[3], NULL};
+    pipe_chart_series sr = {p->rss.t, p->rss.v, p->rss.n, pipe_report_palette[3], NULL};
     pipe_chart cr = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_MIB, true, 0, true, NAN, NULL, &sr,
                      1};
     pipe_svg_line_chart(b, &cr);
@@ -683,7 +686,7 @@ static void page(pipe_textbuf *b, const pipe_run_view *v)
     pipe_tb_puts(b, " \xc2\xb7 run ");
     h(b, v->run_id);
     pipe_tb_printf(b, " \xc2\xb7 %s</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n",
-                   pipe_run_state_name(v->state), css);
+                   pipe_run_state_name(v->state), pipe_report_css);
     header(b, v);
     root_cause(b, v);
     parameters(b, v);
@@ -702,7 +705,7 @@ static void page(pipe_textbuf *b, const pipe_run_view *v)
                     "</html>\n");
 }
 
-static int write_out(const char *path, const char *text, size_t len)
+int pipe_report_write(const char *path, const char *text, size_t len)
 {
     char err[1024];
     if (strcmp(path, "-") == 0)
@@ -722,7 +725,15 @@ int pipe_cmd_report(const pipe_program *prog, const pipe_manifest *m, int argc, 
     pipe_run_view *v = NULL;
     pipe_textbuf b = {0};
     size_t len = 0;
-    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_OUTPUT, 1, report_usage, m,
+    int status = pipe_run_args_parse(argc, argv, PIPE_ARG_OUTPUT, PIPE_RUN_ARGS_MAX, report_usage, &a);
+    if (status != 0) {
+        if (status > 0)
+            puts(report_usage);
+        return status > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
+    }
+    if (a.npositional > 1)
+        return pipe_report_compare(m, &a);
+    status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_OUTPUT, 1, report_usage, m,
                                     PIPE_VIEW_METRICS | PIPE_VIEW_PROFILE | PIPE_VIEW_LOGS, &a, &v);
     if (status >= 0)
         return status;
@@ -736,7 +747,7 @@ int pipe_cmd_report(const pipe_program *prog, const pipe_manifest *m, int argc, 
         pipe_cli_error("out of memory");
         goto done;
     }
-    if (write_out(path, text, len) != 0) {
+    if (pipe_report_write(path, text, len) != 0) {
         status = PIPE_EXIT_FAILED;
         goto done;
     }
