@@ -14,6 +14,7 @@
 #include "cmd/commands.h"
 #include "cmd/history.h"
 #include "exec/progress.h"
+#include "report_compare.h"
 #include "report_graph.h"
 #include "report_media.h"
 #include "report_page.h"
@@ -26,7 +27,8 @@
 static const char compare_css[] =
     ".swatch{display:inline-block;width:12px;height:12px;border-radius:3px;margin-right:6px;vertical-align:-1px}\n"
     "tr.differs td,tr.differs th{background:#fff8c5}.differs .mark{color:#9a6700;font-weight:700}\n"
-    "table.cmp td,table.cmp th{white-space:nowrap}table.cmp td.wrap{white-space:normal}\n"
+    "table.cmp{width:auto;min-width:480px}table.cmp td,table.cmp th{white-space:nowrap;padding-right:22px}"
+    "table.cmp td.wrap{white-space:normal}\n"
     ".side{display:grid;gap:12px 18px}\n"
     ".reason{color:#9a6700}\n";
 

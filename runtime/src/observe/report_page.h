@@ -7,9 +7,7 @@
 
 #include <stddef.h>
 
-#include "cmd/run_cmd.h"
 #include "observe/metrics.h"
-#include "pipe/manifest.h"
 
 extern const char pipe_report_css[];
 /* Series colours; the first few are told apart by people with the common
@@ -24,9 +22,5 @@ int pipe_report_metric_arrays(const pipe_metric_series *s, double **x, double **
 /* Writes the page to path (`-` standard output) atomically; -1 after
    printing the error. */
 int pipe_report_write(const char *path, const char *text, size_t len);
-
-/* `report RUN1 RUN2 ...`: the comparison page (report_compare.c). Returns
-   the exit status. */
-int pipe_report_compare(const pipe_manifest *m, const pipe_run_args *a);
 
 #endif
