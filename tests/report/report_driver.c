@@ -9,6 +9,9 @@
                       (default 100; 0: not profiled), for bench/profile.sh
      neuron           idle on 2 Trainium devices, sampled every 100 ms
                       (neuron-monitor: PIPE_NEURON_MONITOR, a stand-in)
+     chain            prepare -> link_1 -> ... -> link_8 -> join, and join
+                      needs prepare too: ten layers, drawn top to bottom,
+                      with an edge past eight boxes
      skip             prepare -> train -> evaluate, and evaluate needs
                       prepare too: an edge that skips over train's box
                       (the report's graph routes it around)
@@ -294,6 +297,24 @@ static char *wide_manifest(int total)
     return m;
 }
 
+/* The manifest of the chain shape. */
+static char *chain_manifest(void)
+{
+    size_t cap = sizeof common + 4096, used;
+    char *m = malloc(cap);
+    if (!m)
+        return NULL;
+    used = (size_t)snprintf(m, cap, "%s", common);
+    for (int i = 1; i <= 8; i++)
+        used += (size_t)snprintf(m + used, cap - used,
+                                 "  - {id: link_%d, step: join, needs: [%s%.0d], args: [{name: unused, value: "
+                                 "\"%d\"}]}\n",
+                                 i, i == 1 ? "prepare" : "link_", i == 1 ? 0 : i - 1, i);
+    snprintf(m + used, cap - used,
+             "  - {id: join, step: join, needs: [link_8, prepare], args: [{name: unused, value: \"0\"}]}\n");
+    return m;
+}
+
 int main(int argc, char **argv)
 {
     const char *shape = getenv("REPORT_SHAPE");
@@ -301,6 +322,8 @@ int main(int argc, char **argv)
     if (shape && strcmp(shape, "wide") == 0) {
         const char *n = getenv("REPORT_INVOCATIONS");
         manifest = wide_manifest(n ? atoi(n) : 200);
+    } else if (shape && strcmp(shape, "chain") == 0) {
+        manifest = chain_manifest();
     } else if (shape && strcmp(shape, "idle") == 0) {
         const char *ms = getenv("REPORT_PROFILE_MS");
         size_t cap = sizeof common + 512;

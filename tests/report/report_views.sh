@@ -48,6 +48,11 @@ REPORT_SHAPE=skip "$D" run --store skip --run-id skip --param work_ms=0 --param 
 REPORT_SHAPE=skip "$D" report --store skip skip -o skip.html >/dev/null 2>&1
 if python3 "$HERE/check_graph.py" skip.html --min-edges 3 --min-routed 1 >graph.chk 2>&1; then ok; else
     fail "an edge crosses a box" graph.chk; fi
+begin "graph, top to bottom: the edge prepare -> join is not hidden behind eight boxes"
+REPORT_SHAPE=chain "$D" run --store chain --run-id chain >chain.out 2>&1 || fail "the run failed" chain.out
+REPORT_SHAPE=chain "$D" report --store chain chain -o chain.html >/dev/null 2>&1
+if python3 "$HERE/check_graph.py" chain.html --min-edges 10 --min-routed 1 >chain.chk 2>&1; then ok; else
+    fail "an edge crosses a box" chain.chk; fi
 
 # ---- a report with images and tables ----
 begin "two runs, the second with another lr"
