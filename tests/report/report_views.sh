@@ -84,7 +84,7 @@ has cmp.out "comparison of 2 runs: $C"
 if python3 "$HERE/check_report.py" "$C" --images 6 --charts 3 --text "2 runs compared" --text "1 of 5 differ" \
     --text "≠ lr 0.05 0.2" --text "loss of train" --text "Values recorded once" \
     --text "train ran again: parameter lr changed (0.05 -> 0.2) (earlier success: $A/train)" \
-    --text "cached 0.00 s from $A/prepare" --text "<script>alert('cell')</script>" >cmp.chk 2>&1; then
+    --text "from $A/prepare" --text "re-run: parameter lr changed (0.05 -> 0.2)" --text "<script>alert('cell')</script>" >cmp.chk 2>&1; then
     # one colour per run: each chart's legend names both runs
     legends=$(grep -o '<text class="tick" x="[0-9.]*" y="16">[a-z0-9]*</text>' "$C" | sed 's/.*>\(.*\)<.*/\1/' |
         sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')

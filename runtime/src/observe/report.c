@@ -250,27 +250,7 @@ static void invocations(pipe_textbuf *b, const pipe_run_view *v)
         }
         pipe_tb_puts(b, "</td><td>");
         badge(b, cls, pipe_view_status(inv));
-        if (r && r->status == PIPE_STEP_CACHED && r->cached_from) {
-            pipe_tb_puts(b, "<br><small>from ");
-            h(b, r->cached_from);
-            pipe_tb_puts(b, "</small>");
-        }
-        if (r && r->rerun) {
-            pipe_tb_puts(b, "<br><small>re-run: ");
-            h(b, r->rerun);
-            pipe_tb_puts(b, "</small>");
-        }
-        if (r && (r->status == PIPE_STEP_FAILED || r->status == PIPE_STEP_INTERRUPTED)) {
-            if (r->has_exit_code)
-                pipe_tb_printf(b, "<br><small>exit %d</small>", r->exit_code);
-            else if (r->signal) {
-                pipe_tb_puts(b, "<br><small>");
-                h(b, r->signal);
-                pipe_tb_puts(b, "</small>");
-            }
-        }
-        if (r && r->attempts > 1)
-            pipe_tb_printf(b, "<br><small>%d attempts</small>", r->attempts);
+        pipe_report_status_notes(b, r);
         pipe_tb_printf(b, "</td><td class=\"num\">%s</td>", r ? d : "");
         timeline(b, v, inv);
         pipe_tb_puts(b, "<td class=\"mono\">");

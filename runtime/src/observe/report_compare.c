@@ -29,8 +29,7 @@ static const char compare_css[] =
     "tr.differs td,tr.differs th{background:#fff8c5}.differs .mark{color:#9a6700;font-weight:700}\n"
     "table.cmp{width:auto;min-width:480px}table.cmp td,table.cmp th{white-space:nowrap;padding-right:22px}"
     "table.cmp td.wrap{white-space:normal}\n"
-    ".side{display:grid;gap:12px 18px}\n"
-    ".reason{color:#9a6700}\n";
+    ".side{display:grid;gap:12px 18px}\n";
 
 typedef struct runs {
     pipe_run_view *v[PIPE_RUN_ARGS_MAX];
@@ -193,18 +192,7 @@ static void inv_cell(pipe_textbuf *b, const pipe_run_view *v, long i)
                    pipe_view_status(inv));
     if (r)
         pipe_tb_printf(b, " %s", d);
-    if (r && r->status == PIPE_STEP_CACHED && r->cached_from) {
-        pipe_tb_puts(b, "<br><small>from ");
-        h(b, r->cached_from);
-        pipe_tb_puts(b, "</small>");
-    }
-    if (r && r->rerun) {
-        pipe_tb_puts(b, "<br><small class=\"reason\">re-ran: ");
-        h(b, r->rerun);
-        pipe_tb_puts(b, "</small>");
-    }
-    if (r && r->has_exit_code && r->status == PIPE_STEP_FAILED)
-        pipe_tb_printf(b, "<br><small>exit %d</small>", r->exit_code);
+    pipe_report_status_notes(b, r);
     pipe_tb_puts(b, "</td>");
 }
 

@@ -81,7 +81,7 @@ const char pipe_report_css[] =
     ".media img{display:block;max-width:100%;height:auto;margin:4px auto}"
     ".media img.small{width:100%;max-width:240px;image-rendering:pixelated}\n"
     "figure.table{margin:8px 0 12px}table.logged{width:auto;min-width:320px}table.logged td{font-size:13px}"
-    ".refused{color:var(--failed);font-size:13px;overflow-wrap:anywhere}\n";
+    ".refused{color:var(--failed);font-size:13px;overflow-wrap:anywhere}.reason{color:#9a6700}\n";
 
 int pipe_report_metric_arrays(const pipe_metric_series *s, double **x, double **y)
 {
@@ -124,3 +124,27 @@ int pipe_report_write(const char *path, const char *text, size_t len)
     return 0;
 }
 
+void pipe_report_status_notes(pipe_textbuf *b, const pipe_step_record *r)
+{
+    if (r && r->status == PIPE_STEP_CACHED && r->cached_from) {
+        pipe_tb_puts(b, "<br><small>from ");
+        pipe_tb_html(b, r->cached_from);
+        pipe_tb_puts(b, "</small>");
+    }
+    if (r && r->rerun) {
+        pipe_tb_puts(b, "<br><small class=\"reason\">re-run: ");
+        pipe_tb_html(b, r->rerun);
+        pipe_tb_puts(b, "</small>");
+    }
+    if (r && (r->status == PIPE_STEP_FAILED || r->status == PIPE_STEP_INTERRUPTED)) {
+        if (r->has_exit_code)
+            pipe_tb_printf(b, "<br><small>exit %d</small>", r->exit_code);
+        else if (r->signal) {
+            pipe_tb_puts(b, "<br><small>");
+            pipe_tb_html(b, r->signal);
+            pipe_tb_puts(b, "</small>");
+        }
+    }
+    if (r && r->attempts > 1)
+        pipe_tb_printf(b, "<br><small>%d attempts</small>", r->attempts);
+}

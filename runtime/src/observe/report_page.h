@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 #include "observe/metrics.h"
+#include "store/stepfile.h"
+#include "util/textbuf.h"
 
 extern const char pipe_report_css[];
 /* Series colours; the first few are told apart by people with the common
@@ -18,6 +20,12 @@ extern const char *const pipe_report_palette[];
 /* The points of a series as arrays (malloc'ed), in step order (the order
    written when steps repeat); PIPE_ENOMEM. */
 int pipe_report_metric_arrays(const pipe_metric_series *s, double **x, double **y);
+
+/* What the status of an invocation's record adds below its badge: `from
+   RUN/ID` (cached), `re-run: WHY` (it ran though an earlier success
+   existed), the exit status or signal of a failure, the attempts. r may
+   be NULL (not run). */
+void pipe_report_status_notes(pipe_textbuf *b, const pipe_step_record *r);
 
 /* Writes the page to path (`-` standard output) atomically; -1 after
    printing the error. */
