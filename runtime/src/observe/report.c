@@ -437,7 +437,8 @@ static void gpu_section(pipe_textbuf *b, const pipe_view_invocation *inv, const 
                    neuron ? "the core was busy" : "a kernel ran");
     snprintf(title, sizeof title, "utilization of %s %d (%s) during %s", kind, g->index, g->name, inv->id);
     snprintf(ref, sizeof ref, "mean %s", m);
-    pipe_chart_series su = {g->utilization.t, g->utilization.v, g->utilization.n, pipe_report_palette[color % PIPE_REPORT_PALETTE_N], NULL};
+    pipe_chart_series su = {g->utilization.t, g->utilization.v, g->utilization.n,
+                            pipe_report_palette[color % PIPE_REPORT_PALETTE_N], NULL};
     pipe_chart cu = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_PERCENT, true, 100, true, mean, ref,
                      &su, 1};
     pipe_svg_line_chart(b, &cu);
@@ -450,8 +451,8 @@ static void gpu_section(pipe_textbuf *b, const pipe_view_invocation *inv, const 
         pipe_tb_puts(b, ")</figcaption>\n");
     }
     snprintf(title, sizeof title, "memory used on %s %d (%s) during %s", kind, g->index, g->name, inv->id);
-    pipe_chart_series sm = {g->memory_used.t, g->memory_used.v, g->memory_used.n, pipe_report_palette[(color + 3) % PIPE_REPORT_PALETTE_N],
-                            NULL};
+    pipe_chart_series sm = {g->memory_used.t, g->memory_used.v, g->memory_used.n,
+                            pipe_report_palette[(color + 3) % PIPE_REPORT_PALETTE_N], NULL};
     pipe_chart cm = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_MIB, true, g->memory_total_mib, true,
                      NAN, NULL, &sm, 1};
     pipe_svg_line_chart(b, &cm);

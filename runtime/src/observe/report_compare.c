@@ -375,7 +375,8 @@ static void single_values(pipe_textbuf *b, const runs *R)
                         snprintf(cells[q], sizeof cells[q], "-");
                     same &= strcmp(cells[q], cells[0]) == 0;
                 }
-                pipe_tb_puts(b, same ? "<tr><th>" : "<tr class=\"differs\"><th><span class=\"mark\">\xe2\x89\xa0</span> ");
+                pipe_tb_puts(b, same ? "<tr><th>"
+                                     : "<tr class=\"differs\"><th><span class=\"mark\">\xe2\x89\xa0</span> ");
                 h(b, name);
                 pipe_tb_puts(b, " <span class=\"muted\">of ");
                 h(b, inv);

@@ -182,6 +182,16 @@ static bool safe_file(const char *file, const char *dir, const char *exts)
     return false;
 }
 
+/* A file the report does not show, and why. */
+static void refused(pipe_textbuf *b, const char *file, const char *why)
+{
+    pipe_tb_puts(b, "<p class=\"refused\">not shown: ");
+    pipe_tb_html(b, file ? file : "(no file)");
+    pipe_tb_puts(b, " \xe2\x80\x94 ");
+    pipe_tb_puts(b, why);
+    pipe_tb_puts(b, "</p>");
+}
+
 /* ---- images ---- */
 
 static void base64(pipe_textbuf *b, const unsigned char *p, size_t n)
@@ -232,11 +242,7 @@ static void image(pipe_textbuf *b, const char *media, const entry *e)
     else if (png ? len < 24 || memcmp(data, png_magic, 8) != 0 : len < 3 || memcmp(data, jpeg_magic, 3) != 0)
         why = png ? "its bytes are not a PNG image" : "its bytes are not a JPEG image";
     if (why) {
-        pipe_tb_puts(b, "<p class=\"refused\">not shown: ");
-        pipe_tb_html(b, e->file ? e->file : "(no file)");
-        pipe_tb_puts(b, " \xe2\x80\x94 ");
-        pipe_tb_puts(b, why);
-        pipe_tb_puts(b, "</p>");
+        refused(b, e->file, why);
     } else if (data) {
         const unsigned char *u = (const unsigned char *)data;
         unsigned long w = png ? (unsigned long)u[16] << 24 | u[17] << 16 | u[18] << 8 | u[19] : 0;
@@ -278,7 +284,8 @@ static void table_fn(void *arg, const pipe_json_step *path, int depth, const pip
     if (depth == 2 && pipe_json_key_is(&path[0], "columns") && !path[1].key) {
         size_t c = path[1].index;
         if (c < MAX_COLUMNS && !t->columns[c]) {
-            t->columns[c] = v->type == PIPE_JSON_STRING ? json_unescape(v->text, v->len) : pipe_strndup(v->text, v->len);
+            t->columns[c] =
+                v->type == PIPE_JSON_STRING ? json_unescape(v->text, v->len) : pipe_strndup(v->text, v->len);
             if (c + 1 > t->ncolumns)
                 t->ncolumns = c + 1;
         }
@@ -336,11 +343,8 @@ static void logged_table(pipe_textbuf *b, const char *media, const entry *e)
     else if (pipe_json_walk(data, len, table_fn, &t) != 0)
         why = "its file is not JSON";
     if (why) {
-        pipe_tb_puts(b, "<p class=\"refused\">not shown: ");
-        pipe_tb_html(b, e->file ? e->file : "(no file)");
-        pipe_tb_puts(b, " \xe2\x80\x94 ");
-        pipe_tb_puts(b, why);
-        pipe_tb_puts(b, "</p></figure>\n");
+        refused(b, e->file, why);
+        pipe_tb_puts(b, "</figure>\n");
         goto out;
     }
     /* The cells as a grid of the rows shown. */
