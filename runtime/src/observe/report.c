@@ -1,4 +1,5 @@
-/* `report [RUN] [-o FILE]`: the run as one self-contained HTML file
+/* `report [RUN] [-o FILE]`: the run as one self-contained HTML file (with
+   two or more runs: report_compare.c)
    (docs/report.md): inline CSS and SVG, nothing fetched from anywhere, no
    script. Sections: the verdict and its root cause, parameters, the graph,
    a row per invocation, each metric as a chart over its steps, each
