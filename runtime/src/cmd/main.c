@@ -6,6 +6,7 @@
 
 #include "cliopt.h"
 #include "commands.h"
+#include "followup.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
 #include "util/util.h"
@@ -109,6 +110,7 @@ static int check_steps(const pipe_program *prog, const pipe_manifest *m, char *e
 int pipe_main(const pipe_program *program, int argc, char **argv)
 {
     const char *exe = base_name(argc > 0 ? argv[0] : NULL);
+    pipe_followup_init(argc > 0 ? argv[0] : NULL);
     char err[1024] = "";
     pipe_manifest *m = NULL;
     int status = PIPE_EXIT_USAGE;
