@@ -1,5 +1,5 @@
 /* `runs` and `show RUN`: the history kept in the artifact store
-   (docs/runtime.md, "Commands"). RUN is an id, a unique prefix or `latest`. */
+   (docs/runtime.md, "Commands"). RUN is an id, a unique prefix or part of one, or `latest`. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

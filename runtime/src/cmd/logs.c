@@ -15,8 +15,8 @@
 
 static const char logs_usage[] =
     "usage: EXE logs [RUN] [INVOCATION] [--rank N] [--store DIR]\n\n"
-    "The log of one invocation of a run, or of each in turn. RUN is a run id, a unique prefix of one,\n"
-    "or `latest` (the default). --rank N: only the lines of rank N (its own output and pipe_log lines).";
+    "The log of one invocation of a run, or of each in turn. RUN is a run id, a unique prefix or part\n"
+    "of one, or `latest` (the default). --rank N: only the lines of rank N (its own output and pipe_log lines).";
 
 /* Whether a log line is rank's: tagged "[rank N] "; in a one-rank world an
    untagged line that is not the supervisor's "[pipe]" is rank 0's too. */

@@ -42,7 +42,7 @@ static void usage(FILE *out, const char *exe, const pipe_manifest *m)
             "  report [RUN] [-o FILE] [--store DIR]\n"
             "                  the run as one self-contained HTML file (default STORE/RUN/report.html)\n"
             "\n"
-            "RUN is a run id, a unique prefix of one, or `latest` (the default).\n"
+            "RUN is a run id, a unique prefix or part of one (its random part), or `latest` (the default).\n"
             "The store is --store, else $PIPE_STORE, else .pipe in the working directory.\n"
             "Exit status: 0 success, 1 a step failed, 2 usage or configuration error.\n",
             exe);
