@@ -93,6 +93,23 @@ check "grep -q 'rank 2 (machine 0' '$store/F2/ranks_3/step.yaml' && grep -q 'kil
 sleep 0.2
 check "all_dead '$work/m3'" "sigkill: no rank left running"
 
+# 3b. A NULL pointer dereferenced: the signal by name, the backtrace with
+# the function's name (addr2line), and the `step` command that does it
+# again, which works when pasted.
+"$exe" step ranks_1 --run-id S1 --store "$store" --param mode=segv >"$work/S1.out" 2>&1
+status=$?
+check "[ $status = 1 ] && grep -q 'was killed by SIGSEGV (segmentation fault): backtrace, innermost call first' '$work/S1.out'" \
+    "segv: the signal's name and meaning ($(head -2 "$work/S1.out" | tr '\n' ' '))"
+check "grep -q '^    dereference_null (ranks.c' '$work/S1.out' && grep -q '^    body (ranks.c' '$work/S1.out' &&
+    grep -q 'dereference_null' '$store/S1/ranks_1/step.yaml' && ! grep -q 'pipe_worker_run' '$work/S1.out'" \
+    "segv: the backtrace names the functions of the step, not the runtime's"
+# shellcheck disable=SC2016 # the backquotes are the message's, not the shell's
+again=$(sed -n 's/^reproduce: `\(.*\)`$/\1/p' "$work/S1.out")
+check "[ \"\$again\" = \"$exe step ranks_1 --run-id S1 --store $store --param mode=segv --param marker= --param seed=1\" ]" \
+    "segv: the command that reproduces it ($again)"
+sh -c "$again" >"$work/S1-again.out" 2>&1
+check "[ $? = 1 ] && grep -q 'killed by SIGSEGV' '$work/S1-again.out'" "segv: the pasted command fails the same way"
+
 # 4. SIGTERM to the launcher reaches every rank.
 mkdir -p "$work/m4"
 "$exe" step ranks_4 --run-id F3 --store "$store" --param mode=hang --param "marker=$work/m4" >"$work/F3.out" 2>&1 &

@@ -31,6 +31,14 @@ static void shell_word(pipe_textbuf *b, const char *w)
     pipe_tb_puts(b, "'");
 }
 
+static void add_store(pipe_textbuf *b, const char *store)
+{
+    if (store && strcmp(store, ".pipe") != 0) {
+        pipe_tb_puts(b, " --store ");
+        shell_word(b, store);
+    }
+}
+
 char *pipe_followup(const char *store, const char *cmd, ...)
 {
     pipe_textbuf b = {0};
@@ -44,9 +52,18 @@ char *pipe_followup(const char *store, const char *cmd, ...)
         shell_word(&b, w);
     }
     va_end(ap);
-    if (store && strcmp(store, ".pipe") != 0) {
-        pipe_tb_puts(&b, " --store ");
-        shell_word(&b, store);
+    add_store(&b, store);
+    return pipe_tb_take(&b, NULL);
+}
+
+char *pipe_followup_words(const char *store, const char *const *words, size_t n)
+{
+    pipe_textbuf b = {0};
+    shell_word(&b, invoked_as ? invoked_as : "pipeline");
+    for (size_t i = 0; i < n; i++) {
+        pipe_tb_puts(&b, " ");
+        shell_word(&b, words[i]);
     }
+    add_store(&b, store);
     return pipe_tb_take(&b, NULL);
 }
