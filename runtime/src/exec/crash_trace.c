@@ -3,7 +3,6 @@
 #include "crash_trace.h"
 
 #include <errno.h>
-#include <execinfo.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,14 +14,23 @@
 #include "util/textbuf.h"
 #include "util/util.h"
 
+/* Without execinfo.h (musl) or under ASan, no handler. */
 #if defined(__SANITIZE_ADDRESS__)
-#define PIPE_SANITIZED 1
+#define PIPE_NO_CRASH_TRACE 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define PIPE_SANITIZED 1
+#define PIPE_NO_CRASH_TRACE 1
+#endif
+#endif
+#if !defined(PIPE_NO_CRASH_TRACE) && defined(__has_include)
+#if __has_include(<execinfo.h>)
+#include <execinfo.h>
+#else
+#define PIPE_NO_CRASH_TRACE 1
 #endif
 #endif
 
+#ifndef PIPE_NO_CRASH_TRACE
 static char error_path[4096];
 
 static void put(int fd, const char *s)
@@ -55,9 +63,11 @@ static void on_fault(int sig)
     raise(sig);
 }
 
+#endif
+
 void pipe_crash_trace_install(const char *error_file)
 {
-#ifdef PIPE_SANITIZED
+#ifdef PIPE_NO_CRASH_TRACE
     (void)error_file;
 #else
     if (!error_file || strlen(error_file) >= sizeof error_path)
