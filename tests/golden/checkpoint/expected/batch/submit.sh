@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:97b12aa9d1087860
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:5f8c78bbd431e19f
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-72cab944ad6002b1 PIPE_REGISTRY/resumable-debian-59b785ba:97b12aa9d1087860
-    resumable-529bd1524a7e08fc PIPE_REGISTRY/resumable-debian-59b785ba:97b12aa9d1087860
-    resumable-74f85b2637a7ac8a PIPE_REGISTRY/resumable-debian-59b785ba:97b12aa9d1087860
+    resumable-c4844b016e7c4631 PIPE_REGISTRY/resumable-debian-59b785ba:5f8c78bbd431e19f
+    resumable-533e83fe278c9e10 PIPE_REGISTRY/resumable-debian-59b785ba:5f8c78bbd431e19f
+    resumable-19ae19090a16353d PIPE_REGISTRY/resumable-debian-59b785ba:5f8c78bbd431e19f
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-72cab944ad6002b1 '' '-'
-    train resumable-train resumable-529bd1524a7e08fc '' '0'
-    finetune resumable-finetune resumable-74f85b2637a7ac8a '' '1'
+    prepare resumable-prepare resumable-c4844b016e7c4631 '' '-'
+    train resumable-train resumable-533e83fe278c9e10 '' '0'
+    finetune resumable-finetune resumable-19ae19090a16353d '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

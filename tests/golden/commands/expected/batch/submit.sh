@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:97f1222304c3c0d1
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:13b6acf17998ec91
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:28e63d13ced2bad2
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:2f538cc511836b01
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-f82e1bdad9fe1016 PIPE_REGISTRY/commands-python-5fff0840:97f1222304c3c0d1
-    commands-ca8e2f6763c9aea6 PIPE_REGISTRY/commands-pytorch-5a78a011:13b6acf17998ec91
+    commands-876cec6ab01c182f PIPE_REGISTRY/commands-python-5fff0840:28e63d13ced2bad2
+    commands-4877a0205132212f PIPE_REGISTRY/commands-pytorch-5a78a011:2f538cc511836b01
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-f82e1bdad9fe1016 '' '-'
-    fit commands-fit commands-ca8e2f6763c9aea6 '' '0'
-    note commands-note commands-f82e1bdad9fe1016 '' '1'
+    prepare commands-prepare commands-876cec6ab01c182f '' '-'
+    fit commands-fit commands-4877a0205132212f '' '0'
+    note commands-note commands-876cec6ab01c182f '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
