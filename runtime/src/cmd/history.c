@@ -1,5 +1,5 @@
 /* `runs` and `show RUN`: the history kept in the artifact store
-   (docs/runtime.md, "Commands"). RUN is an id, a unique prefix or `latest`. */
+   (docs/runtime.md, "Commands"). RUN is an id, a unique prefix or part of one, or `latest`. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 
 #include "cliopt.h"
 #include "commands.h"
+#include "followup.h"
 #include "history.h"
 #include "exec/progress.h"
 #include "run_cmd.h"
@@ -333,7 +334,9 @@ int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         const pipe_view_invocation *rc_inv = &v->inv[v->root_cause];
         const char *why = rc_inv->rec->error ? rc_inv->rec->error : "it failed";
         printf("\nroot cause: %s failed: %.*s\n", rc_inv->id, (int)strcspn(why, "\n"), why);
-        printf("  (the whole log: logs %s %s)\n", v->run_id, rc_inv->id);
+        char *cmd = pipe_followup(v->store, "logs", v->run_id, rc_inv->id, (char *)NULL);
+        printf("  (the whole log: `%s`)\n", cmd ? cmd : "logs");
+        free(cmd);
     }
     pipe_run_view_free(v);
     return PIPE_EXIT_OK;

@@ -6,6 +6,7 @@
 
 #include "cliopt.h"
 #include "commands.h"
+#include "followup.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
 #include "util/util.h"
@@ -42,7 +43,7 @@ static void usage(FILE *out, const char *exe, const pipe_manifest *m)
             "                  the run as one self-contained HTML file (default STORE/RUN/report.html);\n"
             "                  several runs: one page comparing them (STORE/compare-RUN1-RUN2.html)\n"
             "\n"
-            "RUN is a run id, a unique prefix of one, or `latest` (the default).\n"
+            "RUN is a run id, a unique prefix or part of one (its random part), or `latest` (the default).\n"
             "The store is --store, else $PIPE_STORE, else .pipe in the working directory.\n"
             "Exit status: 0 success, 1 a step failed, 2 usage or configuration error.\n",
             exe);
@@ -110,6 +111,7 @@ static int check_steps(const pipe_program *prog, const pipe_manifest *m, char *e
 int pipe_main(const pipe_program *program, int argc, char **argv)
 {
     const char *exe = base_name(argc > 0 ? argv[0] : NULL);
+    pipe_followup_init(argc > 0 ? argv[0] : NULL);
     char err[1024] = "";
     pipe_manifest *m = NULL;
     int status = PIPE_EXIT_USAGE;

@@ -30,7 +30,7 @@ typedef struct pipe_run_args {
 int pipe_run_args_parse(int argc, char **argv, unsigned allowed, int max_positional, const char *usage,
                         pipe_run_args *a);
 /* The store (malloc'ed) and the id that ref names (an id, a unique prefix
-   or `latest`; NULL: latest). Returns the exit status: 0, or 2 after
+   or part, or `latest`; NULL: latest). Returns the exit status: 0, or 2 after
    printing the error. */
 int pipe_run_args_resolve(const pipe_run_args *a, const char *ref, char **store, char **run_id);
 /* The start of show, logs and report: the options, then the run that the

@@ -11,6 +11,7 @@
    write into one folder, shared store or not). Rank 0's PIPE_METRICS lines
    become metrics as pipe_metric's do. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -409,6 +410,33 @@ static void follow(pipe_supervisor *s, bool final)
 
 /* ---- outputs ---- */
 
+/* The suffix (".npy") of the one entry beside path named path.SUFFIX
+   (malloc'ed), or NULL when there is none or several: what a library that
+   appends its extension (numpy's np.save) wrote instead of path. */
+static char *suffixed_sibling(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *dir = slash ? pipe_strndup(path, (size_t)(slash - path)) : pipe_strdup(".");
+    DIR *d = dir ? opendir(dir) : NULL;
+    char *found = NULL;
+    size_t n = strlen(base), count = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, base, n) != 0 || e->d_name[n] != '.' || !e->d_name[n + 1])
+            continue;
+        if (++count == 1)
+            found = pipe_strdup(e->d_name + n);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+    if (count != 1) {
+        free(found);
+        found = NULL;
+    }
+    return found;
+}
+
 /* Why output name, which the program was to write at tmp, cannot be kept
    (malloc'ed), or NULL. */
 static char *check_output(const pipe_supervisor *s, const char *name, const char *tmp)
@@ -421,9 +449,22 @@ static char *check_output(const pipe_supervisor *s, const char *name, const char
     snprintf(var, sizeof var, "PIPE_OUTPUT_");
     for (size_t k = strlen(var), c = 0; name[c] && k + 1 < sizeof var; k++, c++)
         var[k] = (char)toupper((unsigned char)name[c]), var[k + 1] = '\0';
-    return pipe_asprintf("step `%s`: `%s` exited 0 but did not write output `%s` (a file or folder at the path in "
-                         "{%s} and %s)",
-                         ms->name, ms->command[0], name, name, var);
+    char *suffix = suffixed_sibling(tmp);
+    if (!suffix)
+        return pipe_asprintf("step `%s`: `%s` exited 0 but did not write output `%s` (a file or folder at the path in "
+                             "{%s} and %s)",
+                             ms->name, ms->command[0], name, name, var);
+    /* np.save(path, arr) and np.savez add their extension to a path without it. */
+    bool numpy = strcmp(suffix, ".npy") == 0 || strcmp(suffix, ".npz") == 0;
+    char *why = pipe_asprintf(
+        "step `%s`: `%s` exited 0 but did not write output `%s`: it wrote the path in {%s} with `%s` added\n"
+        "help: write the exact path (%s), %s",
+        ms->name, ms->command[0], name, name, suffix, var,
+        numpy ? "np.save appends .npy to a path without it: pass an open file, "
+                "`np.save(open(path, \"wb\"), arr)`, or rename the file after saving"
+              : "without adding an extension, or rename the file after writing it");
+    free(suffix);
+    return why;
 }
 
 /* After every rank exited 0, on machine 0: every output its ranks wrote is

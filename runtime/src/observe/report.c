@@ -30,7 +30,7 @@ static const char report_usage[] =
     "Writes the run as one self-contained HTML file (no network, no script): its graph, each\n"
     "invocation's status, duration, parameters, inputs and outputs, metric charts, GPU, CPU and\n"
     "memory charts of profiled steps, log tails and the root cause of a failure. RUN is a run id,\n"
-    "a unique prefix of one, or `latest` (the default); the file is STORE/RUN/report.html unless\n"
+    "a unique prefix or part of one, or `latest` (the default); the file is STORE/RUN/report.html unless\n"
     "-o FILE (`-o -`: standard output).\n\n"
     "With two or more runs (up to 8): one page that compares them: parameters side by side (those that\n"
     "differ marked), each metric's last, minimum and maximum per run and its charts with the runs\n"
