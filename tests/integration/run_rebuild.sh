@@ -57,7 +57,8 @@ if command -v strace >/dev/null && strace -f -qq -e trace=execve true >/dev/null
     tick
     touch "$src/scripts/shout.py" "$src/say.cpp" "$src/edit.pipe"
     step "touched with the same bytes: not a change, still no extra process"
-    [ "$(execs)" = "$base" ] || fail "a touched, unchanged source started a process ($(execs) execve calls, not $base)"
+    now=$(execs)
+    [ "$now" = "$base" ] || fail "a touched, unchanged source started a process ($now execve calls, not $base)"
 else
     echo "(strace not usable here: the process count is not checked)"
     tick
