@@ -73,6 +73,8 @@ int gen_inputs(bundle *b, char *err, size_t errsize)
     symtab seen = {0};
     for (size_t i = 0; i < b->sources.len; i++) {
         const bundle_source *s = b->sources.items[i];
+        if (!s->disk_path)
+            continue; /* pipec's own (a command folder's marker) */
         const char *path = bundle_absolute(b, cwd, s->disk_path);
         if (!path || symtab_get(&seen, path) || !plain(s->bundle_path))
             continue;
