@@ -104,6 +104,10 @@ static char *self_path(void)
 int pipe_run_rebuild_check(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
 {
     (void)argc;
+    /* Read once and dropped, so that no run this one starts inherits it. */
+    const char *env = getenv(REBUILT_ENV);
+    bool again = env && *env;
+    unsetenv(REBUILT_ENV);
     char why[1024];
     char *bundle = pipe_bundle_dir(prog, m->pipeline, why, sizeof why);
     if (!bundle)
@@ -117,8 +121,7 @@ int pipe_run_rebuild_check(const pipe_program *prog, const pipe_manifest *m, int
     int status = -1;
     if (!changed)
         goto done;
-    const char *again = getenv(REBUILT_ENV);
-    if (!(again && *again) && can_rebuild(prog, bundle, &in)) {
+    if (!again && can_rebuild(prog, bundle, &in)) {
         const char *cmake = strrchr(prog->rebuild_cmake, '/');
         fprintf(stderr, "pipe: %s changed since the build; rebuilding (%s --build %s --target %s)\n", changed->path,
                 cmake ? cmake + 1 : prog->rebuild_cmake, prog->rebuild_dir, prog->rebuild_target);
@@ -141,7 +144,7 @@ int pipe_run_rebuild_check(const pipe_program *prog, const pipe_manifest *m, int
         status = PIPE_EXIT_FAILED;
         goto done;
     }
-    if (again && *again)
+    if (again)
         fprintf(stderr, "pipe: error: %s still differs from the bundle after the rebuild (is it being edited?); "
                         "run again\n", changed->path);
     else {
