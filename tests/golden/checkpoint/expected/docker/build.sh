@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/resumable-debian-59b785ba:97b12aa9d1087860"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/resumable-debian-59b785ba:9d591d6f52968ee4"
 

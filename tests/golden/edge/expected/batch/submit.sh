@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:0450aee546d628e6
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:c530bad64dbc26b7
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-81b7c2a0fef2df9d PIPE_REGISTRY/edge-debian-59b785ba:0450aee546d628e6
-    edge-a7602b225ee951c3 PIPE_REGISTRY/edge-debian-59b785ba:0450aee546d628e6
+    edge-b74ef04db80c6f9a PIPE_REGISTRY/edge-debian-59b785ba:c530bad64dbc26b7
+    edge-6accc6b5db708c7c PIPE_REGISTRY/edge-debian-59b785ba:c530bad64dbc26b7
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-81b7c2a0fef2df9d '' '-'
-    transform edge-transform edge-a7602b225ee951c3 '' '0'
-    transform_2 edge-transform_2 edge-a7602b225ee951c3 '' '1'
-    transform_3 edge-transform_3 edge-a7602b225ee951c3 '' '2'
-    consume edge-consume edge-81b7c2a0fef2df9d '' '3'
-    ping edge-ping edge-81b7c2a0fef2df9d '' '-'
+    produce edge-produce edge-b74ef04db80c6f9a '' '-'
+    transform edge-transform edge-6accc6b5db708c7c '' '0'
+    transform_2 edge-transform_2 edge-6accc6b5db708c7c '' '1'
+    transform_3 edge-transform_3 edge-6accc6b5db708c7c '' '2'
+    consume edge-consume edge-b74ef04db80c6f9a '' '3'
+    ping edge-ping edge-b74ef04db80c6f9a '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:0c70f99712186982
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:8eeb7e514eee9929
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    training-2f383402815ad79d PIPE_REGISTRY/training-debian-59b785ba:0c70f99712186982
+    training-3646bad33a8d60f8 PIPE_REGISTRY/training-debian-59b785ba:8eeb7e514eee9929
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_points training-make_points training-2f383402815ad79d '' '-'
-    fit training-fit training-2f383402815ad79d '' '0'
-    evaluate training-evaluate training-2f383402815ad79d '' '1,0'
+    make_points training-make_points training-3646bad33a8d60f8 '' '-'
+    fit training-fit training-3646bad33a8d60f8 '' '0'
+    evaluate training-evaluate training-3646bad33a8d60f8 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:dd1a6c83be0327a7
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:b2eab505af0593cb
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:e37ba72e63e25aca
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:eb7ba3e4bb5c1c19
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-b08575bdc706f2d8 PIPE_REGISTRY/pretrain-cuda-5cdbe631:dd1a6c83be0327a7
-    pretrain-5ff0b51de1daf80e PIPE_REGISTRY/pretrain-cuda-87508f2b:b2eab505af0593cb
-    pretrain-60a76070ae388910 PIPE_REGISTRY/pretrain-cuda-5cdbe631:dd1a6c83be0327a7
+    pretrain-5d6fe96476fd4cd7 PIPE_REGISTRY/pretrain-cuda-5cdbe631:e37ba72e63e25aca
+    pretrain-31521314524b46ac PIPE_REGISTRY/pretrain-cuda-87508f2b:eb7ba3e4bb5c1c19
+    pretrain-fc0fc5255a3ffc9c PIPE_REGISTRY/pretrain-cuda-5cdbe631:e37ba72e63e25aca
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-b08575bdc706f2d8 '' '-'
-    train_lm pretrain-train_lm pretrain-5ff0b51de1daf80e '' '0'
-    export_model pretrain-export_model pretrain-60a76070ae388910 '' '1,0'
+    tokenize pretrain-tokenize pretrain-5d6fe96476fd4cd7 '' '-'
+    train_lm pretrain-train_lm pretrain-31521314524b46ac '' '0'
+    export_model pretrain-export_model pretrain-fc0fc5255a3ffc9c '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

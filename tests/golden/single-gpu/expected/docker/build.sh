@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/debian-1329a9c2/Dockerfile "$PIPE_REGISTRY/classifier-debian-1329a9c2:53bfeb97ffbdfcea"
-image docker/cuda-52562ca1/Dockerfile "$PIPE_REGISTRY/classifier-cuda-52562ca1:6dc856ce42cdeb52"
+image docker/debian-1329a9c2/Dockerfile "$PIPE_REGISTRY/classifier-debian-1329a9c2:487920194fce337d"
+image docker/cuda-52562ca1/Dockerfile "$PIPE_REGISTRY/classifier-cuda-52562ca1:62f4d12050a36c89"
 
