@@ -195,7 +195,7 @@ char *pipe_bundle_map_line(const char *bundle, const char *line, size_t n)
     if (!find(line, n, "/src/user/", &at))
         return NULL;
     pthread_mutex_lock(&map_lock);
-    if (!map.loaded || strcmp(map.bundle, bundle) != 0) {
+    if (!map.loaded || !map.bundle || strcmp(map.bundle, bundle) != 0) {
         if (map.loaded) {
             free(map.bundle);
             free(map.real);
