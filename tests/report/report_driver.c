@@ -354,7 +354,7 @@ int main(int argc, char **argv)
     }
     if (!manifest)
         return 2;
-    pipe_program program = {PIPE_ABI_VERSION, manifest, strlen(manifest), steps, 7, NULL, NULL};
+    pipe_program program = {PIPE_ABI_VERSION, manifest, strlen(manifest), steps, 7, NULL, NULL, NULL, NULL, NULL};
     int status = pipe_main(&program, argc, argv);
     free(manifest);
     return status;

@@ -555,6 +555,7 @@ static void supervisor_free(pipe_supervisor *s)
     free(id->dir);
     free(id->outdir);
     free(s->log.path);
+    free(s->log.bundle);
     free(id->metrics_path);
     free(id->step_path);
     free(s->omp_threads);

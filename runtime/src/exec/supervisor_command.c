@@ -159,7 +159,8 @@ static int prepare(pipe_supervisor *s, char *err, size_t errsize)
         return PIPE_EUSAGE;
     }
     c->workdir = pipe_asprintf("%s/%s", bundle, ms->workdir);
-    free(bundle);
+    free(s->log.bundle);
+    s->log.bundle = bundle;
     if (!c->workdir)
         return PIPE_ENOMEM;
     if (!pipe_dir_exists(c->workdir)) {

@@ -67,6 +67,7 @@ typedef struct pipe_step_log {
     int world;        /* ranks of the step: one untagged rank, or several tagged "[rank N] " */
     bool command;     /* a program's lines are always tagged */
     long long attempt_start; /* where this attempt's lines begin in the log */
+    char *bundle;     /* a command step's bundle folder: its copies' paths are mapped back (bundle_inputs.h) */
 } pipe_step_log;
 
 typedef struct pipe_attempt_result {
