@@ -97,10 +97,15 @@ int gen_cmake(bundle *b, char *err, size_t errsize)
         sb_free(&libs);
         return -1;
     }
-    sb_printf(&install, "# The files command steps run with: the executable looks for them here\n"
-                        "# (PREFIX/share/pipe/%s) when it is installed; python/ holds the `pipe`\n"
-                        "# module, which every image has.\n",
-              b->mf->pipeline);
+    if (b->has_commands)
+        sb_printf(&install, "# The files command steps run with: the executable looks for them here\n"
+                            "# (PREFIX/share/pipe/%s) when it is installed; python/ holds the `pipe`\n"
+                            "# module, which every image has.\n",
+                  b->mf->pipeline);
+    else
+        sb_printf(&install, "# The `pipe` Python module, which every image has, where an installed\n"
+                            "# executable looks for the bundle's files (PREFIX/share/pipe/%s).\n",
+                  b->mf->pipeline);
     if (b->has_commands)
         sb_printf(&install, "install(DIRECTORY src/user/ DESTINATION share/pipe/%s/src/user USE_SOURCE_PERMISSIONS)\n",
                   b->mf->pipeline);

@@ -390,11 +390,14 @@ int docker_dockerfile(bundle *b, const bundle_image *img, strbuf *out, char *err
                                   : ""},
         {"bundle_files",
          arena_printf(b->arena,
-                      "# The files command steps run with (the executable finds them here) and\n"
-                      "# python/, the `pipe` module (on PYTHONPATH above).\n"
+                      "%s"
                       "COPY --from=build /opt/pipe/share/pipe/%s /opt/pipe/share/pipe/%s\n",
+                      b->has_commands ? "# The files command steps run with (the executable finds them here) and\n"
+                                        "# python/, the `pipe` module (on PYTHONPATH above).\n"
+                                      : "# python/, the `pipe` module (on PYTHONPATH above).\n",
                       b->mf->pipeline, b->mf->pipeline)},
-        {"pipe_module", arena_printf(b->arena, "ENV PYTHONPATH=/opt/pipe/share/pipe/%s/python\n", b->mf->pipeline)},
+        {"pipe_module", arena_printf(b->arena, "ENV PYTHONPATH=\"/opt/pipe/share/pipe/%s/python${PYTHONPATH:+:$PYTHONPATH}\"\n",
+                                     b->mf->pipeline)},
         {"environment", sb_cstr(&env)},
         {"entrypoint", sb_cstr(&entry)},
     };

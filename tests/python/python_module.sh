@@ -122,6 +122,8 @@ check "[ -f '$work/prefix/share/pipe/pymod/python/pipe/__init__.py' ] && [ -f '$
     "cmake --install puts the module beside the executable's files"
 "$pipec" build "$src_dir/python.pipe" -o "$work/docker" --target docker >/dev/null 2>&1
 df=$(find "$work/docker/docker" -name Dockerfile | head -1)
-check "grep -q '^COPY python/ python/' '$df' && grep -q '^ENV PYTHONPATH=/opt/pipe/share/pipe/pymod/python' '$df' && grep -q '^COPY --from=build /opt/pipe/share/pipe/pymod ' '$df'" \
+# shellcheck disable=SC2016,SC2034 # the Dockerfile's own ${PYTHONPATH:+...}, as written; read by check's eval
+env_line='ENV PYTHONPATH="/opt/pipe/share/pipe/pymod/python${PYTHONPATH:+:$PYTHONPATH}"'
+check "grep -q '^COPY python/ python/' '$df' && grep -qxF \"\$env_line\" '$df' && grep -q '^COPY --from=build /opt/pipe/share/pipe/pymod ' '$df'" \
     "the Dockerfile copies the module into the image and puts it on PYTHONPATH"
 finish
