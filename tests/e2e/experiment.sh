@@ -4,6 +4,7 @@
 # pkg-config), Accelerate training on 2 CPU ranks, PyTorch evaluation, none
 # of them writing a metric file by hand (the bundle's `pipe` module does).
 # Checks that
+#   - the file is checked clean and in canonical layout;
 #   - all four steps succeed and the test accuracy is at least 0.85;
 #   - train's metrics.csv has `loss` and `train_accuracy` for every epoch,
 #     from `accelerator.log` through pipe.accelerate.PipeTracker, the loss
@@ -39,8 +40,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/pipec-e2e-experiment.XXXXXX")
 trap '[ "$ok" = 1 ] && chmod -R u+w "$tmp" && rm -rf "$tmp" || echo "(files left in $tmp)" >&2' EXIT
 cp -r "$src/examples/experiment" "$tmp/example"
 
-echo "== pipec check -Werror, build"
+echo "== pipec check -Werror, fmt --check, build"
 "$pipec" check "$tmp/example/experiment.pipe" -Werror
+"$pipec" fmt --check "$tmp/example/experiment.pipe"
 "$pipec" build "$tmp/example/experiment.pipe" -o "$tmp/bundle" --target local
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
