@@ -15,15 +15,19 @@
 #include "supervisor_parts.h"
 #include "util/util.h"
 
-/* Folders deeper than this are not searched; at most this many files are read. */
+/* Folders deeper than this are not searched; at most this many files are
+   read, and at most MAX_ENTRIES entries looked at (a data set of a million
+   files in the working folder must not slow the end of every step). */
 #define MAX_DEPTH 8
 #define MAX_FILES 256
+#define MAX_ENTRIES 100000
 /* Event files larger than this are skipped, saying so. */
 #define MAX_FILE_BYTES (512u << 20)
 
 typedef struct found {
     char **paths;
     size_t n, cap;
+    size_t entries; /* looked at so far */
 } found;
 
 static void find(const char *dir, int depth, double since, found *f)
@@ -34,7 +38,8 @@ static void find(const char *dir, int depth, double since, found *f)
     if (!d)
         return;
     struct dirent *e;
-    while ((e = readdir(d)) && f->n < MAX_FILES) {
+    while (f->n < MAX_FILES && f->entries < MAX_ENTRIES && (e = readdir(d))) {
+        f->entries++;
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char *path = pipe_asprintf("%s/%s", dir, e->d_name);

@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:97b12aa9d1087860
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:7cd691802a3e9d2b
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-72cab944ad6002b1 PIPE_REGISTRY/resumable-debian-59b785ba:97b12aa9d1087860
-    resumable-529bd1524a7e08fc PIPE_REGISTRY/resumable-debian-59b785ba:97b12aa9d1087860
-    resumable-74f85b2637a7ac8a PIPE_REGISTRY/resumable-debian-59b785ba:97b12aa9d1087860
+    resumable-59e112cec1c20cec PIPE_REGISTRY/resumable-debian-59b785ba:7cd691802a3e9d2b
+    resumable-4d47acf953a7929f PIPE_REGISTRY/resumable-debian-59b785ba:7cd691802a3e9d2b
+    resumable-d6dd60cecc14f930 PIPE_REGISTRY/resumable-debian-59b785ba:7cd691802a3e9d2b
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-72cab944ad6002b1 '' '-'
-    train resumable-train resumable-529bd1524a7e08fc '' '0'
-    finetune resumable-finetune resumable-74f85b2637a7ac8a '' '1'
+    prepare resumable-prepare resumable-59e112cec1c20cec '' '-'
+    train resumable-train resumable-4d47acf953a7929f '' '0'
+    finetune resumable-finetune resumable-d6dd60cecc14f930 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:97f1222304c3c0d1
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:13b6acf17998ec91
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:18d608fec8ac839a
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:f9f08946ce81d35c
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-f82e1bdad9fe1016 PIPE_REGISTRY/commands-python-5fff0840:97f1222304c3c0d1
-    commands-ca8e2f6763c9aea6 PIPE_REGISTRY/commands-pytorch-5a78a011:13b6acf17998ec91
+    commands-63adebd9a4ee497a PIPE_REGISTRY/commands-python-5fff0840:18d608fec8ac839a
+    commands-4aafbfeb8fa8fe94 PIPE_REGISTRY/commands-pytorch-5a78a011:f9f08946ce81d35c
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-f82e1bdad9fe1016 '' '-'
-    fit commands-fit commands-ca8e2f6763c9aea6 '' '0'
-    note commands-note commands-f82e1bdad9fe1016 '' '1'
+    prepare commands-prepare commands-63adebd9a4ee497a '' '-'
+    fit commands-fit commands-4aafbfeb8fa8fe94 '' '0'
+    note commands-note commands-63adebd9a4ee497a '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

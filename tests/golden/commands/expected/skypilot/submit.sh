@@ -49,8 +49,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:97f1222304c3c0d1
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:13b6acf17998ec91
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:18d608fec8ac839a
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:f9f08946ce81d35c
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -70,22 +70,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:87403e6c703807ab
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:e4b6caaa0a9d2d35
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:1b2d05a5ce7fc04a
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:523640270078f319
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp_gpu-586d6a68ef7beef0 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:87403e6c703807ab
-    ddp_gpu-0a136abcf667580d PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:e4b6caaa0a9d2d35
+    ddp_gpu-46bbde9f934b02ff PIPE_REGISTRY/ddp-gpu-debian-59b785ba:1b2d05a5ce7fc04a
+    ddp_gpu-5b1efc9dde2b35cd PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:523640270078f319
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    gpu_data ddp_gpu-gpu_data ddp_gpu-586d6a68ef7beef0 '' '-'
-    train_gpu ddp_gpu-train_gpu ddp_gpu-0a136abcf667580d '' '0'
-    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-586d6a68ef7beef0 '' '0,1'
+    gpu_data ddp_gpu-gpu_data ddp_gpu-46bbde9f934b02ff '' '-'
+    train_gpu ddp_gpu-train_gpu ddp_gpu-5b1efc9dde2b35cd '' '0'
+    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-46bbde9f934b02ff '' '0,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

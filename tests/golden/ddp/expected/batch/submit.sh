@@ -72,23 +72,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:f018bc5c6e38d5eb
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:a8f41c65506f6c6b
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp-ed5227310ba810be PIPE_REGISTRY/ddp-debian-59b785ba:f018bc5c6e38d5eb
+    ddp-84cf8e8504467da4 PIPE_REGISTRY/ddp-debian-59b785ba:a8f41c65506f6c6b
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data ddp-make_data ddp-ed5227310ba810be '' '-'
-    train_1 ddp-train_1 ddp-ed5227310ba810be '' '0'
-    train_2 ddp-train_2 ddp-ed5227310ba810be '' '0'
-    train_4 ddp-train_4 ddp-ed5227310ba810be '' '0'
-    train_fp16 ddp-train_fp16 ddp-ed5227310ba810be '' '0'
-    compare ddp-compare ddp-ed5227310ba810be '' '0,1,2,3,4'
+    make_data ddp-make_data ddp-84cf8e8504467da4 '' '-'
+    train_1 ddp-train_1 ddp-84cf8e8504467da4 '' '0'
+    train_2 ddp-train_2 ddp-84cf8e8504467da4 '' '0'
+    train_4 ddp-train_4 ddp-84cf8e8504467da4 '' '0'
+    train_fp16 ddp-train_fp16 ddp-84cf8e8504467da4 '' '0'
+    compare ddp-compare ddp-84cf8e8504467da4 '' '0,1,2,3,4'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:0450aee546d628e6
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:9caca21ba05968b7
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-81b7c2a0fef2df9d PIPE_REGISTRY/edge-debian-59b785ba:0450aee546d628e6
-    edge-a7602b225ee951c3 PIPE_REGISTRY/edge-debian-59b785ba:0450aee546d628e6
+    edge-d7fc2f30e0ea844a PIPE_REGISTRY/edge-debian-59b785ba:9caca21ba05968b7
+    edge-188a64806c74e755 PIPE_REGISTRY/edge-debian-59b785ba:9caca21ba05968b7
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-81b7c2a0fef2df9d '' '-'
-    transform edge-transform edge-a7602b225ee951c3 '' '0'
-    transform_2 edge-transform_2 edge-a7602b225ee951c3 '' '1'
-    transform_3 edge-transform_3 edge-a7602b225ee951c3 '' '2'
-    consume edge-consume edge-81b7c2a0fef2df9d '' '3'
-    ping edge-ping edge-81b7c2a0fef2df9d '' '-'
+    produce edge-produce edge-d7fc2f30e0ea844a '' '-'
+    transform edge-transform edge-188a64806c74e755 '' '0'
+    transform_2 edge-transform_2 edge-188a64806c74e755 '' '1'
+    transform_3 edge-transform_3 edge-188a64806c74e755 '' '2'
+    consume edge-consume edge-d7fc2f30e0ea844a '' '3'
+    ping edge-ping edge-d7fc2f30e0ea844a '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

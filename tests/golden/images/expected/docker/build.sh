@@ -51,6 +51,6 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:3e28f2fd65aa2a39
-image docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:9231fe0b76fcfc3f
+image docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:cc156ab88e86ce42
+image docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:bb7a0382a04bdba1
 

@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:87c9bb3c57b8f594
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:1ca75b0ae7e01d8f
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:fabf45ef601ed926
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:1c7dc456d8e20f0a
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-1075a254c148c1fe PIPE_REGISTRY/inherit-python-2e3ff5ee:87c9bb3c57b8f594
-    inherit-da1743ec7a4660ec PIPE_REGISTRY/inherit-python-1dff48ad:1ca75b0ae7e01d8f
+    inherit-2dda53e4bf0e9809 PIPE_REGISTRY/inherit-python-2e3ff5ee:fabf45ef601ed926
+    inherit-d146dabcb750bdb1 PIPE_REGISTRY/inherit-python-1dff48ad:1c7dc456d8e20f0a
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-1075a254c148c1fe '' '-'
-    tuned inherit-tuned inherit-da1743ec7a4660ec '' '0'
+    plain inherit-plain inherit-2dda53e4bf0e9809 '' '-'
+    tuned inherit-tuned inherit-d146dabcb750bdb1 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/python-2e3ff5ee/Dockerfile "$PIPE_REGISTRY/inherit-python-2e3ff5ee:87c9bb3c57b8f594"
-image docker/python-1dff48ad/Dockerfile "$PIPE_REGISTRY/inherit-python-1dff48ad:1ca75b0ae7e01d8f"
+image docker/python-2e3ff5ee/Dockerfile "$PIPE_REGISTRY/inherit-python-2e3ff5ee:fabf45ef601ed926"
+image docker/python-1dff48ad/Dockerfile "$PIPE_REGISTRY/inherit-python-1dff48ad:1c7dc456d8e20f0a"
 

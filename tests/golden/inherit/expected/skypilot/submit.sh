@@ -47,8 +47,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:87c9bb3c57b8f594
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:1ca75b0ae7e01d8f
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:fabf45ef601ed926
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:1c7dc456d8e20f0a
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:dd1a6c83be0327a7
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:b2eab505af0593cb
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:51055c5a2021214f
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:f7214db02c9099d4
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-b08575bdc706f2d8 PIPE_REGISTRY/pretrain-cuda-5cdbe631:dd1a6c83be0327a7
-    pretrain-5ff0b51de1daf80e PIPE_REGISTRY/pretrain-cuda-87508f2b:b2eab505af0593cb
-    pretrain-60a76070ae388910 PIPE_REGISTRY/pretrain-cuda-5cdbe631:dd1a6c83be0327a7
+    pretrain-37548a7f55d4dd2a PIPE_REGISTRY/pretrain-cuda-5cdbe631:51055c5a2021214f
+    pretrain-4221aefdf69c59ce PIPE_REGISTRY/pretrain-cuda-87508f2b:f7214db02c9099d4
+    pretrain-1fb85618efdb558e PIPE_REGISTRY/pretrain-cuda-5cdbe631:51055c5a2021214f
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-b08575bdc706f2d8 '' '-'
-    train_lm pretrain-train_lm pretrain-5ff0b51de1daf80e '' '0'
-    export_model pretrain-export_model pretrain-60a76070ae388910 '' '1,0'
+    tokenize pretrain-tokenize pretrain-37548a7f55d4dd2a '' '-'
+    train_lm pretrain-train_lm pretrain-4221aefdf69c59ce '' '0'
+    export_model pretrain-export_model pretrain-1fb85618efdb558e '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:dd1a6c83be0327a7"
-image docker/cuda-87508f2b/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-87508f2b:b2eab505af0593cb"
+image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:51055c5a2021214f"
+image docker/cuda-87508f2b/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-87508f2b:f7214db02c9099d4"
 

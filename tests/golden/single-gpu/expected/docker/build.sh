@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/debian-1329a9c2/Dockerfile "$PIPE_REGISTRY/classifier-debian-1329a9c2:53bfeb97ffbdfcea"
-image docker/cuda-52562ca1/Dockerfile "$PIPE_REGISTRY/classifier-cuda-52562ca1:6dc856ce42cdeb52"
+image docker/debian-1329a9c2/Dockerfile "$PIPE_REGISTRY/classifier-debian-1329a9c2:f73bc5e7b218f180"
+image docker/cuda-52562ca1/Dockerfile "$PIPE_REGISTRY/classifier-cuda-52562ca1:e9d312405ed6e516"
 
