@@ -104,6 +104,16 @@ void pipe_supervisor_report(const pipe_step_log *log, const char *msg);
    printed nothing. */
 char *pipe_supervisor_log_tail(const pipe_step_log *log, int rank);
 
+/* ---- supervisor_tfevents.c ---- */
+
+/* The scalars of the TensorBoard event files (events.out.tfevents.*) under
+   the nroots folders, each written or changed at or after since (seconds
+   since the epoch), into w; time_s counts from since. One log line per file
+   that had corrupt or cut records, one that says what was read. */
+struct pipe_metrics_writer;
+void pipe_supervisor_import_tfevents(pipe_step_log *log, const char *const *roots, size_t nroots, double since,
+                                     struct pipe_metrics_writer *w);
+
 /* ---- supervisor_record.c ---- */
 
 /* The invocation directory's paths into id, the directory and its log
