@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:4d8472f81b548db5
+    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:0f05e01e97c5597b
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classify-7b75ede9fa524792 PIPE_REGISTRY/classify-debian-b8ca68c0:4d8472f81b548db5
+    classify-db5ecac1f7235c26 PIPE_REGISTRY/classify-debian-b8ca68c0:0f05e01e97c5597b
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data classify-make_data classify-7b75ede9fa524792 '' '-'
-    train classify-train classify-7b75ede9fa524792 '' '0'
-    evaluate classify-evaluate classify-7b75ede9fa524792 '' '1,0'
+    make_data classify-make_data classify-db5ecac1f7235c26 '' '-'
+    train classify-train classify-db5ecac1f7235c26 '' '0'
+    evaluate classify-evaluate classify-db5ecac1f7235c26 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:dfa41058ac8ba96c
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:c0232901b45bafc4
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-c0255c7f60bb084a PIPE_REGISTRY/resumable-debian-59b785ba:dfa41058ac8ba96c
-    resumable-e6dfeef533710305 PIPE_REGISTRY/resumable-debian-59b785ba:dfa41058ac8ba96c
-    resumable-3c8670c0f87b4cba PIPE_REGISTRY/resumable-debian-59b785ba:dfa41058ac8ba96c
+    resumable-fe6740bca105398e PIPE_REGISTRY/resumable-debian-59b785ba:c0232901b45bafc4
+    resumable-f8164e45ff8f852c PIPE_REGISTRY/resumable-debian-59b785ba:c0232901b45bafc4
+    resumable-99c1495688f1295d PIPE_REGISTRY/resumable-debian-59b785ba:c0232901b45bafc4
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-c0255c7f60bb084a '' '-'
-    train resumable-train resumable-e6dfeef533710305 '' '0'
-    finetune resumable-finetune resumable-3c8670c0f87b4cba '' '1'
+    prepare resumable-prepare resumable-fe6740bca105398e '' '-'
+    train resumable-train resumable-f8164e45ff8f852c '' '0'
+    finetune resumable-finetune resumable-99c1495688f1295d '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:5ff09234bbc7afc3
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:0ca24eb189abef93
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:0d54020337d5d25e
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:9a2694bff96899e2
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-f0debacc0f6d8de6 PIPE_REGISTRY/commands-python-5fff0840:5ff09234bbc7afc3
-    commands-afc59c6aa7e7f44b PIPE_REGISTRY/commands-pytorch-5a78a011:0ca24eb189abef93
+    commands-3d2ceeecb5918ebc PIPE_REGISTRY/commands-python-5fff0840:0d54020337d5d25e
+    commands-84a79ead5ffcf218 PIPE_REGISTRY/commands-pytorch-5a78a011:9a2694bff96899e2
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-f0debacc0f6d8de6 '' '-'
-    fit commands-fit commands-afc59c6aa7e7f44b '' '0'
-    note commands-note commands-f0debacc0f6d8de6 '' '1'
+    prepare commands-prepare commands-3d2ceeecb5918ebc '' '-'
+    fit commands-fit commands-84a79ead5ffcf218 '' '0'
+    note commands-note commands-3d2ceeecb5918ebc '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

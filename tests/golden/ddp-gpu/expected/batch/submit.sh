@@ -70,22 +70,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:beede0f32f892e6d
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:7feac1bab73bf787
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:2cc1fb66667690ac
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:b34b7d59d20cf746
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp_gpu-d49a9550b4b19428 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:beede0f32f892e6d
-    ddp_gpu-74e69cbb3ea356f8 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:7feac1bab73bf787
+    ddp_gpu-1f60ee981f825f5f PIPE_REGISTRY/ddp-gpu-debian-59b785ba:2cc1fb66667690ac
+    ddp_gpu-e8ed844f7eb33e1f PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:b34b7d59d20cf746
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    gpu_data ddp_gpu-gpu_data ddp_gpu-d49a9550b4b19428 '' '-'
-    train_gpu ddp_gpu-train_gpu ddp_gpu-74e69cbb3ea356f8 '' '0'
-    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-d49a9550b4b19428 '' '0,1'
+    gpu_data ddp_gpu-gpu_data ddp_gpu-1f60ee981f825f5f '' '-'
+    train_gpu ddp_gpu-train_gpu ddp_gpu-e8ed844f7eb33e1f '' '0'
+    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-1f60ee981f825f5f '' '0,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:241976b6abcade8b
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:8883972701232848
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-d7ce52bcc3cd1450 PIPE_REGISTRY/edge-debian-59b785ba:241976b6abcade8b
-    edge-94a96d226644f1d4 PIPE_REGISTRY/edge-debian-59b785ba:241976b6abcade8b
+    edge-608de4422eb0cc4f PIPE_REGISTRY/edge-debian-59b785ba:8883972701232848
+    edge-6db91e31ed96e874 PIPE_REGISTRY/edge-debian-59b785ba:8883972701232848
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-d7ce52bcc3cd1450 '' '-'
-    transform edge-transform edge-94a96d226644f1d4 '' '0'
-    transform_2 edge-transform_2 edge-94a96d226644f1d4 '' '1'
-    transform_3 edge-transform_3 edge-94a96d226644f1d4 '' '2'
-    consume edge-consume edge-d7ce52bcc3cd1450 '' '3'
-    ping edge-ping edge-d7ce52bcc3cd1450 '' '-'
+    produce edge-produce edge-608de4422eb0cc4f '' '-'
+    transform edge-transform edge-6db91e31ed96e874 '' '0'
+    transform_2 edge-transform_2 edge-6db91e31ed96e874 '' '1'
+    transform_3 edge-transform_3 edge-6db91e31ed96e874 '' '2'
+    consume edge-consume edge-608de4422eb0cc4f '' '3'
+    ping edge-ping edge-608de4422eb0cc4f '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

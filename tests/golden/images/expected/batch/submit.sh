@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:4387ade4ac248941
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:549035f116c0db64
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:082ecbcb825def20
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:29756f39e64bd991
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-2f08cc21aca0b523 registry.example.com:5000/ml/images-debian-59b785ba:4387ade4ac248941
-    images-369aad2282670ca0 registry.example.com:5000/ml/images-pytorch-735a62ca:549035f116c0db64
+    images-d673e5c232649e3a registry.example.com:5000/ml/images-debian-59b785ba:082ecbcb825def20
+    images-d1665bc7b5473618 registry.example.com:5000/ml/images-pytorch-735a62ca:29756f39e64bd991
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-2f08cc21aca0b523 '' '-'
-    train images-train images-369aad2282670ca0 '' '0'
+    prep images-prep images-d673e5c232649e3a '' '-'
+    train images-train images-d1665bc7b5473618 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

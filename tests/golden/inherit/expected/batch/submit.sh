@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:a2f5a99992a96942
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:742c6b6bca150c52
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:af20474926b98518
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:baa34351b8005b08
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-9c3a63a3e1102d31 PIPE_REGISTRY/inherit-python-2e3ff5ee:a2f5a99992a96942
-    inherit-bfe8c2123c409929 PIPE_REGISTRY/inherit-python-1dff48ad:742c6b6bca150c52
+    inherit-ac29406449d68909 PIPE_REGISTRY/inherit-python-2e3ff5ee:af20474926b98518
+    inherit-674b3369d468ab7e PIPE_REGISTRY/inherit-python-1dff48ad:baa34351b8005b08
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-9c3a63a3e1102d31 '' '-'
-    tuned inherit-tuned inherit-bfe8c2123c409929 '' '0'
+    plain inherit-plain inherit-ac29406449d68909 '' '-'
+    tuned inherit-tuned inherit-674b3369d468ab7e '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -65,7 +65,7 @@ PIPELINE_LABEL=inherit
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-2e3ff5ee PIPE_REGISTRY/inherit-python-2e3ff5ee:a2f5a99992a96942 python-1dff48ad PIPE_REGISTRY/inherit-python-1dff48ad:742c6b6bca150c52)
+IMAGES=(python-2e3ff5ee PIPE_REGISTRY/inherit-python-2e3ff5ee:af20474926b98518 python-1dff48ad PIPE_REGISTRY/inherit-python-1dff48ad:baa34351b8005b08)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/inherit.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

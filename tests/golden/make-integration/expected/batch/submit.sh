@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:b253fb33abd00eca
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:ebaecfa34fc24eee
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    training-21a9616810896bac PIPE_REGISTRY/training-debian-59b785ba:b253fb33abd00eca
+    training-e92c4ec9f2848f11 PIPE_REGISTRY/training-debian-59b785ba:ebaecfa34fc24eee
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_points training-make_points training-21a9616810896bac '' '-'
-    fit training-fit training-21a9616810896bac '' '0'
-    evaluate training-evaluate training-21a9616810896bac '' '1,0'
+    make_points training-make_points training-e92c4ec9f2848f11 '' '-'
+    fit training-fit training-e92c4ec9f2848f11 '' '0'
+    evaluate training-evaluate training-e92c4ec9f2848f11 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:eb238ce082730cec
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:bfdcc2e151c601e7
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:2b5963e17ae421a7
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:674a29f60918171a
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-b1bb836c9f4b66f5 PIPE_REGISTRY/pretrain-cuda-5cdbe631:eb238ce082730cec
-    pretrain-1343e712e8ee3423 PIPE_REGISTRY/pretrain-cuda-87508f2b:bfdcc2e151c601e7
-    pretrain-22ad9180da46b35f PIPE_REGISTRY/pretrain-cuda-5cdbe631:eb238ce082730cec
+    pretrain-f4e9bea74bde46ba PIPE_REGISTRY/pretrain-cuda-5cdbe631:2b5963e17ae421a7
+    pretrain-a8dd49dc07c1392a PIPE_REGISTRY/pretrain-cuda-87508f2b:674a29f60918171a
+    pretrain-a8c93db38a24b5d7 PIPE_REGISTRY/pretrain-cuda-5cdbe631:2b5963e17ae421a7
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-b1bb836c9f4b66f5 '' '-'
-    train_lm pretrain-train_lm pretrain-1343e712e8ee3423 '' '0'
-    export_model pretrain-export_model pretrain-22ad9180da46b35f '' '1,0'
+    tokenize pretrain-tokenize pretrain-f4e9bea74bde46ba '' '-'
+    train_lm pretrain-train_lm pretrain-a8dd49dc07c1392a '' '0'
+    export_model pretrain-export_model pretrain-a8c93db38a24b5d7 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
