@@ -96,9 +96,10 @@ PY
 
 echo "== report"
 "$exe" report first --store "$store" >"$tmp/report.log" 2>&1 || { cat "$tmp/report.log"; fail "report failed"; }
-"$venv/bin/python" "$src/tests/report/check_report.py" "$run/report.html" --charts 1 \
-    --text "Pipeline experiment run first" --text "max_feature_correlation" --text "train_accuracy" ||
-    fail "the report does not show the run"
+"$venv/bin/python" "$src/tests/report/check_report.py" "$run/report.html" --charts 1 --images 1 \
+    --text "Pipeline experiment run first" --text "max_feature_correlation" --text "train_accuracy" \
+    --text "confusion_matrix" --text "per_class" --text "precision" ||
+    fail "the report does not show the run, its image and its table"
 
 echo "== parameters: another lr runs train and evaluate again; the same one gives the same losses"
 "$exe" run --store "$store" --run-id lr --param lr=0.002 >"$tmp/run2.log" 2>&1 ||
@@ -114,6 +115,13 @@ cmp -s <(cut -d, -f1-3 "$run/train/metrics.csv") <(cut -d, -f1-3 "$store/lr/trai
 "$exe" run --store "$store" --run-id again --no-cache >"$tmp/run3.log" 2>&1 || fail "the run with --no-cache failed"
 cmp <(cut -d, -f1-3 "$run/train/metrics.csv") <(cut -d, -f1-3 "$store/again/train/metrics.csv") ||
     fail "the same parameters gave other losses: the example is not deterministic"
+
+echo "== the two runs compared"
+"$exe" report first lr --store "$store" -o "$tmp/compare.html" >"$tmp/compare.log" 2>&1 ||
+    { cat "$tmp/compare.log"; fail "report first lr failed"; }
+"$venv/bin/python" "$src/tests/report/check_report.py" "$tmp/compare.html" --images 2 \
+    --text "lr" --text "0.002" --text "loss" --text "confusion_matrix" --text "per_class" ||
+    fail "the comparison does not show both runs"
 
 ok=1
 echo "experiment example: ok"

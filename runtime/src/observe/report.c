@@ -13,6 +13,7 @@
 
 #include "cmd/cliopt.h"
 #include "cmd/commands.h"
+#include "cmd/followup.h"
 #include "cmd/history.h"
 #include "pipe/base.h"
 #include "exec/progress.h"
@@ -537,10 +538,13 @@ static void profiles(pipe_textbuf *b, const pipe_run_view *v)
 
 static void logs(pipe_textbuf *b, const pipe_run_view *v)
 {
-    pipe_tb_printf(b, "<h2>Logs</h2>\n<p class=\"muted\">The last %d lines of each (all of it: <code>logs ",
+    pipe_tb_printf(b, "<h2>Logs</h2>\n<p class=\"muted\">The last %d lines of each (all of it: <code>",
                    PIPE_VIEW_LOG_LINES);
-    h(b, v->run_id);
-    pipe_tb_puts(b, " INVOCATION</code>).</p>\n");
+    /* The command as the user types it: with the run's --store. */
+    char *cmd = pipe_followup(v->store, "logs", v->run_id, "INVOCATION", (const char *)NULL);
+    h(b, cmd ? cmd : "logs RUN INVOCATION");
+    free(cmd);
+    pipe_tb_puts(b, "</code>).</p>\n");
     for (size_t i = 0; i < v->n; i++) {
         const pipe_view_invocation *inv = &v->inv[i];
         if (!inv->log_tail)
