@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:c0232901b45bafc4
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-fe6740bca105398e PIPE_REGISTRY/resumable-debian-59b785ba:c0232901b45bafc4
-    resumable-f8164e45ff8f852c PIPE_REGISTRY/resumable-debian-59b785ba:c0232901b45bafc4
-    resumable-99c1495688f1295d PIPE_REGISTRY/resumable-debian-59b785ba:c0232901b45bafc4
+    resumable-dae7c50c30d05306 PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
+    resumable-3fb516c3f1b7871a PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
+    resumable-3d636a60d664c297 PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-fe6740bca105398e '' '-'
-    train resumable-train resumable-f8164e45ff8f852c '' '0'
-    finetune resumable-finetune resumable-99c1495688f1295d '' '1'
+    prepare resumable-prepare resumable-dae7c50c30d05306 '' '-'
+    train resumable-train resumable-3fb516c3f1b7871a '' '0'
+    finetune resumable-finetune resumable-3d636a60d664c297 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/edge-debian-59b785ba:8883972701232848"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/edge-debian-59b785ba:d046fa9adae72551"
 

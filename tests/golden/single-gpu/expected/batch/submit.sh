@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:2cea6097c84b1016
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:cbd636f9ad6c661b
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:9d39b7c7f27736a0
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:f5108281d2789ca0
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-f0529a848c9d1990 PIPE_REGISTRY/classifier-debian-1329a9c2:2cea6097c84b1016
-    classifier-b53d71ae0ea58407 PIPE_REGISTRY/classifier-cuda-52562ca1:cbd636f9ad6c661b
+    classifier-e3433e14c49ed99d PIPE_REGISTRY/classifier-debian-1329a9c2:9d39b7c7f27736a0
+    classifier-f9bd9e22abaea6fb PIPE_REGISTRY/classifier-cuda-52562ca1:f5108281d2789ca0
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-f0529a848c9d1990 '' '-'
-    split classifier-split classifier-f0529a848c9d1990 '' '0'
-    train classifier-train classifier-b53d71ae0ea58407 '' '1'
-    evaluate classifier-evaluate classifier-f0529a848c9d1990 '' '2,1'
+    load_data classifier-load_data classifier-e3433e14c49ed99d '' '-'
+    split classifier-split classifier-e3433e14c49ed99d '' '0'
+    train classifier-train classifier-f9bd9e22abaea6fb '' '1'
+    evaluate classifier-evaluate classifier-e3433e14c49ed99d '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
