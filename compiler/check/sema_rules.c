@@ -173,8 +173,9 @@ static void check_images(sema *s, step_info *st, const effective_options *eff, b
     }
 }
 
-/* W0403: the profiler and the memory cleanup work on GPUs and on Neuron
-   devices (neuron-monitor); a step with neither gets nothing from them. */
+/* W0403: the memory cleanup works on GPUs and the profiler samples GPUs
+   and Neuron devices (neuron-monitor); a step with neither gets nothing
+   from the first and only CPU and memory charts from the second. */
 static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu, bool neuron)
 {
     if (needs_gpu || neuron)
@@ -187,11 +188,19 @@ static void check_gpu_decorators(sema *s, step_info *st, bool needs_gpu, bool ne
         diagnostic *dg = diag_report(s->pg->diag, inst->decl->name.sp, DIAG_W0403,
                                      "@%s on step `%s`, which uses no GPU and no Neuron device",
                                      inst->schema->name, st->name);
-        diag_label(s->pg->diag, dg, "has no effect without an accelerator");
-        diag_help(s->pg->diag, dg,
-                  "give the step a GPU with `@resources(gpu = 1)` or a Neuron device with "
-                  "`@resources(trainium = 1)`, or remove @%s",
-                  inst->schema->name);
+        if (gpu_only[i] == DEC_GPU_PROFILE) {
+            diag_label(s->pg->diag, dg, "records only CPU and memory without an accelerator");
+            diag_help(s->pg->diag, dg,
+                      "the report gets the step's CPU and memory charts (profile/process.csv) and no GPU ones; "
+                      "give the step a GPU with `@resources(gpu = 1)` or a Neuron device with "
+                      "`@resources(trainium = 1)` for those");
+        } else {
+            diag_label(s->pg->diag, dg, "has no effect without an accelerator");
+            diag_help(s->pg->diag, dg,
+                      "give the step a GPU with `@resources(gpu = 1)` or a Neuron device with "
+                      "`@resources(trainium = 1)`, or remove @%s",
+                      inst->schema->name);
+        }
     }
 }
 

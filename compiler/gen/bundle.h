@@ -162,6 +162,12 @@ int gen_driver(bundle *b, const char *manifest_yaml, strbuf *out, char *err, siz
 const char *gen_driver_path(bundle *b);
 /* pipec-rebuild.cmake: bundle_build runs it last, since it lists every file. */
 int gen_rebuild(bundle *b, char *err, size_t errsize);
+/* pipec-inputs.txt: every file the build read, with its stat and digest
+   and the bundle's copy of it, for `run` to notice edits (gen_inputs.c). */
+int gen_inputs(bundle *b, char *err, size_t errsize);
+/* An absolute form of path (relative to the working directory cwd, asked
+   once for thousands of sources), or NULL (gen_rebuild.c). */
+const char *bundle_absolute(bundle *b, const char *cwd, const char *path);
 
 /* Writes the bundle of a model (model_build) for the targets in
    opts->targets (bundle_build.c). Returns 0, or -1 with a message in err

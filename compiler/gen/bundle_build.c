@@ -136,7 +136,7 @@ int bundle_build(model *m, const build_options *opts, arena *a, char *err, size_
     }
     /* Last: it lists every file written. */
     b.target = deploy_targets[0]->name;
-    if ((opts->targets & TARGET_LOCAL) && gen_rebuild(&b, err, errsize) != 0)
+    if ((opts->targets & TARGET_LOCAL) && (gen_inputs(&b, err, errsize) != 0 || gen_rebuild(&b, err, errsize) != 0))
         goto done;
     ptr_vec stale = {0};
     bundle_list_update(&b, &stale);

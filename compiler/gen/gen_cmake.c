@@ -99,9 +99,17 @@ int gen_cmake(bundle *b, char *err, size_t errsize)
     }
     if (b->has_commands)
         sb_printf(&install, "# The files command steps run with: the executable looks for them here\n"
-                            "# (PREFIX/share/pipe/%s) when it is installed.\n"
-                            "install(DIRECTORY src/user/ DESTINATION share/pipe/%s/src/user USE_SOURCE_PERMISSIONS)\n",
-                  b->mf->pipeline, b->mf->pipeline);
+                            "# (PREFIX/share/pipe/%s) when it is installed; python/ holds the `pipe`\n"
+                            "# module, which every image has.\n",
+                  b->mf->pipeline);
+    else
+        sb_printf(&install, "# The `pipe` Python module, which every image has, where an installed\n"
+                            "# executable looks for the bundle's files (PREFIX/share/pipe/%s).\n",
+                  b->mf->pipeline);
+    if (b->has_commands)
+        sb_printf(&install, "install(DIRECTORY src/user/ DESTINATION share/pipe/%s/src/user USE_SOURCE_PERMISSIONS)\n",
+                  b->mf->pipeline);
+    sb_printf(&install, "install(DIRECTORY python/ DESTINATION share/pipe/%s/python)\n", b->mf->pipeline);
     if (b->needs_cuda) {
         const char *glue = arena_printf(b->arena, "src/%s_cuda.cu", b->mf->pipeline);
         cmake_path(&cu, glue);

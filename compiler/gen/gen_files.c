@@ -489,5 +489,10 @@ int gen_runtime(bundle *b, char *err, size_t errsize)
         strbuf *out = bundle_add_file(b, arena_printf(b->arena, "runtime/%s", f->path), false);
         sb_putn(out, f->data, f->len);
     }
+    /* The `pipe` Python module: command steps find it on PYTHONPATH. */
+    for (const embedded_file *f = embedded_python; f->path; f++) {
+        strbuf *out = bundle_add_file(b, arena_printf(b->arena, "python/%s", f->path), false);
+        sb_putn(out, f->data, f->len);
+    }
     return 0;
 }

@@ -13,9 +13,7 @@
 #include "bundle.h"
 #include "template.h"
 
-/* An absolute form of path (relative to the working directory cwd, asked
-   once for thousands of sources), or NULL. */
-static const char *absolute(bundle *b, const char *cwd, const char *path)
+const char *bundle_absolute(bundle *b, const char *cwd, const char *path)
 {
     if (path[0] == '/')
         return path;
@@ -57,7 +55,7 @@ int gen_rebuild(bundle *b, char *err, size_t errsize)
         return 0; /* nothing to build it again with: the copies are all there is */
     char cwd_buf[PATH_MAX];
     const char *cwd = getcwd(cwd_buf, sizeof cwd_buf);
-    const char *out = absolute(b, cwd, o->out_dir);
+    const char *out = bundle_absolute(b, cwd, o->out_dir);
     if (!out)
         return 0;
     strbuf pipec = STRBUF_INIT, pipe = STRBUF_INIT, dir = STRBUF_INIT, args = STRBUF_INIT, inputs = STRBUF_INIT,
@@ -68,7 +66,7 @@ int gen_rebuild(bundle *b, char *err, size_t errsize)
     if (o->registry) /* the images keep their names */
         ok = ok && list_item(&args, "--registry") && list_item(&args, o->registry);
     for (size_t i = 0; ok && i < b->inputs.len; i++) {
-        const char *path = absolute(b, cwd, b->inputs.items[i]);
+        const char *path = bundle_absolute(b, cwd, b->inputs.items[i]);
         ok = path && list_item(&inputs, path);
     }
     const char *self = "pipec-rebuild.cmake";

@@ -33,7 +33,7 @@
 /* What the Dockerfiles copy into their build stage: the bundle's
    CMakeLists.txt and sources and the runtime (a `build/` folder in the
    bundle stays out). An image's tag digests these files. */
-static const char *const build_context[] = {"CMakeLists.txt", "src/", "runtime/"};
+static const char *const build_context[] = {"CMakeLists.txt", "src/", "runtime/", "python/"};
 
 bool docker_copies(const char *path)
 {
@@ -388,12 +388,16 @@ int docker_dockerfile(bundle *b, const bundle_image *img, strbuf *out, char *err
         {"python_path", have_reqs ? "# Command steps' programs find the requirements first.\n"
                                     "ENV PATH=\"/opt/pipe/venv/bin:$PATH\"\n"
                                   : ""},
-        {"bundle_files", b->has_commands
-                             ? arena_printf(b->arena,
-                                            "# The files command steps run with (the executable finds them here).\n"
-                                            "COPY --from=build /opt/pipe/share/pipe/%s /opt/pipe/share/pipe/%s\n",
-                                            b->mf->pipeline, b->mf->pipeline)
-                             : ""},
+        {"bundle_files",
+         arena_printf(b->arena,
+                      "%s"
+                      "COPY --from=build /opt/pipe/share/pipe/%s /opt/pipe/share/pipe/%s\n",
+                      b->has_commands ? "# The files command steps run with (the executable finds them here) and\n"
+                                        "# python/, the `pipe` module (on PYTHONPATH above).\n"
+                                      : "# python/, the `pipe` module (on PYTHONPATH above).\n",
+                      b->mf->pipeline, b->mf->pipeline)},
+        {"pipe_module", arena_printf(b->arena, "ENV PYTHONPATH=\"/opt/pipe/share/pipe/%s/python${PYTHONPATH:+:$PYTHONPATH}\"\n",
+                                     b->mf->pipeline)},
         {"environment", sb_cstr(&env)},
         {"entrypoint", sb_cstr(&entry)},
     };

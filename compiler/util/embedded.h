@@ -15,6 +15,7 @@ typedef struct embedded_file {
 /* The tables end with an entry whose path is NULL. */
 extern const embedded_file embedded_templates[];
 extern const embedded_file embedded_runtime[];
+extern const embedded_file embedded_python[]; /* "pipe/__init__.py": the bundle's python/ */
 extern const embedded_file embedded_explain[]; /* "E0303.md" */
 
 const embedded_file *embedded_find(const embedded_file *table, const char *path);

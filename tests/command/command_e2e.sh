@@ -2,7 +2,8 @@
 # Command steps end to end through pipec, CMake and the bundle's `step`:
 # arguments with spaces, quotes and $(...) reach the program intact and
 # inert; the environment; a folder output, its digest, caching and use as
-# an input; PIPE_METRICS; a missing output; a program not found;
+# an input; PIPE_METRICS; a missing output; one written as path.npy; a
+# program not found;
 # torch.distributed (env://, gloo) over 4 CPU ranks; a Python exception in
 # rank 1; Accelerate's mixed precision; Accelerate's save_state from 2 ranks
 # into one output folder; a program on two machines (machine 0's folder is
@@ -59,6 +60,21 @@ run forget_output R
 check "[ $? = 1 ] && grep -q 'did not write output .out.' '$store/R/forget_output/step.yaml'" \
     "forget_output: fails naming output out"
 check "[ -z \"\$(ls -A '$store/R/forget_output/outputs' 2>/dev/null)\" ]" "forget_output: no output left"
+
+# 3b. np.save(path, a) writes path.npy: the failure names what was written
+# and how to write the exact path; an open file is the exact path. Any other
+# single path.EXT gets the general hint.
+run np_save N1 --param text=plain
+check "[ $? = 1 ] && grep -q 'wrote the path in {out} with .\\.npy. added' '$work/np_save-N1.out' &&
+    grep -q 'help: write the exact path (PIPE_OUTPUT_OUT), np.save appends .npy' '$work/np_save-N1.out' &&
+    grep -qF 'np.save(open(path, ' '$store/N1/np_save/step.yaml' &&
+    [ -z \"\$(ls -A '$store/N1/np_save/outputs' 2>/dev/null)\" ]" \
+    "np_save plain: names path.npy and how to write the exact path ($(head -3 "$work/np_save-N1.out" | tr '\n' ' '))"
+run np_save N2 --param text=file
+check "[ $? = 0 ] && [ \"\$(field np_save status N2)\" = done ]" "np_save file: the exact path is the output"
+run suffixed N1
+check "[ $? = 1 ] && grep -q 'wrote the path in {out} with .\\.csv. added' '$work/suffixed-N1.out' &&
+    grep -q 'without adding an extension' '$work/suffixed-N1.out'" "suffixed: names path.csv"
 
 # 4. A program that is not found fails naming the step and the program.
 run not_found R

@@ -5,6 +5,7 @@
 # virtual environment; the step imports it and writes its version and path,
 # and the environment the .pipe file gives it (the pipeline's and the step's
 # @docker(environment) merged key by key, the body's over the image's).
+# Then `import pipe` in the image: the module from the bundle, on PYTHONPATH.
 #
 #   docker_pypi.sh PIPEC REPO_ROOT WORK_DIR
 #
@@ -104,6 +105,14 @@ if diff -u "$dir/report.expected" "$dir/report"; then
     echo "ok   its environment: the pipeline's OMP_PROC_BIND, the step's A, the body's B"
 else
     echo "FAIL: what the step saw in the image differs (above)"
+    status=1
+fi
+# The `pipe` Python module is in the image, on PYTHONPATH for any program.
+got=$(buildah run --isolation chroot "$ctr" -- python3 -c 'import pipe; print(pipe.__file__)' 2>&1)
+if [ "$got" = /opt/pipe/share/pipe/pypi/python/pipe/__init__.py ]; then
+    echo "ok   import pipe in the image: $got"
+else
+    echo "FAIL: import pipe in the image gave: $got"
     status=1
 fi
 [ $status = 0 ] && echo "docker pypi: ok"

@@ -149,9 +149,12 @@ grep -q "accuracy" "$tmp/first.out" || fail "the run's output does not show the 
 echo "accuracy $acc"
 
 step "report: what ran, how long, with which parameters, how the loss fell"
-grep -q "report: \`mnist report $(basename "$first")\` writes" "$tmp/first.out" ||
-    { show_file "$tmp/first.out"; fail "the run does not say where its report can be written"; }
-logged "$exe" report --store "$store"
+# The printed command, pasted as it is: the executable as started and --store.
+# shellcheck disable=SC2016 # the backquotes are the message's
+pasted=$(sed -n 's/^report: `\(.*\)` writes .*/\1/p' "$tmp/first.out")
+[ "$pasted" = "$exe report $(basename "$first") --store $store" ] ||
+    { show_file "$tmp/first.out"; fail "the run does not say where its report can be written (got: $pasted)"; }
+logged sh -c "$pasted"
 page=$first/report.html
 [ -f "$page" ] || { show_file "$tmp/log"; fail "no $page"; }
 if ! python3 "$src/tests/report/check_report.py" "$page" --charts 2 --text "Pipeline mnist run $(basename "$first")" \

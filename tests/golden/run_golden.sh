@@ -2,7 +2,7 @@
 # Golden test of one case: `pipec build` the case's pipeline with every
 # target, then diff each generated file with tests/golden/NAME/expected/.
 # Copies (runtime/, src/user/) are checked for presence, not content, and so
-# are pipec-rebuild.cmake, which holds this machine's paths, and
+# are pipec-rebuild.cmake and pipec-inputs.txt, which hold this machine's paths, and
 # pipec-files.txt, the list of every file written (runtime/ among them).
 # The build runs twice: the second must produce identical bytes and must
 # not rewrite any file (mtimes unchanged). UPDATE_GOLDEN=1 rewrites expected/.
@@ -29,7 +29,7 @@ if ! "$pipec" build "$(basename "$pipe")" "${select[@]}" -o "$work/out" --target
     exit 1
 fi
 generated() {
-    (cd "$1" && find . -type f ! -path './runtime/*' ! -path './src/user/*' ! -name pipec-rebuild.cmake \
+    (cd "$1" && find . -type f ! -path './runtime/*' ! -path './src/user/*' ! -name pipec-rebuild.cmake ! -name pipec-inputs.txt \
         ! -name pipec-files.txt |
         sed 's|^\./||' | LC_ALL=C sort)
 }

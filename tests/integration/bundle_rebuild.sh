@@ -6,7 +6,8 @@
 # sources say. Checked with Ninja (a source edited, the .pipe edited, a
 # source added, a broken .pipe file) and Make (a source edited); then a
 # bundle whose pipec is gone, and one moved elsewhere, build from their
-# copies as they are.
+# copies as they are (and their executables refuse to run an edited
+# source's old copy while the original is there).
 #
 #   bundle_rebuild.sh PIPEC EXAMPLE_DIR     (EXAMPLE_DIR: tests/integration/outside)
 set -euo pipefail
@@ -101,7 +102,13 @@ sed -i 's/"make wrote %lld numbers"/"unseen wrote %lld numbers"/' "$src/steps/ge
 logged "$cmake" --build "$tmp/orphan/build"
 grep -q "built from the sources in this bundle as they are" "$tmp/log" ||
     { cat "$tmp/log" >&2; fail "no word that the bundle builds from its copies"; }
-[ "$(run_count "$tmp/orphan/build/counting")" = "make wrote 24 numbers" ] || fail "the orphan bundle did not keep its copies"
+# Its executable refuses to run the old copy of an edited source (docs/runtime.md, "Edit, run").
+if "$tmp/orphan/build/counting" run --store "$tmp/store" >"$tmp/run.log" 2>&1; then
+    cat "$tmp/run.log" >&2
+    fail "the orphan bundle ran the old copy of an edited source"
+fi
+grep -q "pipe: error: $src/steps/generate.c changed since this bundle was built" "$tmp/run.log" ||
+    { cat "$tmp/run.log" >&2; fail "the orphan bundle does not name the edited source"; }
 
 step "a bundle moved elsewhere builds from its copies"
 cp -R "$tmp/make-bundle" "$tmp/moved"
@@ -110,7 +117,10 @@ configure "$tmp/moved" Ninja
 grep -q "counting: built from the sources in this bundle as they are" "$tmp/configure.log" ||
     { cat "$tmp/configure.log" >&2; fail "the moved bundle would rebuild another bundle's files"; }
 logged "$cmake" --build "$tmp/moved/build"
+# The originals are not on this machine (as in an image): it runs its copies as they are.
+mv "$src" "$tmp/src-away"
 [ "$(run_count "$tmp/moved/build/counting")" = "make wrote 24 numbers" ] || fail "the moved bundle did not build from its copies"
+mv "$tmp/src-away" "$src"
 
 ok=1
 echo "bundle_rebuild: ok"

@@ -136,5 +136,15 @@ run_pipeline "$b/counter" "$tmp/store"
 step "run the bundle's executable"
 run_pipeline "$tmp/unpacked/build/counting" "$tmp/store-bundle"
 
+step "a step source edited, then run: the executable builds itself again first"
+tick
+echo "/* edited before a run */" >>"$src/steps/total.c"
+run_pipeline "$b/counter" "$tmp/store"
+grep -qxF "pipe: $src/steps/total.c changed since the build; rebuilding (cmake --build $b --target counter)" "$tmp/run.log" ||
+    { cat "$tmp/run.log" >&2; fail "run did not rebuild after steps/total.c was edited"; }
+grep -q "edited before a run" "$b/counter-bundle/src/user/total.c" || fail "the rebuild did not run pipec"
+run_pipeline "$b/counter" "$tmp/store"
+if grep -q "changed since the build" "$tmp/run.log"; then cat "$tmp/run.log" >&2; fail "rebuilt again with nothing changed"; fi
+
 ok=1
 echo "ok"

@@ -52,7 +52,16 @@ for n in 1 2 3 4 8; do
         check "grep -q '\[rank $r\] sum=' '$log'" "ranks_$n: rank $r collectives"
     done
 done
+# OMP_NUM_THREADS as torchrun sets it: unset for one rank, 1 for several
+# without a CPU count, the CPUs per local rank (at least 1) with one; the
+# user's (the step's environment map, the caller's environment) stands.
+check "grep -q 'OMP_NUM_THREADS=(unset)' '$store/W1/ranks_1/log'" "OMP_NUM_THREADS: unset for one rank"
+check "[ \$(grep -c 'OMP_NUM_THREADS=1\$' '$store/W2/ranks_2/log') = 2 ]" "OMP_NUM_THREADS: 1 for 2 ranks without cpu"
+check "[ \$(grep -c 'OMP_NUM_THREADS=3\$' '$store/W3/ranks_3/log') = 3 ]" "OMP_NUM_THREADS: the step's environment map stands"
 check "grep -q 'OMP_NUM_THREADS=1' '$store/W4/ranks_4/log'" "OMP_NUM_THREADS from cpu / local ranks"
+check "[ \$(grep -c 'OMP_NUM_THREADS=2\$' '$store/W8/ranks_8/log') = 8 ]" "OMP_NUM_THREADS: 16 CPUs / 8 ranks"
+OMP_NUM_THREADS=5 "$exe" step ranks_2 --run-id W2u --store "$store" --no-cache >"$work/W2u.out" 2>&1
+check "[ $? = 0 ] && [ \$(grep -c 'OMP_NUM_THREADS=5\$' '$store/W2u/ranks_2/log') = 2 ]" "OMP_NUM_THREADS: the caller's stands"
 # One machine, no port given: two free ports, MASTER_PORT for the framework and another for pipe.
 ports=$(sed -n 's/.*\[rank 0\] ports MASTER_PORT=\([0-9]*\) PIPE_RDZV_PORT=\([0-9]*\).*/\1 \2/p' "$store/W2/ranks_2/log")
 check "[ -n '$ports' ] && [ \$(echo $ports | tr ' ' '\n' | sort -u | wc -l) = 2 ]" "free ports: MASTER_PORT and PIPE_RDZV_PORT differ ($ports)"
@@ -83,6 +92,23 @@ check "grep -q 'rank 2 (machine 0' '$store/F2/ranks_3/step.yaml' && grep -q 'kil
     "sigkill: the error names rank 2 and the signal"
 sleep 0.2
 check "all_dead '$work/m3'" "sigkill: no rank left running"
+
+# 3b. A NULL pointer dereferenced: the signal by name, the backtrace with
+# the function's name (addr2line), and the `step` command that does it
+# again, which works when pasted.
+"$exe" step ranks_1 --run-id S1 --store "$store" --param mode=segv >"$work/S1.out" 2>&1
+status=$?
+check "[ $status = 1 ] && grep -q 'was killed by SIGSEGV (segmentation fault): backtrace, innermost call first' '$work/S1.out'" \
+    "segv: the signal's name and meaning ($(head -2 "$work/S1.out" | tr '\n' ' '))"
+check "grep -q '^    dereference_null (ranks.c' '$work/S1.out' && grep -q '^    body (ranks.c' '$work/S1.out' &&
+    grep -q 'dereference_null' '$store/S1/ranks_1/step.yaml' && ! grep -q 'pipe_worker_run' '$work/S1.out'" \
+    "segv: the backtrace names the functions of the step, not the runtime's"
+# shellcheck disable=SC2016 # the backquotes are the message's, not the shell's
+again=$(sed -n 's/^reproduce: `\(.*\)`$/\1/p' "$work/S1.out")
+check "[ \"\$again\" = \"$exe step ranks_1 --run-id S1 --store $store --param mode=segv --param marker= --param seed=1\" ]" \
+    "segv: the command that reproduces it ($again)"
+sh -c "$again" >"$work/S1-again.out" 2>&1
+check "[ $? = 1 ] && grep -q 'killed by SIGSEGV' '$work/S1-again.out'" "segv: the pasted command fails the same way"
 
 # 4. SIGTERM to the launcher reaches every rank.
 mkdir -p "$work/m4"

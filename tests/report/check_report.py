@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Checks a report written by `EXE report`: it parses as HTML, fetches
 nothing from anywhere (no script, no external src/href, no @import or url()
-other than a fragment), and holds the texts given.
+other than a fragment), and holds the texts given. The one exception: a
+logged image, <img src="data:image/png;base64,..."> (or image/jpeg), whose
+bytes decode and start as a PNG (JPEG) does.
 
-    check_report.py FILE [--text TEXT]... [--no-text TEXT]... [--charts N] [--max-bytes N]
+    check_report.py FILE [--text TEXT]... [--no-text TEXT]... [--charts N] [--images N] [--max-bytes N]
 
 --text: a text the page shows (its text content, tags removed, whitespace
 collapsed); --no-text: one it must not show; --charts N: at least N charts
-(<svg class="chart">); --max-bytes: an upper bound on the file's size.
+(<svg class="chart">); --images N: exactly N inline images; --max-bytes: an upper bound on the file's size.
 Exit 0 when every check passes, 1 otherwise, with one line per problem."""
 import argparse
+import base64
+import binascii
 import html.parser
 import re
 import sys
@@ -19,6 +23,8 @@ FETCHING = {"script", "iframe", "frame", "object", "embed", "link", "img", "imag
             "track", "base", "applet", "portal", "use"}
 URL_ATTRS = {"src", "href", "xlink:href", "srcset", "action", "formaction", "poster", "data", "background",
              "manifest", "ping", "cite", "longdesc", "usemap", "codebase", "archive"}
+DATA_IMAGE = re.compile(r"data:image/(png|jpeg);base64,([A-Za-z0-9+/]*={0,2})\Z")
+MAGIC = {"png": b"\x89PNG\r\n\x1a\n", "jpeg": b"\xff\xd8\xff"}
 CSS_URL = re.compile(r"url\(\s*(['\"]?)([^)'\"]*)\1\s*\)", re.I)
 
 
@@ -28,6 +34,7 @@ class Page(html.parser.HTMLParser):
         self.problems = []
         self.text = []
         self.charts = 0
+        self.images = 0
         self.in_style = False
         self.in_title = False
         self.stack = []
@@ -49,8 +56,28 @@ class Page(html.parser.HTMLParser):
     def handle_decl(self, decl):
         self.doctype = self.doctype or decl.lower().startswith("doctype html")
 
+    def inline_image(self, tag, attrs):
+        """Whether this is an <img> whose only source is a data: URI of a real PNG or JPEG."""
+        if tag != "img":
+            return False
+        srcs = [v or "" for n, v in attrs if n in URL_ATTRS]
+        m = DATA_IMAGE.match(srcs[0]) if len(srcs) == 1 and dict(attrs).get("src") else None
+        if not m:
+            return False
+        try:
+            data = base64.b64decode(m.group(2), validate=True)
+        except (binascii.Error, ValueError):
+            self.problem("<img> data: URI is not base64")
+            return True
+        if not data.startswith(MAGIC[m.group(1)]):
+            self.problem("<img> data: URI says image/%s but its bytes are not one" % m.group(1))
+        self.images += 1
+        return True
+
     def handle_starttag(self, tag, attrs):
-        if tag in FETCHING:
+        if self.inline_image(tag, attrs):
+            attrs = [(n, v) for n, v in attrs if n != "src"]
+        elif tag in FETCHING:
             self.problem("<%s> element" % tag)
         if tag == "meta":
             d = dict(attrs)
@@ -98,6 +125,7 @@ def main():
     ap.add_argument("--text", action="append", default=[])
     ap.add_argument("--no-text", action="append", default=[])
     ap.add_argument("--charts", type=int, default=0)
+    ap.add_argument("--images", type=int, default=-1)
     ap.add_argument("--max-bytes", type=int, default=0)
     a = ap.parse_args()
     raw = open(a.file, "rb").read()
@@ -126,6 +154,8 @@ def main():
             problems.append("unexpected text: %s" % t)
     if page.charts < a.charts:
         problems.append("%d charts, expected at least %d" % (page.charts, a.charts))
+    if a.images >= 0 and page.images != a.images:
+        problems.append("%d inline images, expected %d" % (page.images, a.images))
     for p in problems:
         print("%s: %s" % (a.file, p))
     return 1 if problems else 0

@@ -2,10 +2,11 @@
 """Checks that a PNG (a screenshot of the report) is not blank: decoded with
 zlib alone (8-bit RGB or RGBA, not interlaced, as Chromium writes them).
 
-    png_check.py FILE [--width N] [--min-colors N] [--min-ink PERCENT]
+    png_check.py FILE [--width N] [--min-colors N] [--min-ink PERCENT] [--has-color R,G,B[:N]]...
 
 --width: the image is this wide; --min-colors: at least this many distinct
-colours; --min-ink: at least this percent of pixels are not near-white.
+colours; --min-ink: at least this percent of pixels are not near-white; --has-color: at least N (default 20) pixels
+within 6 of that colour in each channel (a colour only a decoded image draws).
 Prints what it measured; exit 0 when it passes, 1 otherwise."""
 import argparse
 import struct
@@ -67,6 +68,7 @@ def main():
     ap.add_argument("--width", type=int, default=0)
     ap.add_argument("--min-colors", type=int, default=16)
     ap.add_argument("--min-ink", type=float, default=2.0)
+    ap.add_argument("--has-color", action="append", default=[])
     a = ap.parse_args()
     try:
         w, h, bpp, rows = decode(a.file)
@@ -90,6 +92,17 @@ def main():
         problems.append("only %d colours (at least %d)" % (len(colors), a.min_colors))
     if share < a.min_ink:
         problems.append("only %.1f%% of it is not white (at least %.1f%%)" % (share, a.min_ink))
+    for want in a.has_color:
+        rgb, _, count = want.partition(":")
+        r0, g0, b0 = (int(v) for v in rgb.split(","))
+        need, found = int(count or 20), 0
+        for row in rows:
+            for x in range(0, w * bpp, bpp):
+                if abs(row[x] - r0) <= 6 and abs(row[x + 1] - g0) <= 6 and abs(row[x + 2] - b0) <= 6:
+                    found += 1
+        print("%s: %d pixels of colour %s" % (a.file, found, rgb))
+        if found < need:
+            problems.append("%d pixels of colour %s, at least %d expected (an image not decoded?)" % (found, rgb, need))
     for p in problems:
         print("%s: blank? %s" % (a.file, p))
     return 1 if problems else 0

@@ -9,9 +9,16 @@
                       (default 100; 0: not profiled), for bench/profile.sh
      neuron           idle on 2 Trainium devices, sampled every 100 ms
                       (neuron-monitor: PIPE_NEURON_MONITOR, a stand-in)
+     chain            prepare -> link_1 -> ... -> link_8 -> join, and join
+                      needs prepare too: ten layers, drawn top to bottom,
+                      with an edge past eight boxes
+     skip             prepare -> train -> evaluate, and evaluate needs
+                      prepare too: an edge that skips over train's box
+                      (the report's graph routes it around)
 
    train records `loss` and `train_accuracy` each epoch (pipe_metric) and
-   `val_loss` every tenth (pipe_metric_at), busy for work_ms with 32 MiB
+   `val_loss` every tenth (pipe_metric_at), falling faster with a larger
+   lr, busy for work_ms with 32 MiB
    resident; evaluate records `accuracy` and fails when asked to. */
 #include <inttypes.h>
 #include <math.h>
@@ -98,7 +105,11 @@ static int train_main(pipe_ctx *ctx, const train_args *a)
     for (int64_t e = 0; e < a->epochs; e++) {
         if (per_epoch > 0)
             spin_ms(per_epoch);
-        double loss = 2.3 * exp(-(double)e / (a->epochs / 4.0 + 1)) * (1 + 0.05 * sin((double)e * 1.7)) + 0.05;
+        /* lr 0.05 (the default) gives the curve the tests know; another
+           one a faster or slower fall, so that two runs compare. */
+        double speed = a->lr > 0 ? sqrt(a->lr / 0.05) : 1;
+        double loss =
+            2.3 * exp(-(double)e * speed / (a->epochs / 4.0 + 1)) * (1 + 0.05 * sin((double)e * 1.7)) + 0.05;
         pipe_metric(ctx, "loss", loss);
         pipe_metric(ctx, "train_accuracy", 1.0 - loss / 2.5);
         if (e % 10 == 9)
@@ -286,6 +297,24 @@ static char *wide_manifest(int total)
     return m;
 }
 
+/* The manifest of the chain shape. */
+static char *chain_manifest(void)
+{
+    size_t cap = sizeof common + 4096, used;
+    char *m = malloc(cap);
+    if (!m)
+        return NULL;
+    used = (size_t)snprintf(m, cap, "%s", common);
+    for (int i = 1; i <= 8; i++)
+        used += (size_t)snprintf(m + used, cap - used,
+                                 "  - {id: link_%d, step: join, needs: [%s%.0d], args: [{name: unused, value: "
+                                 "\"%d\"}]}\n",
+                                 i, i == 1 ? "prepare" : "link_", i == 1 ? 0 : i - 1, i);
+    snprintf(m + used, cap - used,
+             "  - {id: join, step: join, needs: [link_8, prepare], args: [{name: unused, value: \"0\"}]}\n");
+    return m;
+}
+
 int main(int argc, char **argv)
 {
     const char *shape = getenv("REPORT_SHAPE");
@@ -293,6 +322,8 @@ int main(int argc, char **argv)
     if (shape && strcmp(shape, "wide") == 0) {
         const char *n = getenv("REPORT_INVOCATIONS");
         manifest = wide_manifest(n ? atoi(n) : 200);
+    } else if (shape && strcmp(shape, "chain") == 0) {
+        manifest = chain_manifest();
     } else if (shape && strcmp(shape, "idle") == 0) {
         const char *ms = getenv("REPORT_PROFILE_MS");
         size_t cap = sizeof common + 512;
@@ -309,13 +340,21 @@ int main(int argc, char **argv)
                      "resources: {cpu: 1, trainium: 2}, gpu_profile_interval_ms: 100}\n",
                      common);
     } else {
-        manifest = malloc(sizeof common + sizeof train_shape);
+        manifest = malloc(sizeof common + sizeof train_shape + 16);
         if (manifest)
             snprintf(manifest, sizeof common + sizeof train_shape, "%s%s", common, train_shape);
+        char *needs = manifest && shape && strcmp(shape, "skip") == 0 ? strstr(manifest, "needs: [train]") : NULL;
+        if (needs) { /* evaluate: needs: [train, prepare]; no multi */
+            char *multi = strstr(manifest, "  - id: multi\n");
+            if (multi)
+                *multi = '\0';
+            memmove(needs + 23, needs + 14, strlen(needs + 14) + 1);
+            memcpy(needs + 13, ", prepare]", 10);
+        }
     }
     if (!manifest)
         return 2;
-    pipe_program program = {PIPE_ABI_VERSION, manifest, strlen(manifest), steps, 7, NULL, NULL};
+    pipe_program program = {PIPE_ABI_VERSION, manifest, strlen(manifest), steps, 7, NULL, NULL, NULL, NULL, NULL};
     int status = pipe_main(&program, argc, argv);
     free(manifest);
     return status;

@@ -56,7 +56,7 @@ PIPE_NVML_LIBRARY=$NVML "$D" run >r1.out 2>&1
 st=$?
 R1=$(run_id_of r1.out)
 if expect_exit 0 $st r1.out && has r1.out "4 done" &&
-    has r1.out "report: \`report_driver report $R1\` writes .pipe/$R1/report.html"; then ok; fi
+    has r1.out "report: \`$D report $R1\` writes .pipe/$R1/report.html"; then ok; fi
 
 begin "GPUs on this machine: NVML's count (2) when PIPE_LOCAL_GPUS is unset"
 if has r1.out "sampling every 100 ms: GPU 0 (Stand-in GPU 0), 1 (Stand-in GPU 1)" &&

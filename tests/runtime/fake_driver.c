@@ -226,7 +226,7 @@ static const pipe_step_impl steps[] = {
 
 int main(int argc, char **argv)
 {
-    pipe_program program = {PIPE_ABI_VERSION, manifest, sizeof manifest - 1, steps, 3, NULL, NULL};
+    pipe_program program = {PIPE_ABI_VERSION, manifest, sizeof manifest - 1, steps, 3, NULL, NULL, NULL, NULL, NULL};
     /* FAKE_BREAK selects a broken driver, for the checks in pipe_main. */
     const char *brk = getenv("FAKE_BREAK");
     pipe_field bad_fields[4];

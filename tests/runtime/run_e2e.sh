@@ -362,6 +362,19 @@ if expect_exit 0 $st i4.out && [ -f third/r3/run.yaml ] && [ ! -d other/r3 ]; th
     fail "the run is not in third/" i4.out
 fi
 
+begin "the printed follow-up commands name the store and work when pasted"
+"$D" run --store "a store" --run-id r5 --param fail=true --param sleep_ms=10 >i5.out 2>&1
+st=$?
+if expect_exit 1 $st i5.out && has i5.out "logs: \`$D logs r5 left --store 'a store'\`" &&
+    has i5.out "report: \`$D report r5 --store 'a store'\`"; then
+    pasted=0
+    for prefix in logs report; do
+        cmd=$(sed -n "s/^$prefix: \`\(.*\)\`.*/\1/p" i5.out)
+        sh -c "$cmd" >"i5.$prefix.out" 2>&1 || { fail "\`$cmd\` failed" "i5.$prefix.out"; pasted=1; }
+    done
+    if [ $pasted = 0 ] && has i5.logs.out "asked to fail" && [ -f "a store/r5/report.html" ]; then ok; fi
+fi
+
 # ---- history ----
 begin "runs"
 "$D" runs >h3.out 2>&1

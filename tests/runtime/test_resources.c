@@ -205,7 +205,8 @@ static void test_pool(void)
 }
 
 /* OMP_NUM_THREADS per local rank: floor of the CPUs over the ranks, at least
-   1; without a CPU count 1 for several ranks (as torchrun), unset for one. */
+   1; without a CPU count 1 for several ranks (as torchrun), unset for one;
+   never over the user's. */
 static void test_omp_threads(void)
 {
     CHECK_EQ_INT(pipe_omp_threads(8, 2), 4);
@@ -216,6 +217,19 @@ static void test_omp_threads(void)
     CHECK_EQ_INT(pipe_omp_threads(0, 2), 1);
     CHECK_EQ_INT(pipe_omp_threads(0, 1), 0);
     CHECK_EQ_INT(pipe_omp_threads(0, 0), 0);
+    /* The user's value stands: from the environment or the step's map. */
+    pipe_kv env[] = {{.key = "PIPE_OTHER", .value = "1"}, {.key = "OMP_NUM_THREADS", .value = "3"}};
+    pipe_mstep step = {.environment = env, .nenvironment = 1};
+    unsetenv("OMP_NUM_THREADS");
+    CHECK_EQ_INT(pipe_omp_threads_default(&step, 0, 2), 1);
+    CHECK_EQ_INT(pipe_omp_threads_default(&step, 8, 2), 4);
+    CHECK_EQ_INT(pipe_omp_threads_default(NULL, 8, 2), 4);
+    step.nenvironment = 2;
+    CHECK_EQ_INT(pipe_omp_threads_default(&step, 8, 2), 0);
+    step.nenvironment = 1;
+    setenv("OMP_NUM_THREADS", "5", 1);
+    CHECK_EQ_INT(pipe_omp_threads_default(&step, 8, 2), 0);
+    unsetenv("OMP_NUM_THREADS");
 }
 
 int main(void)

@@ -1,5 +1,5 @@
-/* RUN as runs/show/logs/report take it (run_ref.c): an id, a unique prefix,
-   `latest`; and a run's state (run_state.c): the runner's lock. */
+/* RUN as runs/show/logs/report take it (run_ref.c): an id, a unique prefix
+   or part of one, `latest`; and a run's state (run_state.c): the runner's lock. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,6 +52,22 @@ static void test_resolve(void)
     CHECK_EQ_INT(pipe_run_ref_resolve(store, "20261102", &id, err, sizeof err), PIPE_EUSAGE);
     CHECK(fx_contains(err, "start of 2 runs") && fx_contains(err, "20261102-110000-cccccc") &&
           fx_contains(err, "20261102-100000-bbbbbb"));
+    CHECK_NULL(id);
+    /* Any unique part: the random part of an id that starts with its date. */
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "bbbbbb", &id, err, sizeof err), 0);
+    CHECK_STREQ(id, "20261102-100000-bbbbbb");
+    free(id);
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "110000-c", &id, err, sizeof err), 0);
+    CHECK_STREQ(id, "20261102-110000-cccccc");
+    free(id);
+    id = NULL;
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "-100000-", &id, err, sizeof err), PIPE_EUSAGE);
+    CHECK(fx_contains(err, "part of 2 runs") && fx_contains(err, "20261101-100000-aaaaaa") &&
+          fx_contains(err, "20261102-100000-bbbbbb"));
+    CHECK_NULL(id);
+    /* A prefix wins over a part elsewhere: `nightly` starts both, `20261101` only one. */
+    CHECK_EQ_INT(pipe_run_ref_resolve(store, "ightly", &id, err, sizeof err), PIPE_EUSAGE);
+    CHECK(fx_contains(err, "part of 2 runs"));
     CHECK_NULL(id);
     CHECK_EQ_INT(pipe_run_ref_resolve(store, "nightlx", &id, err, sizeof err), PIPE_ENOENT);
     CHECK(fx_contains(err, "did you mean `nightly`"));

@@ -262,7 +262,7 @@ static int fake_release_caches(size_t *freed, char *err, size_t errsize)
 static const pipe_cuda_hooks cuda_hooks = {fake_select_device, fake_release_caches};
 
 static const pipe_program program = {PIPE_ABI_VERSION, manifest_text, sizeof manifest_text - 1, steps, 5,
-                                     &cuda_hooks, NULL};
+                                     &cuda_hooks, NULL, NULL, NULL, NULL};
 
 static pipe_manifest *manifest;
 static char *store;

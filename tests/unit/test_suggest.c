@@ -24,6 +24,7 @@ static const char *const spec_codes[] = {
     "E0310",
     "E0401", "E0402", "E0403",
     "W0401", "W0402", "W0403", "W0404", "W0405", "W0406", "W0407", "W0408", "W0409", "W0410", "W0411",
+    "W0412",
 };
 
 static void test_suggest_closest(void)

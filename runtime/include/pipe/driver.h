@@ -64,6 +64,11 @@ typedef struct pipe_program {
        PIPE_BUNDLE_DIR), NULL when unknown: command steps run in their copy
        of the .pipe file's folder under it (docs/command-steps.md). */
     const char *bundle_dir;
+    /* How CMake builds this executable again where it was built: its cmake,
+       build folder and target (pipec-rebuild.cmake and pipec_add_pipeline
+       define PIPE_REBUILD_*); NULL elsewhere. `run` rebuilds first when a
+       source changed since the build (docs/runtime.md). */
+    const char *rebuild_cmake, *rebuild_dir, *rebuild_target;
 } pipe_program;
 
 /* The bundle executable's main: run, step, describe, runs, show. */

@@ -31,7 +31,8 @@ int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
 int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv);
 /* logs [RUN] [INVOCATION] [--rank N]: the logs of a run (logs.c). */
 int pipe_cmd_logs(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv);
-/* report [RUN] [-o FILE]: the run as one self-contained HTML file (report.c). */
+/* report [RUN ...] [-o FILE]: the run as one self-contained HTML file, or
+   several runs compared on one (report.c, report_compare.c). */
 int pipe_cmd_report(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv);
 
 #endif

@@ -1,5 +1,5 @@
 /* `runs` and `show RUN`: the history kept in the artifact store
-   (docs/runtime.md, "Commands"). RUN is an id, a unique prefix or `latest`. */
+   (docs/runtime.md, "Commands"). RUN is an id, a unique prefix or part of one, or `latest`. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,10 +7,12 @@
 
 #include "cliopt.h"
 #include "commands.h"
+#include "followup.h"
 #include "history.h"
 #include "exec/progress.h"
 #include "run_cmd.h"
 #include "exec/run_state.h"
+#include "observe/report_svg.h"
 #include "util/util.h"
 
 static void duration_text(double seconds, char *buf, size_t size)
@@ -24,9 +26,38 @@ static void duration_text(double seconds, char *buf, size_t size)
 /* ---- runs ---- */
 
 static const char runs_usage[] =
-    "usage: EXE runs [--json] [--store DIR]\n\n"
+    "usage: EXE runs [--json] [--metric NAME ...] [--store DIR]\n\n"
     "The runs in the store, newest first: id, pipeline, status (running, succeeded, failed or\n"
-    "interrupted), started, duration. --json: the same as a JSON document (docs/runtime.md).";
+    "interrupted), started, duration. --metric NAME (repeatable): a column of each run's last value\n"
+    "of NAME (of the last invocation, in the run's order, that recorded it; named when several\n"
+    "did). --json: the same as a JSON document (docs/runtime.md).";
+
+/* The --metric cells of one run: "0.8123", "0.8123 (evaluate)" when several
+   invocations recorded the name, "-" when none did. */
+static void metric_cells(const char *store, const char *run_id, const pipe_manifest *m, const pipe_run_args *a,
+                         char cells[][64])
+{
+    char err[256];
+    pipe_run_view *v = NULL;
+    if (pipe_run_view_load(store, run_id, m, 0, &v, err, sizeof err) != 0)
+        v = NULL;
+    for (int k = 0; k < a->nmetric; k++) {
+        double value;
+        const char *inv;
+        size_t count;
+        char num[32];
+        if (!v || pipe_run_metric_value(v, a->metric[k], &value, &inv, &count) != 0) {
+            snprintf(cells[k], 64, "-");
+            continue;
+        }
+        pipe_format_short(value, num, sizeof num);
+        if (count > 1)
+            snprintf(cells[k], 64, "%s (%.28s)", num, inv);
+        else
+            snprintf(cells[k], 64, "%s", num);
+    }
+    pipe_run_view_free(v);
+}
 
 int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
 {
@@ -36,7 +67,7 @@ int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     pipe_run_entry *runs = NULL;
     size_t n = 0;
     int status = PIPE_EXIT_USAGE;
-    int rc = pipe_run_args_parse(argc, argv, PIPE_ARG_JSON, 0, runs_usage, &a);
+    int rc = pipe_run_args_parse(argc, argv, PIPE_ARG_JSON | PIPE_ARG_METRIC, 0, runs_usage, &a);
     if (rc != 0) {
         if (rc > 0)
             puts(runs_usage);
@@ -50,7 +81,7 @@ int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     }
     if (a.json) {
         pipe_textbuf b = {0};
-        pipe_runs_json(&b, store, runs, n, m);
+        pipe_runs_json(&b, store, runs, n, m, a.metric, (size_t)a.nmetric);
         if (pipe_tb_write(&b, stdout) != 0)
             goto nomem;
         status = PIPE_EXIT_OK;
@@ -68,7 +99,24 @@ int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         if (runs[i].info && runs[i].info->pipeline && (int)strlen(runs[i].info->pipeline) > wpipe)
             wpipe = (int)strlen(runs[i].info->pipeline);
     }
-    printf("%-*s  %-*s  %-11s  %-24s  %s\n", wid, "RUN", wpipe, "PIPELINE", "STATUS", "STARTED", "DURATION");
+    /* The --metric columns, as wide as their widest cell. */
+    char (*cells)[PIPE_RUN_ARGS_MAX][64] = calloc(n + 1, sizeof *cells);
+    int wmetric[PIPE_RUN_ARGS_MAX] = {0};
+    if (!cells)
+        goto nomem;
+    for (int k = 0; k < a.nmetric; k++)
+        wmetric[k] = (int)strlen(a.metric[k]);
+    for (size_t i = 0; i < n && a.nmetric; i++) {
+        metric_cells(store, runs[i].id, m, &a, cells[i]);
+        for (int k = 0; k < a.nmetric; k++)
+            if ((int)strlen(cells[i][k]) > wmetric[k])
+                wmetric[k] = (int)strlen(cells[i][k]);
+    }
+    printf("%-*s  %-*s  %-11s  %-24s  %s", wid, "RUN", wpipe, "PIPELINE", "STATUS", "STARTED",
+           a.nmetric ? "DURATION  " : "DURATION");
+    for (int k = 0; k < a.nmetric; k++) /* the last column without trailing spaces */
+        printf("  %-*s", k + 1 < a.nmetric ? wmetric[k] : 0, a.metric[k]);
+    printf("\n");
     for (size_t i = 0; i < n; i++) {
         const pipe_run_info *info = runs[i].info;
         if (!info) {
@@ -79,9 +127,18 @@ int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         double a0 = pipe_parse_iso8601(info->started), b0 = pipe_parse_iso8601(info->finished);
         char d[32];
         duration_text(a0 >= 0 && b0 >= a0 ? b0 - a0 : NAN, d, sizeof d);
-        printf("%-*s  %-*s  %-11s  %-24s  %s\n", wid, runs[i].id, wpipe, info->pipeline ? info->pipeline : "?",
-               pipe_run_state_name(st), info->started ? info->started : "?", d);
+        printf("%-*s  %-*s  %-11s  %-24s  ", wid, runs[i].id, wpipe, info->pipeline ? info->pipeline : "?",
+               pipe_run_state_name(st), info->started ? info->started : "?");
+        if (!a.nmetric) {
+            printf("%s\n", d);
+            continue;
+        }
+        printf("%-10s", d);
+        for (int k = 0; k < a.nmetric; k++)
+            printf("  %-*s", k + 1 < a.nmetric ? wmetric[k] : 0, cells[i][k]);
+        printf("\n");
     }
+    free(cells);
     status = PIPE_EXIT_OK;
     goto done;
 nomem:
@@ -277,7 +334,9 @@ int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         const pipe_view_invocation *rc_inv = &v->inv[v->root_cause];
         const char *why = rc_inv->rec->error ? rc_inv->rec->error : "it failed";
         printf("\nroot cause: %s failed: %.*s\n", rc_inv->id, (int)strcspn(why, "\n"), why);
-        printf("  (the whole log: logs %s %s)\n", v->run_id, rc_inv->id);
+        char *cmd = pipe_followup(v->store, "logs", v->run_id, rc_inv->id, (char *)NULL);
+        printf("  (the whole log: `%s`)\n", cmd ? cmd : "logs");
+        free(cmd);
     }
     pipe_run_view_free(v);
     return PIPE_EXIT_OK;

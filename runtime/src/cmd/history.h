@@ -12,8 +12,10 @@
 #include "util/textbuf.h"
 
 /* `runs --json` and `show --json` (docs/runtime.md, "JSON output"). */
+/* `runs --json`; with --metric names (nmetrics > 0) each run carries
+   "metrics": {NAME: {"value": V, "invocation": ID, "invocations": N} or null}. */
 void pipe_runs_json(pipe_textbuf *b, const char *store, const pipe_run_entry *runs, size_t n,
-                    const pipe_manifest *m);
+                    const pipe_manifest *m, const char *const *metrics, size_t nmetrics);
 void pipe_show_json(pipe_textbuf *b, const pipe_run_view *v);
 
 /* Summaries shared by the text, the JSON and the report. */
@@ -23,6 +25,13 @@ typedef struct pipe_metric_summary {
     long long first_step, last_step;
 } pipe_metric_summary;
 void pipe_metric_summarize(const pipe_metric_series *s, pipe_metric_summary *out);
+
+/* A run's value of a metric for `runs --metric NAME`: the last value
+   (step.yaml's) of the invocation that comes last in the run's order among
+   those that recorded NAME. 0 with *value, *invocation (within v) and
+   *count (how many invocations recorded it); -1 when none did. */
+int pipe_run_metric_value(const pipe_run_view *v, const char *name, double *value, const char **invocation,
+                          size_t *count);
 
 /* An artifact's size for people ("1.2 MiB"), or "missing" when PATH is NULL or gone. */
 void pipe_artifact_size_text(const char *path, char *buf, size_t size);

@@ -41,7 +41,38 @@ static double duration_of(const pipe_run_info *info)
     return a >= 0 && z >= a ? round((z - a) * 1000.0) / 1000.0 : NAN;
 }
 
-void pipe_runs_json(pipe_textbuf *b, const char *store, const pipe_run_entry *runs, size_t n, const pipe_manifest *m)
+/* "metrics": the --metric values of one run (history.h). */
+static void run_metrics(pipe_textbuf *b, const char *store, const char *run_id, const pipe_manifest *m,
+                        const char *const *names, size_t nnames, bool *f)
+{
+    char err[256];
+    pipe_run_view *v = NULL;
+    if (pipe_run_view_load(store, run_id, m, 0, &v, err, sizeof err) != 0)
+        v = NULL;
+    key(b, "metrics", f);
+    pipe_tb_puts(b, "{");
+    for (size_t k = 0; k < nnames; k++) {
+        double value;
+        const char *inv;
+        size_t count;
+        key(b, names[k], &(bool){k == 0});
+        if (!v || pipe_run_metric_value(v, names[k], &value, &inv, &count) != 0) {
+            pipe_tb_puts(b, "null");
+            continue;
+        }
+        bool g = true;
+        pipe_tb_puts(b, "{");
+        kv_num(b, "value", value, &g);
+        kv_str(b, "invocation", inv, &g);
+        kv_num(b, "invocations", (double)count, &g);
+        pipe_tb_puts(b, "}");
+    }
+    pipe_tb_puts(b, "}");
+    pipe_run_view_free(v);
+}
+
+void pipe_runs_json(pipe_textbuf *b, const char *store, const pipe_run_entry *runs, size_t n, const pipe_manifest *m,
+                    const char *const *metrics, size_t nmetrics)
 {
     bool first = true;
     pipe_tb_puts(b, "{");
@@ -66,6 +97,8 @@ void pipe_runs_json(pipe_textbuf *b, const char *store, const pipe_run_entry *ru
         kv_num(b, "duration_s", duration_of(info), &f);
         key(b, "params", &f);
         params_object(b, info->params, info->nparams);
+        if (nmetrics)
+            run_metrics(b, store, runs[i].id, m, metrics, nmetrics, &f);
         pipe_tb_puts(b, "}");
     }
     pipe_tb_puts(b, n ? "\n]}\n" : "]}\n");

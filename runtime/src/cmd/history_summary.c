@@ -3,6 +3,7 @@
    of their own, below both history.c and history_json.c. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "exec/resources.h"
 #include "history.h"
@@ -36,4 +37,20 @@ void pipe_artifact_size_text(const char *path, char *buf, size_t size)
         snprintf(buf, size, "missing");
     else
         pipe_format_size_human((uint64_t)bytes, buf, size);
+}
+
+int pipe_run_metric_value(const pipe_run_view *v, const char *name, double *value, const char **invocation,
+                          size_t *count)
+{
+    *count = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const pipe_step_record *r = v->inv[i].rec;
+        for (size_t k = 0; r && k < r->nmetrics; k++)
+            if (strcmp(r->metrics[k].name, name) == 0) {
+                *value = r->metrics[k].value;
+                *invocation = v->inv[i].id;
+                ++*count;
+            }
+    }
+    return *count ? 0 : -1;
 }

@@ -7,6 +7,7 @@
 
 #include "cliopt.h"
 #include "commands.h"
+#include "followup.h"
 #include "pipe/base.h"
 #include "run_cmd.h"
 #include "run_view.h"
@@ -14,8 +15,8 @@
 
 static const char logs_usage[] =
     "usage: EXE logs [RUN] [INVOCATION] [--rank N] [--store DIR]\n\n"
-    "The log of one invocation of a run, or of each in turn. RUN is a run id, a unique prefix of one,\n"
-    "or `latest` (the default). --rank N: only the lines of rank N (its own output and pipe_log lines).";
+    "The log of one invocation of a run, or of each in turn. RUN is a run id, a unique prefix or part\n"
+    "of one, or `latest` (the default). --rank N: only the lines of rank N (its own output and pipe_log lines).";
 
 /* Whether a log line is rank's: tagged "[rank N] "; in a one-rank world an
    untagged line that is not the supervisor's "[pipe]" is rank 0's too. */
@@ -118,8 +119,11 @@ int pipe_cmd_logs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
                 best = pipe_closest_name(id, ids, v->n, strlen(id) / 3 + 2);
             if (best)
                 pipe_cli_error("run %s has no invocation `%s`; did you mean `%s`?", v->run_id, id, best);
-            else
-                pipe_cli_error("run %s has no invocation `%s` (see `show %s`)", v->run_id, id, v->run_id);
+            else {
+                char *cmd = pipe_followup(v->store, "show", v->run_id, (char *)NULL);
+                pipe_cli_error("run %s has no invocation `%s` (see `%s`)", v->run_id, id, cmd ? cmd : "show");
+                free(cmd);
+            }
             free(ids);
             goto done;
         }

@@ -6,8 +6,10 @@
 
 #include "cliopt.h"
 #include "commands.h"
+#include "followup.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
+#include "run_rebuild.h"
 #include "util/util.h"
 
 static const char *base_name(const char *path)
@@ -32,16 +34,17 @@ static void usage(FILE *out, const char *exe, const pipe_manifest *m)
             "      [--no-cache] [--verify] [--echo]\n"
             "                  run one invocation (what Slurm, Kubernetes and SkyPilot call)\n"
             "  describe        the pipeline: parameters, invocations, resources, images\n"
-            "  runs [--json] [--store DIR]\n"
-            "                  the runs in the artifact store, newest first\n"
+            "  runs [--json] [--metric NAME ...] [--store DIR]\n"
+            "                  the runs in the artifact store, newest first (a column per metric)\n"
             "  show [RUN] [--json] [--store DIR]\n"
             "                  one run: parameters, each invocation's status, inputs, outputs, metrics\n"
             "  logs [RUN] [INVOCATION] [--rank N] [--store DIR]\n"
             "                  the logs of a run, or of one invocation (one rank)\n"
-            "  report [RUN] [-o FILE] [--store DIR]\n"
-            "                  the run as one self-contained HTML file (default STORE/RUN/report.html)\n"
+            "  report [RUN ...] [-o FILE] [--store DIR]\n"
+            "                  the run as one self-contained HTML file (default STORE/RUN/report.html);\n"
+            "                  several runs: one page comparing them (STORE/compare-RUN1-RUN2.html)\n"
             "\n"
-            "RUN is a run id, a unique prefix of one, or `latest` (the default).\n"
+            "RUN is a run id, a unique prefix or part of one (its random part), or `latest` (the default).\n"
             "The store is --store, else $PIPE_STORE, else .pipe in the working directory.\n"
             "Exit status: 0 success, 1 a step failed, 2 usage or configuration error.\n",
             exe);
@@ -109,6 +112,7 @@ static int check_steps(const pipe_program *prog, const pipe_manifest *m, char *e
 int pipe_main(const pipe_program *program, int argc, char **argv)
 {
     const char *exe = base_name(argc > 0 ? argv[0] : NULL);
+    pipe_followup_init(argc > 0 ? argv[0] : NULL);
     char err[1024] = "";
     pipe_manifest *m = NULL;
     int status = PIPE_EXIT_USAGE;
@@ -141,7 +145,11 @@ int pipe_main(const pipe_program *program, int argc, char **argv)
         usage(stdout, exe, m);
         status = PIPE_EXIT_OK;
     } else if (strcmp(cmd, "run") == 0) {
-        status = pipe_cmd_run(program, m, cargc, cargv);
+        bool help = false;
+        for (int i = 1; i < cargc; i++)
+            help = help || pipe_opt_is_help(cargv[i]);
+        if (help || (status = pipe_run_rebuild_check(program, m, argc, argv)) < 0)
+            status = pipe_cmd_run(program, m, cargc, cargv);
     } else if (strcmp(cmd, "step") == 0) {
         status = pipe_cmd_step(program, m, cargc, cargv);
     } else if (strcmp(cmd, "describe") == 0) {

@@ -49,6 +49,17 @@ int pipe_run_args_parse(int argc, char **argv, unsigned allowed, int max_positio
                 return -1;
             continue;
         }
+        if ((allowed & PIPE_ARG_METRIC) && (got = pipe_opt_value(argc, argv, &i, "--metric", &value)) != 0) {
+            if (got < 0)
+                return -1;
+            if (!*value || a->nmetric >= PIPE_RUN_ARGS_MAX) {
+                pipe_cli_error(*value ? "--metric: at most %d of them" : "--metric: the name is empty",
+                               PIPE_RUN_ARGS_MAX);
+                return -1;
+            }
+            a->metric[a->nmetric++] = value;
+            continue;
+        }
         if (arg[0] == '-' && arg[1] != '\0') {
             pipe_cli_error("unknown option `%s`\n%s", arg, usage);
             return -1;

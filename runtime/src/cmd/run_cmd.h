@@ -9,15 +9,19 @@
 #include "pipe/manifest.h"
 #include "run_view.h"
 
-enum { PIPE_ARG_JSON = 1, PIPE_ARG_OUTPUT = 2, PIPE_ARG_RANK = 4 };
+enum { PIPE_ARG_JSON = 1, PIPE_ARG_OUTPUT = 2, PIPE_ARG_RANK = 4, PIPE_ARG_METRIC = 8 };
+/* The most positional arguments (`report RUN1 RUN2 ...`) and --metric options. */
+#define PIPE_RUN_ARGS_MAX 8
 
 typedef struct pipe_run_args {
     const char *store;         /* --store DIR, NULL when not given */
-    const char *positional[2]; /* RUN, INVOCATION */
+    const char *positional[PIPE_RUN_ARGS_MAX]; /* RUN, INVOCATION; report: RUN ... */
     int npositional;
     bool json;          /* --json */
     const char *output; /* -o FILE, --output FILE */
     long rank;          /* --rank N; -1 when not given */
+    const char *metric[PIPE_RUN_ARGS_MAX]; /* --metric NAME, in order */
+    int nmetric;
 } pipe_run_args;
 
 /* Parses argv[1..]: --store always, the options in allowed, at most
@@ -26,7 +30,7 @@ typedef struct pipe_run_args {
 int pipe_run_args_parse(int argc, char **argv, unsigned allowed, int max_positional, const char *usage,
                         pipe_run_args *a);
 /* The store (malloc'ed) and the id that ref names (an id, a unique prefix
-   or `latest`; NULL: latest). Returns the exit status: 0, or 2 after
+   or part, or `latest`; NULL: latest). Returns the exit status: 0, or 2 after
    printing the error. */
 int pipe_run_args_resolve(const pipe_run_args *a, const char *ref, char **store, char **run_id);
 /* The start of show, logs and report: the options, then the run that the

@@ -1,6 +1,7 @@
-/* RUN: an id, a unique prefix, or `latest` (run_ref.h). */
+/* RUN: an id, a unique prefix or part of one, or `latest` (run_ref.h). */
 #include "run_ref.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,22 @@ void pipe_run_entries_free(pipe_run_entry *e, size_t n)
     free(e);
 }
 
+/* ref (not empty) starts id, or lies anywhere in it. */
+static bool ref_matches(const char *id, const char *ref, bool prefix)
+{
+    if (!*ref)
+        return false;
+    return prefix ? strncmp(id, ref, strlen(ref)) == 0 : strstr(id, ref) != NULL;
+}
+
+static size_t count_matches(const pipe_run_entry *e, size_t n, const char *ref, bool prefix)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += ref_matches(e[i].id, ref, prefix);
+    return count;
+}
+
 int pipe_run_ref_resolve(const char *store, const char *ref, char **run_id, char *err, size_t errsize)
 {
     pipe_run_entry *e = NULL;
@@ -80,28 +97,32 @@ int pipe_run_ref_resolve(const char *store, const char *ref, char **run_id, char
     for (size_t i = 0; i < n && !found; i++)
         if (strcmp(e[i].id, ref) == 0)
             found = e[i].id;
-    size_t matches = 0, len = strlen(ref);
-    for (size_t i = 0; i < n && !found; i++)
-        if (len > 0 && strncmp(e[i].id, ref, len) == 0)
-            matches++;
-    if (!found && matches == 1) {
-        for (size_t i = 0; i < n && !found; i++)
-            if (strncmp(e[i].id, ref, len) == 0)
-                found = e[i].id;
-    } else if (!found && matches > 1) {
+    /* Prefixes first (`20261124-0233`), then any part (`85661e`, the
+       random part of an id that starts with its date). */
+    bool prefix = true;
+    size_t matches = found ? 1 : count_matches(e, n, ref, true);
+    if (!found && matches == 0) {
+        prefix = false;
+        matches = count_matches(e, n, ref, false);
+    }
+    for (size_t i = 0; i < n && !found && matches == 1; i++)
+        if (ref_matches(e[i].id, ref, prefix))
+            found = e[i].id;
+    if (!found && matches > 1) {
         char list[512] = "";
         size_t used = 0, shown = 0;
         for (size_t i = 0; i < n && shown < 4 && used < sizeof list; i++) {
-            if (strncmp(e[i].id, ref, len) != 0)
+            if (!ref_matches(e[i].id, ref, prefix))
                 continue;
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", shown ? ", " : "", e[i].id);
             shown++;
         }
-        pipe_errf(err, errsize, "`%s` is the start of %zu runs (%s%s); give more of the id", ref, matches, list,
-                  matches > shown ? ", ..." : "");
+        pipe_errf(err, errsize, "`%s` is %s %zu runs (%s%s); give more of the id", ref,
+                  prefix ? "the start of" : "part of", matches, list, matches > shown ? ", ..." : "");
         rc = PIPE_EUSAGE;
         goto done;
     } else if (!found) {
+        size_t len = strlen(ref);
         const char **names = calloc(n, sizeof *names);
         const char *best = NULL;
         if (names) {

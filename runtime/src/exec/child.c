@@ -562,19 +562,46 @@ int pipe_child_wait(pipe_child_group *const *groups, size_t n, int timeout_ms, c
     return 0;
 }
 
+/* Each signal's name and what it means, as a failure's cause names it. */
+static const struct {
+    int sig;
+    const char *name, *meaning;
+} signals[] = {
+    {SIGHUP, "SIGHUP", "hangup"},
+    {SIGINT, "SIGINT", "interrupt"},
+    {SIGQUIT, "SIGQUIT", "quit"},
+    {SIGILL, "SIGILL", "illegal instruction"},
+    {SIGTRAP, "SIGTRAP", "trace or breakpoint trap"},
+    {SIGABRT, "SIGABRT", "aborted"},
+    {SIGBUS, "SIGBUS", "bus error"},
+    {SIGFPE, "SIGFPE", "arithmetic error"},
+    {SIGKILL, "SIGKILL", "killed"},
+    {SIGUSR1, "SIGUSR1", "user signal 1"},
+    {SIGSEGV, "SIGSEGV", "segmentation fault"},
+    {SIGUSR2, "SIGUSR2", "user signal 2"},
+    {SIGPIPE, "SIGPIPE", "broken pipe"},
+    {SIGALRM, "SIGALRM", "alarm clock"},
+    {SIGTERM, "SIGTERM", "terminated"},
+    {SIGXCPU, "SIGXCPU", "CPU time limit exceeded"},
+    {SIGXFSZ, "SIGXFSZ", "file size limit exceeded"},
+    {SIGSYS, "SIGSYS", "bad system call"},
+};
+
 void pipe_signal_text(int sig, char *buf, size_t size)
 {
-    static const struct {
-        int sig;
-        const char *name;
-    } names[] = {{SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
-                 {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
-                 {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
-                 {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
-                 {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].sig == sig) {
-            snprintf(buf, size, "%s", names[i].name);
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
+        if (signals[i].sig == sig) {
+            snprintf(buf, size, "%s", signals[i].name);
+            return;
+        }
+    snprintf(buf, size, "signal %d", sig);
+}
+
+void pipe_signal_describe(int sig, char *buf, size_t size)
+{
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
+        if (signals[i].sig == sig) {
+            snprintf(buf, size, "%s (%s)", signals[i].name, signals[i].meaning);
             return;
         }
     snprintf(buf, size, "signal %d", sig);

@@ -143,5 +143,8 @@ int pipe_child_adopt_orphans(char *err, size_t errsize);
 
 /* "SIGKILL", "SIGTERM", ... or "signal N": how a child's end is reported. */
 void pipe_signal_text(int sig, char *buf, size_t size);
+/* "SIGSEGV (segmentation fault)": the name and what it means, for a step
+   that a signal killed. */
+void pipe_signal_describe(int sig, char *buf, size_t size);
 
 #endif

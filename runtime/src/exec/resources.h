@@ -72,5 +72,9 @@ void pipe_grant_gpu_list(const pipe_pool *pool, const pipe_grant *g, char *buf, 
    core oversubscribe the machine and tear down slowly) and 0, leave it
    alone, for one. */
 long pipe_omp_threads(double cpus, int64_t local_ranks);
+/* pipe_omp_threads for step, or 0 (leave it alone) where the user set
+   OMP_NUM_THREADS: in this process's environment or the step's
+   `environment` map. */
+long pipe_omp_threads_default(const pipe_mstep *step, double cpus, int64_t local_ranks);
 
 #endif

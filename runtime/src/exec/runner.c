@@ -18,6 +18,7 @@
 #include "child.h"
 #include "cmd/cliopt.h"
 #include "cmd/commands.h"
+#include "cmd/followup.h"
 #include "cmd/run_config.h"
 #include "params.h"
 #include "progress.h"
@@ -50,7 +51,6 @@ typedef struct runner {
     char *store;
     char run_id[PIPE_RUN_ID_SIZE + 128];
     char *run_dir;
-    char exe[4096]; /* readlink /proc/self/exe: named in the closing hint */
     long jobs;
     bool no_cache, strict;
     pipe_local_resources local;
@@ -345,8 +345,17 @@ static int end_run(runner *r, int rc)
     pipe_lock_release(r->lock_fd); /* after the final status: nobody sees `interrupted` in between */
     r->lock_fd = -1;
     pipe_progress_summary(&r->progress, r->run_id, r->run_dir, status);
-    const char *slash = strrchr(r->exe, '/');
-    printf("report: `%s report %s` writes %s/report.html\n", slash ? slash + 1 : r->exe, r->run_id, r->run_dir);
+    /* What to type next, with this run's --store (followup.h). */
+    for (size_t i = 0; i < r->progress.n; i++) {
+        if (r->progress.items[i].state != PIPE_PS_FAILED)
+            continue;
+        char *logs = pipe_followup(r->store, "logs", r->run_id, r->progress.items[i].id, (char *)NULL);
+        printf("logs: `%s`\n", logs ? logs : "logs");
+        free(logs);
+    }
+    char *report = pipe_followup(r->store, "report", r->run_id, (char *)NULL);
+    printf("report: `%s` writes %s/report.html\n", report ? report : "report", r->run_dir);
+    free(report);
     return status;
 }
 
@@ -378,11 +387,6 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
     r.prog = prog;
     r.m = m;
     r.lock_fd = -1;
-    ssize_t exe_len = readlink("/proc/self/exe", r.exe, sizeof r.exe - 1);
-    if (exe_len <= 0)
-        snprintf(r.exe, sizeof r.exe, "%s", m->pipeline);
-    else
-        r.exe[exe_len] = '\0';
 
     int rc = parse_args(argc, argv, &r.a);
     if (rc == 0)

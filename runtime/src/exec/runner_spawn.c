@@ -57,8 +57,9 @@ static void free_strings(char **v, size_t n)
 }
 
 /* The child's environment: ours, with CUDA_VISIBLE_DEVICES (its GPUs),
-   OMP_NUM_THREADS (when unset: pipe_omp_threads of its CPUs and local
-   ranks, as the supervisor computes it under `step` alone), the step's
+   OMP_NUM_THREADS (unless the user set it: pipe_omp_threads_default of
+   its CPUs and local ranks, as the supervisor computes it under `step`
+   alone), the step's
    environment map and PIPE_STORE, PIPE_RUN_ID, PIPE_INVOCATION. */
 static int build_env(const pipe_run_spawner *sp, size_t i, const pipe_pool *pool, const pipe_grant *grant,
                      char ***envp, size_t *nenv)
@@ -90,8 +91,8 @@ static int build_env(const pipe_run_spawner *sp, size_t i, const pipe_pool *pool
     int64_t ranks = inv->accelerate.enabled && inv->accelerate.num_machines > 0
                         ? inv->accelerate.num_processes / inv->accelerate.num_machines
                         : 1;
-    long threads = pipe_omp_threads(inv->resources.cpu > 0 ? grant->cpu : 0, ranks);
-    if (!getenv("OMP_NUM_THREADS") && threads > 0)
+    long threads = pipe_omp_threads_default(step, inv->resources.cpu > 0 ? grant->cpu : 0, ranks);
+    if (threads > 0)
         ADD("OMP_NUM_THREADS", "OMP_NUM_THREADS=%ld", threads);
     for (size_t e = 0; e < step->nenvironment; e++)
         ADD(step->environment[e].key, "%s=%s", step->environment[e].key, step->environment[e].value);

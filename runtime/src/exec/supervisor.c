@@ -323,13 +323,14 @@ static int plan_ranks(pipe_supervisor *s, char *err, size_t errsize)
     return 0;
 }
 
-/* OMP_NUM_THREADS for the ranks (pipe_omp_threads, when unset) and the
+/* OMP_NUM_THREADS for the ranks (pipe_omp_threads_default: unless the user
+   set it) and the
    grace between SIGTERM and SIGKILL (stop.h). */
 static int attempt_settings(pipe_supervisor *s)
 {
     const pipe_minvocation *inv = s->id.inv;
-    long threads = pipe_omp_threads(inv->resources.cpu, s->id.nlocal);
-    if (threads > 0 && !getenv("OMP_NUM_THREADS") && !(s->omp_threads = pipe_asprintf("%ld", threads)))
+    long threads = pipe_omp_threads_default(s->id.ms, inv->resources.cpu, s->id.nlocal);
+    if (threads > 0 && !(s->omp_threads = pipe_asprintf("%ld", threads)))
         return PIPE_ENOMEM;
     s->grace_ms = pipe_stop_grace_ms(inv);
     return 0;
@@ -554,6 +555,7 @@ static void supervisor_free(pipe_supervisor *s)
     free(id->dir);
     free(id->outdir);
     free(s->log.path);
+    free(s->log.bundle);
     free(id->metrics_path);
     free(id->step_path);
     free(s->omp_threads);

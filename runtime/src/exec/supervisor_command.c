@@ -11,18 +11,21 @@
    write into one folder, shared store or not). Rank 0's PIPE_METRICS lines
    become metrics as pipe_metric's do. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "command.h"
 #include "observe/metrics.h"
 #include "pipe/error.h"
 #include "store/artifact.h"
+#include "store/store.h"
 #include "supervisor.h"
 #include "util/util.h"
 
@@ -32,6 +35,10 @@
 /* The kind's state (pipe_supervisor.kind_state), from prepare to the end. */
 typedef struct command_state {
     char *workdir;      /* BUNDLE/WORKDIR: where its program runs */
+    char *python_dir;   /* BUNDLE/python: the `pipe` module, first on PYTHONPATH */
+    char *media_dir;    /* rank 0's PIPE_MEDIA_DIR: the invocation's media/ */
+    char start[32];     /* PIPE_STEP_START: the attempt's beginning, seconds since the epoch */
+    double start_wall;  /* the same, as a number (event files older than it are not read) */
     char *program;      /* the file its first argument names */
     int metrics_fd;     /* rank 0's PIPE_METRICS file while it runs, -1 when none */
     char *metrics_line; /* an unfinished line of it */
@@ -158,8 +165,10 @@ static int prepare(pipe_supervisor *s, char *err, size_t errsize)
         return PIPE_EUSAGE;
     }
     c->workdir = pipe_asprintf("%s/%s", bundle, ms->workdir);
-    free(bundle);
-    if (!c->workdir)
+    c->python_dir = pipe_asprintf("%s/python", bundle);
+    free(s->log.bundle);
+    s->log.bundle = bundle;
+    if (!c->workdir || !c->python_dir)
         return PIPE_ENOMEM;
     if (!pipe_dir_exists(c->workdir)) {
         pipe_errf(err, errsize, "step `%s` runs in %s, which is missing: is the bundle complete (set PIPE_BUNDLE_DIR "
@@ -198,6 +207,16 @@ static int begin(pipe_supervisor *s, char *err, size_t errsize)
     }
     if (rc != 0 || s->id.machine_rank != 0)
         return rc;
+    /* Rank 0's PIPE_MEDIA_DIR: empty at the start of each attempt. */
+    free(c->media_dir);
+    if (!(c->media_dir = pipe_asprintf("%s/media", s->id.dir)))
+        return PIPE_ENOMEM;
+    if ((rc = pipe_remove_tree(c->media_dir, err, errsize)) != 0 || (rc = pipe_mkdirs(c->media_dir, err, errsize)) != 0)
+        return rc;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    c->start_wall = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+    snprintf(c->start, sizeof c->start, "%.3f", c->start_wall);
     /* Rank 0's PIPE_METRICS: empty, so that appending works; read as it grows. */
     char *path = rank_file(s, 0, "metrics");
     if (!path)
@@ -249,6 +268,43 @@ static void set_named(const char *prefix, const char *name, const char *value)
     setenv(key, value ? value : "", 1);
 }
 
+/* PIPE_STEP_PARAM_TYPES: "NAME:TYPE ..." for the `pipe` module's param(),
+   which returns each value typed as it is declared. */
+static int param_types(const pipe_mstep *ms)
+{
+    static const char *const names[] = {"int", "float", "bool", "str"};
+    char *list = pipe_strdup("");
+    for (size_t i = 0; list && i < ms->nparams; i++) {
+        if (ms->params[i].type == PIPE_TYPE_ARTIFACT)
+            continue;
+        char *more = pipe_asprintf("%s%s%s:%s", list, *list ? " " : "", ms->params[i].name,
+                                   names[ms->params[i].type]);
+        free(list);
+        list = more;
+    }
+    if (!list)
+        return -1;
+    setenv("PIPE_STEP_PARAM_TYPES", list, 1);
+    free(list);
+    return 0;
+}
+
+/* PYTHONPATH with the bundle's python/ (the `pipe` module) first, the rest
+   as the step or the user had it. */
+static int python_path(const char *dir)
+{
+    const char *old = getenv("PYTHONPATH");
+    size_t n = strlen(dir);
+    if (old && strncmp(old, dir, n) == 0 && (old[n] == '\0' || old[n] == ':'))
+        return 0; /* already first (an image's ENV PYTHONPATH) */
+    char *value = old && *old ? pipe_asprintf("%s:%s", dir, old) : pipe_strdup(dir);
+    if (!value)
+        return -1;
+    setenv("PYTHONPATH", value, 1);
+    free(value);
+    return 0;
+}
+
 /* In the forked rank, before exec: the environment of a command step. */
 static int rank_setup(void *arg)
 {
@@ -274,6 +330,16 @@ static int rank_setup(void *arg)
     setenv("PIPE_SCRATCH_DIR", tmp, 1);
     free(metrics);
     free(tmp);
+    if (param_types(ms) != 0 || python_path(state_of(s)->python_dir) != 0)
+        return 1;
+    /* Images and tables are rank 0's, as metrics are (the module's log_image
+       and log_table do nothing without PIPE_MEDIA_DIR). */
+    unsetenv("PIPE_MEDIA_DIR");
+    unsetenv("PIPE_STEP_START");
+    if (rank == 0 && state_of(s)->media_dir) {
+        setenv("PIPE_MEDIA_DIR", state_of(s)->media_dir, 1);
+        setenv("PIPE_STEP_START", state_of(s)->start, 1);
+    }
     /* Lines reach the log as they are printed, not when a buffer fills. */
     setenv("PYTHONUNBUFFERED", "1", 0);
     return 0;
@@ -364,6 +430,26 @@ static void metric_line(pipe_supervisor *s, char *line)
         complain(s, shown, err);
 }
 
+/* The TensorBoard scalars rank 0's program wrote during the attempt, under
+   its output paths, its scratch folder or its working folder. */
+static void import_tfevents(pipe_supervisor *s)
+{
+    command_state *c = state_of(s);
+    const pipe_mstep *ms = s->id.ms;
+    size_t n = 0;
+    char **roots = calloc(ms->noutputs + 2, sizeof *roots);
+    if (!roots)
+        return;
+    roots[n++] = rank_file(s, 0, "tmp");
+    roots[n++] = pipe_strdup(c->workdir);
+    for (size_t i = 0; i < ms->noutputs; i++)
+        roots[n++] = output_path(s, ms->outputs[i].name);
+    pipe_supervisor_import_tfevents(&s->log, (const char *const *)roots, n, c->start_wall, &c->metrics_out);
+    for (size_t i = 0; i < n; i++)
+        free(roots[i]);
+    free(roots);
+}
+
 /* Rank 0's new PIPE_METRICS lines into metrics.csv; final: the last line
    too, and the file closed (end of the attempt). */
 static void follow(pipe_supervisor *s, bool final)
@@ -402,12 +488,40 @@ static void follow(pipe_supervisor *s, bool final)
         metric_line(s, c->metrics_line);
         c->metrics_len = 0;
     }
+    import_tfevents(s);
     close(c->metrics_fd);
     c->metrics_fd = -1;
     pipe_metrics_writer_close(&c->metrics_out);
 }
 
 /* ---- outputs ---- */
+
+/* The suffix (".npy") of the one entry beside path named path.SUFFIX
+   (malloc'ed), or NULL when there is none or several: what a library that
+   appends its extension (numpy's np.save) wrote instead of path. */
+static char *suffixed_sibling(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *dir = slash ? pipe_strndup(path, (size_t)(slash - path)) : pipe_strdup(".");
+    DIR *d = dir ? opendir(dir) : NULL;
+    char *found = NULL;
+    size_t n = strlen(base), count = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, base, n) != 0 || e->d_name[n] != '.' || !e->d_name[n + 1])
+            continue;
+        if (++count == 1)
+            found = pipe_strdup(e->d_name + n);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+    if (count != 1) {
+        free(found);
+        found = NULL;
+    }
+    return found;
+}
 
 /* Why output name, which the program was to write at tmp, cannot be kept
    (malloc'ed), or NULL. */
@@ -421,9 +535,22 @@ static char *check_output(const pipe_supervisor *s, const char *name, const char
     snprintf(var, sizeof var, "PIPE_OUTPUT_");
     for (size_t k = strlen(var), c = 0; name[c] && k + 1 < sizeof var; k++, c++)
         var[k] = (char)toupper((unsigned char)name[c]), var[k + 1] = '\0';
-    return pipe_asprintf("step `%s`: `%s` exited 0 but did not write output `%s` (a file or folder at the path in "
-                         "{%s} and %s)",
-                         ms->name, ms->command[0], name, name, var);
+    char *suffix = suffixed_sibling(tmp);
+    if (!suffix)
+        return pipe_asprintf("step `%s`: `%s` exited 0 but did not write output `%s` (a file or folder at the path in "
+                             "{%s} and %s)",
+                             ms->name, ms->command[0], name, name, var);
+    /* np.save(path, arr) and np.savez add their extension to a path without it. */
+    bool numpy = strcmp(suffix, ".npy") == 0 || strcmp(suffix, ".npz") == 0;
+    char *why = pipe_asprintf(
+        "step `%s`: `%s` exited 0 but did not write output `%s`: it wrote the path in {%s} with `%s` added\n"
+        "help: write the exact path (%s), %s",
+        ms->name, ms->command[0], name, name, suffix, var,
+        numpy ? "np.save appends .npy to a path without it: pass an open file, "
+                "`np.save(open(path, \"wb\"), arr)`, or rename the file after saving"
+              : "without adding an extension, or rename the file after writing it");
+    free(suffix);
+    return why;
 }
 
 /* After every rank exited 0, on machine 0: every output its ranks wrote is
@@ -461,6 +588,8 @@ static void free_state(pipe_supervisor *s)
     pipe_metrics_writer_close(&c->metrics_out);
     free(c->metrics_line);
     free(c->workdir);
+    free(c->python_dir);
+    free(c->media_dir);
     free(c->program);
     free(c);
     s->kind_state = NULL;

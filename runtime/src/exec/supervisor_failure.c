@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "cmd/followup.h"
+#include "crash_trace.h"
 #include "pipe/base.h"
 #include "store/store.h"
 #include "supervisor_parts.h"
@@ -34,7 +36,7 @@ static char *rank_account(const pipe_step_ident *id, int rank)
 
 void pipe_supervisor_describe_exit(const pipe_step_ident *id, int rank, int status, char *buf, size_t size)
 {
-    char who[320] = "", sig[32];
+    char who[320] = "", sig[64];
     if (id->world > 1) {
         char host[256] = "?";
         gethostname(host, sizeof host - 1);
@@ -46,11 +48,43 @@ void pipe_supervisor_describe_exit(const pipe_step_ident *id, int rank, int stat
     if (id->command)
         snprintf(prog, sizeof prog, "`%.150s` ", id->ms->command[0]);
     if (WIFSIGNALED(status)) {
-        pipe_signal_text(WTERMSIG(status), sig, sizeof sig);
+        pipe_signal_describe(WTERMSIG(status), sig, sizeof sig);
         snprintf(buf, size, "%s%swas killed by %s", who, prog, sig);
     } else {
         snprintf(buf, size, "%s%sexited with status %d", who, prog, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
+}
+
+/* The command that executes the invocation again, as the user types it:
+   `EXE step INV --run-id RUN --store STORE --param NAME=VALUE ...`. */
+static char *reproduce(const pipe_step_ident *id)
+{
+    size_t nparams = id->run ? id->run->nparams : 0;
+    const char **words = calloc(6 + 2 * nparams, sizeof *words);
+    char **params = calloc(nparams + 1, sizeof *params);
+    char *cmd = NULL;
+    size_t n = 0;
+    if (!words || !params)
+        goto done;
+    words[n++] = "step";
+    words[n++] = id->inv->id;
+    words[n++] = "--run-id";
+    words[n++] = id->o.run_id;
+    words[n++] = "--store";
+    words[n++] = id->o.store ? id->o.store : id->store;
+    for (size_t i = 0; i < nparams; i++) {
+        if (!(params[i] = pipe_asprintf("%s=%s", id->run->params[i].key, id->run->params[i].value)))
+            goto done;
+        words[n++] = "--param";
+        words[n++] = params[i];
+    }
+    cmd = pipe_followup_words(NULL, words, n);
+done:
+    for (size_t i = 0; params && i < nparams; i++)
+        free(params[i]);
+    free(params);
+    free(words);
+    return cmd;
 }
 
 char *pipe_supervisor_describe_failure(const pipe_step_ident *id, const pipe_step_log *log,
@@ -73,6 +107,14 @@ char *pipe_supervisor_describe_failure(const pipe_step_ident *id, const pipe_ste
        returned 3", then the rank's last lines. */
     pipe_supervisor_describe_exit(id, r->rank, r->status, how, sizeof how);
     char *account = rank_account(id, r->rank);
+    bool signaled = WIFSIGNALED(r->status);
+    if (account && signaled && !id->command) {
+        char *resolved = pipe_crash_trace_resolve(account);
+        if (resolved) {
+            free(account);
+            account = resolved;
+        }
+    }
     char *result = account ? pipe_asprintf("%s: %s", how, account) : pipe_strdup(how);
     free(account);
     char *tail = result ? pipe_supervisor_log_tail(log, r->rank) : NULL;
@@ -84,6 +126,15 @@ char *pipe_supervisor_describe_failure(const pipe_step_ident *id, const pipe_ste
             result = with;
         }
         free(tail);
+    }
+    char *again = result && signaled ? reproduce(id) : NULL;
+    if (again) {
+        char *with = pipe_asprintf("%s\nreproduce: `%s`", result, again);
+        if (with) {
+            free(result);
+            result = with;
+        }
+        free(again);
     }
     return result;
 }

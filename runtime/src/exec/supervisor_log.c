@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "bundle_inputs.h"
 #include "supervisor_parts.h"
 #include "util/util.h"
 
@@ -53,6 +54,17 @@ static bool contains(const char *p, size_t n, const char *needle)
 
 void pipe_supervisor_emit_rank(pipe_step_log *log, int rank, const char *line, size_t n)
 {
+    /* A traceback or a compiler's error names the user's file, not the
+       bundle's copy of it. */
+    char *mapped = log->command ? pipe_bundle_map_line(log->bundle, line, n) : NULL;
+    if (mapped) {
+        char *bundle = log->bundle;
+        log->bundle = NULL;
+        pipe_supervisor_emit_rank(log, rank, mapped, strlen(mapped));
+        log->bundle = bundle;
+        free(mapped);
+        return;
+    }
     size_t head = n < 48 ? n : 48;
     /* A program's lines carry their rank always, so that a failure can
        show the last ones; pipe_log's name theirs already. */

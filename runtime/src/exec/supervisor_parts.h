@@ -67,6 +67,7 @@ typedef struct pipe_step_log {
     int world;        /* ranks of the step: one untagged rank, or several tagged "[rank N] " */
     bool command;     /* a program's lines are always tagged */
     long long attempt_start; /* where this attempt's lines begin in the log */
+    char *bundle;     /* a command step's bundle folder: its copies' paths are mapped back (bundle_inputs.h) */
 } pipe_step_log;
 
 typedef struct pipe_attempt_result {
@@ -102,6 +103,16 @@ void pipe_supervisor_report(const pipe_step_log *log, const char *msg);
    them; for a one-rank step, the step's lines), malloc'ed, or NULL when it
    printed nothing. */
 char *pipe_supervisor_log_tail(const pipe_step_log *log, int rank);
+
+/* ---- supervisor_tfevents.c ---- */
+
+/* The scalars of the TensorBoard event files (events.out.tfevents.*) under
+   the nroots folders, each written or changed at or after since (seconds
+   since the epoch), into w; time_s counts from since. One log line per file
+   that had corrupt or cut records, one that says what was read. */
+struct pipe_metrics_writer;
+void pipe_supervisor_import_tfevents(pipe_step_log *log, const char *const *roots, size_t nroots, double since,
+                                     struct pipe_metrics_writer *w);
 
 /* ---- supervisor_record.c ---- */
 

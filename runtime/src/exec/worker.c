@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/ctx.h"
+#include "crash_trace.h"
 #include "pipe/error.h"
 #include "store/store.h"
 #include "util/util.h"
@@ -180,6 +181,9 @@ int pipe_worker_run(const pipe_worker_spec *spec)
             pipe_log(ctx, "cleanup_memory: released %zu bytes of CUDA caches", freed);
     }
 
+    char *error_file = pipe_store_error_file(spec->dir, spec->rank, spec->world);
+    pipe_crash_trace_install(error_file);
+    free(error_file);
     pipe_step_fn entry = *spec->impl->fn;
     if (entry)
         rc = entry(ctx, args);

@@ -1,4 +1,5 @@
-/* `report [RUN] [-o FILE]`: the run as one self-contained HTML file
+/* `report [RUN] [-o FILE]`: the run as one self-contained HTML file (with
+   two or more runs: report_compare.c)
    (docs/report.md): inline CSS and SVG, nothing fetched from anywhere, no
    script. Sections: the verdict and its root cause, parameters, the graph,
    a row per invocation, each metric as a chart over its steps, each
@@ -12,96 +13,36 @@
 
 #include "cmd/cliopt.h"
 #include "cmd/commands.h"
+#include "cmd/followup.h"
 #include "cmd/history.h"
 #include "pipe/base.h"
 #include "exec/progress.h"
+#include "report_compare.h"
 #include "report_graph.h"
+#include "report_media.h"
+#include "report_page.h"
 #include "report_svg.h"
 #include "exec/resources.h"
 #include "cmd/run_cmd.h"
 #include "util/util.h"
 
 static const char report_usage[] =
-    "usage: EXE report [RUN] [-o FILE] [--store DIR]\n\n"
+    "usage: EXE report [RUN ...] [-o FILE] [--store DIR]\n\n"
     "Writes the run as one self-contained HTML file (no network, no script): its graph, each\n"
     "invocation's status, duration, parameters, inputs and outputs, metric charts, GPU, CPU and\n"
     "memory charts of profiled steps, log tails and the root cause of a failure. RUN is a run id,\n"
-    "a unique prefix of one, or `latest` (the default); the file is STORE/RUN/report.html unless\n"
-    "-o FILE (`-o -`: standard output).";
+    "a unique prefix or part of one, or `latest` (the default); the file is STORE/RUN/report.html unless\n"
+    "-o FILE (`-o -`: standard output).\n\n"
+    "With two or more runs (up to 8): one page that compares them: parameters side by side (those that\n"
+    "differ marked), each metric's last, minimum and maximum per run and its charts with the runs\n"
+    "overlaid, each invocation's status and duration, and why a step ran again. The file is\n"
+    "STORE/compare-RUN1-RUN2....html unless -o FILE.";
 
-/* Series colours; the first few are told apart by people with the common
-   colour-vision deficiencies. */
-static const char *const palette[] = {"#2563eb", "#dc2626", "#059669", "#9333ea", "#ea580c", "#0891b2"};
-#define PALETTE_N (sizeof palette / sizeof palette[0])
 /* Tables longer than this scroll in a box of their own. */
 #define LONG_TABLE 40
 /* Metrics recorded once are a table with a column per name, up to this many. */
 #define VALUE_COLUMNS 8
 
-static const char css[] =
-    ":root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--done:#1a7f37;--done-bg:#dafbe1;"
-    "--cached:#0969da;--cached-bg:#ddf4ff;--failed:#cf222e;--failed-bg:#ffebe9;--notrun:#6e7781;--notrun-bg:#eaeef2}\n"
-    "*{box-sizing:border-box}\n"
-    "body{margin:0;color:var(--fg);background:#fff;font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,"
-    "'Helvetica Neue',Arial,sans-serif}\n"
-    "main{max-width:1240px;margin:0 auto;padding:20px 24px 40px}\n"
-    "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px;padding-bottom:4px;"
-    "border-bottom:1px solid var(--line)}h3{font-size:15px;margin:18px 0 6px}h4{font-size:14px;margin:12px 0 4px}\n"
-    ".muted,small{color:var(--muted)}code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"
-    "'Liberation Mono',monospace;font-size:12.5px}\n"
-    ".verdict{display:flex;flex-wrap:wrap;gap:6px 18px;align-items:baseline;margin:6px 0 0}\n"
-    ".badge{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;font-size:12.5px;"
-    "border:1px solid currentColor}\n"
-    ".done{color:var(--done)}.cached{color:var(--cached)}.failed{color:var(--failed)}.notrun{color:var(--notrun)}"
-    ".running{color:#9a6700}.interrupted{color:#9a6700}\n"
-    ".badge.done{background:var(--done-bg)}.badge.cached{background:var(--cached-bg)}"
-    ".badge.failed{background:var(--failed-bg)}.badge.notrun{background:var(--notrun-bg)}"
-    ".badge.running,.badge.interrupted{background:#fff8c5}\n"
-    ".cause{border:1px solid var(--failed);border-left:6px solid var(--failed);background:#fff8f7;"
-    "border-radius:6px;padding:10px 16px;margin:18px 0}\n.cause h2{border:0;margin:4px 0 6px;color:var(--failed)}\n"
-    "pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow-x:auto;"
-    "white-space:pre-wrap;word-break:break-all;margin:6px 0}\n"
-    "table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:5px 8px;"
-    "border-bottom:1px solid var(--line)}th{background:var(--soft);font-weight:600;font-size:13px}\n"
-    ".params{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:0 18px;margin:0}"
-    ".params div{display:flex;gap:10px;padding:4px 8px;border-bottom:1px solid var(--line)}.params dt{font-weight:600}"
-    ".params dd{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace;"
-    "font-size:12.5px;overflow-wrap:anywhere}\n"
-    "table.values{width:auto;min-width:320px}table.values td,table.values th{padding-right:24px}"
-    "th.num{text-align:right}\n"
-    "td.num{text-align:right;white-space:nowrap}.art{white-space:nowrap}.art code{color:var(--muted)}\n"
-    ".scroll{overflow-x:auto}.scroll.tall{max-height:640px;overflow-y:auto;border:1px solid var(--line)}"
-    ".scroll.tall th{position:sticky;top:0}\n"
-    "svg.graph{max-width:100%;height:auto;display:block}\n"
-    ".graph .node rect{stroke-width:1.5}.graph .node .name{font-weight:600;font-size:13px;fill:var(--fg)}"
-    ".graph .node .sub{font-size:11.5px;fill:var(--muted)}\n"
-    ".graph .done rect{fill:var(--done-bg);stroke:var(--done)}.graph .cached rect{fill:var(--cached-bg);"
-    "stroke:var(--cached)}.graph .failed rect{fill:var(--failed-bg);stroke:var(--failed)}"
-    ".graph .notrun rect{fill:var(--notrun-bg);stroke:var(--notrun);stroke-dasharray:4 3}"
-    ".graph .running rect{fill:#fff8c5;stroke:#9a6700}\n"
-    ".graph rect.bar{stroke:none}.graph rect.bar.done{fill:var(--done)}.graph rect.bar.cached{fill:var(--cached)}"
-    ".graph rect.bar.failed{fill:var(--failed)}.graph rect.bar.notrun{fill:var(--notrun)}"
-    ".graph rect.bar.running{fill:#9a6700}\n"
-    ".edge{fill:none;stroke:#8c959f;stroke-width:1.3;marker-end:url(#arrow)}.arrowhead{fill:#8c959f}\n"
-    ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(470px,1fr));gap:14px 22px}\n"
-    "figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:8px 10px 4px}\n"
-    "figcaption{font-size:13px;margin-bottom:2px}figcaption b{font-size:14px}\n"
-    "svg.chart{width:100%;height:auto;display:block}\n"
-    ".chart .grid{stroke:#eaeef2;stroke-width:1}.chart .axis{stroke:#8c959f;stroke-width:1}"
-    ".chart .tick{font-size:11px;fill:var(--muted)}.chart .label{font-size:11.5px;fill:var(--muted)}"
-    ".chart .line{fill:none;stroke-width:1.8;stroke-linejoin:round}.chart .area{opacity:.14;stroke:none}"
-    ".chart .ref{stroke:#57606a;stroke-dasharray:5 4;stroke-width:1}.chart .reflabel{font-size:11.5px;fill:#3d444d;"
-    "paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round;"
-    "font-weight:600}.chart .value{font-size:12px;font-weight:600;fill:var(--fg)}.chart .frame{fill:var(--soft);"
-    "stroke:var(--line)}.chart .empty{fill:var(--muted);font-size:13px}\n"
-    ".stat{font-size:15px;margin:2px 0 8px}.stat b{font-size:19px}\n"
-    
-    ".timeline{width:150px;height:12px;display:block}.timeline rect.bg{fill:var(--soft)}\n"
-    ".timeline rect.done{fill:var(--done)}.timeline rect.cached{fill:var(--cached)}"
-    ".timeline rect.failed{fill:var(--failed)}\n"
-    "details{border:1px solid var(--line);border-radius:6px;padding:4px 10px;margin:6px 0}"
-    "summary{cursor:pointer;font-weight:600}\n"
-    "footer{margin-top:36px;color:var(--muted);font-size:12px}\n";
 
 /* ---- small pieces ---- */
 
@@ -311,27 +252,7 @@ static void invocations(pipe_textbuf *b, const pipe_run_view *v)
         }
         pipe_tb_puts(b, "</td><td>");
         badge(b, cls, pipe_view_status(inv));
-        if (r && r->status == PIPE_STEP_CACHED && r->cached_from) {
-            pipe_tb_puts(b, "<br><small>from ");
-            h(b, r->cached_from);
-            pipe_tb_puts(b, "</small>");
-        }
-        if (r && r->rerun) {
-            pipe_tb_puts(b, "<br><small>re-run: ");
-            h(b, r->rerun);
-            pipe_tb_puts(b, "</small>");
-        }
-        if (r && (r->status == PIPE_STEP_FAILED || r->status == PIPE_STEP_INTERRUPTED)) {
-            if (r->has_exit_code)
-                pipe_tb_printf(b, "<br><small>exit %d</small>", r->exit_code);
-            else if (r->signal) {
-                pipe_tb_puts(b, "<br><small>");
-                h(b, r->signal);
-                pipe_tb_puts(b, "</small>");
-            }
-        }
-        if (r && r->attempts > 1)
-            pipe_tb_printf(b, "<br><small>%d attempts</small>", r->attempts);
+        pipe_report_status_notes(b, r);
         pipe_tb_printf(b, "</td><td class=\"num\">%s</td>", r ? d : "");
         timeline(b, v, inv);
         pipe_tb_puts(b, "<td class=\"mono\">");
@@ -354,37 +275,6 @@ static void invocations(pipe_textbuf *b, const pipe_run_view *v)
 
 /* ---- metrics ---- */
 
-/* The points of a series as arrays, in step order (the order written when
-   steps repeat). */
-static int metric_arrays(const pipe_metric_series *s, double **x, double **y)
-{
-    size_t *idx = malloc((s->n + 1) * sizeof *idx);
-    *x = malloc((s->n + 1) * sizeof **x);
-    *y = malloc((s->n + 1) * sizeof **y);
-    if (!idx || !*x || !*y) {
-        free(idx);
-        free(*x);
-        free(*y);
-        *x = *y = NULL;
-        return PIPE_ENOMEM;
-    }
-    /* A stable insertion pass: steps mostly come in order. */
-    for (size_t i = 0; i < s->n; i++) {
-        size_t j = i;
-        while (j > 0 && s->points[idx[j - 1]].step > s->points[i].step) {
-            idx[j] = idx[j - 1];
-            j--;
-        }
-        idx[j] = i;
-    }
-    for (size_t i = 0; i < s->n; i++) {
-        (*x)[i] = (double)s->points[idx[i]].step;
-        (*y)[i] = s->points[idx[i]].value;
-    }
-    free(idx);
-    return 0;
-}
-
 static void metric_chart(pipe_textbuf *b, const pipe_view_invocation *inv, const pipe_metric_series *s, size_t color)
 {
     pipe_metric_summary sum;
@@ -394,7 +284,7 @@ static void metric_chart(pipe_textbuf *b, const pipe_view_invocation *inv, const
     pipe_format_short(sum.min, lo, sizeof lo);
     pipe_format_short(sum.max, hi, sizeof hi);
     double *x = NULL, *y = NULL;
-    if (metric_arrays(s, &x, &y) != 0) {
+    if (pipe_report_metric_arrays(s, &x, &y) != 0) {
         b->oom = true;
         return;
     }
@@ -410,7 +300,7 @@ static void metric_chart(pipe_textbuf *b, const pipe_view_invocation *inv, const
         pipe_tb_printf(b, " <span class=\"failed\">(%zu not finite, not drawn)</span>", bad);
     pipe_tb_puts(b, "</figcaption>\n");
     snprintf(title, sizeof title, "%s of %s over its steps", s->name, inv->id);
-    pipe_chart_series se = {x, y, s->n, palette[color % PALETTE_N], NULL};
+    pipe_chart_series se = {x, y, s->n, pipe_report_palette[color % PIPE_REPORT_PALETTE_N], NULL};
     pipe_chart c = {title, "step", PIPE_X_STEP, PIPE_Y_PLAIN, false, 0, false, NAN, NULL, &se, 1};
     pipe_svg_line_chart(b, &c);
     pipe_tb_puts(b, "</figure>\n");
@@ -549,7 +439,8 @@ static void gpu_section(pipe_textbuf *b, const pipe_view_invocation *inv, const 
                    neuron ? "the core was busy" : "a kernel ran");
     snprintf(title, sizeof title, "utilization of %s %d (%s) during %s", kind, g->index, g->name, inv->id);
     snprintf(ref, sizeof ref, "mean %s", m);
-    pipe_chart_series su = {g->utilization.t, g->utilization.v, g->utilization.n, palette[color % PALETTE_N], NULL};
+    pipe_chart_series su = {g->utilization.t, g->utilization.v, g->utilization.n,
+                            pipe_report_palette[color % PIPE_REPORT_PALETTE_N], NULL};
     pipe_chart cu = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_PERCENT, true, 100, true, mean, ref,
                      &su, 1};
     pipe_svg_line_chart(b, &cu);
@@ -562,8 +453,8 @@ static void gpu_section(pipe_textbuf *b, const pipe_view_invocation *inv, const 
         pipe_tb_puts(b, ")</figcaption>\n");
     }
     snprintf(title, sizeof title, "memory used on %s %d (%s) during %s", kind, g->index, g->name, inv->id);
-    pipe_chart_series sm = {g->memory_used.t, g->memory_used.v, g->memory_used.n, palette[(color + 3) % PALETTE_N],
-                            NULL};
+    pipe_chart_series sm = {g->memory_used.t, g->memory_used.v, g->memory_used.n,
+                            pipe_report_palette[(color + 3) % PIPE_REPORT_PALETTE_N], NULL};
     pipe_chart cm = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_MIB, true, g->memory_total_mib, true,
                      NAN, NULL, &sm, 1};
     pipe_svg_line_chart(b, &cm);
@@ -587,13 +478,13 @@ static void process_section(pipe_textbuf *b, const pipe_view_invocation *inv)
     pipe_tb_puts(b, "<div class=\"grid\">\n<figure><figcaption><b>CPU</b> (100% is one core)</figcaption>\n");
     snprintf(title, sizeof title, "CPU of %s's processes", inv->id);
     snprintf(ref, sizeof ref, "mean %s", cm);
-    pipe_chart_series sc = {p->cpu.t, p->cpu.v, p->cpu.n, palette[2], NULL};
+    pipe_chart_series sc = {p->cpu.t, p->cpu.v, p->cpu.n, pipe_report_palette[2], NULL};
     pipe_chart cc = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_PERCENT, true, 100, true, cmean,
                      ref, &sc, 1};
     pipe_svg_line_chart(b, &cc);
     pipe_tb_puts(b, "</figure>\n<figure><figcaption><b>Resident memory</b></figcaption>\n");
     snprintf(title, sizeof title, "resident memory of %s's processes", inv->id);
-    pipe_chart_series sr = {p->rss.t, p->rss.v, p->rss.n, palette[3], NULL};
+    pipe_chart_series sr = {p->rss.t, p->rss.v, p->rss.n, pipe_report_palette[3], NULL};
     pipe_chart cr = {title, "time since the step started", PIPE_X_SECONDS, PIPE_Y_MIB, true, 0, true, NAN, NULL, &sr,
                      1};
     pipe_svg_line_chart(b, &cr);
@@ -647,10 +538,13 @@ static void profiles(pipe_textbuf *b, const pipe_run_view *v)
 
 static void logs(pipe_textbuf *b, const pipe_run_view *v)
 {
-    pipe_tb_printf(b, "<h2>Logs</h2>\n<p class=\"muted\">The last %d lines of each (all of it: <code>logs ",
+    pipe_tb_printf(b, "<h2>Logs</h2>\n<p class=\"muted\">The last %d lines of each (all of it: <code>",
                    PIPE_VIEW_LOG_LINES);
-    h(b, v->run_id);
-    pipe_tb_puts(b, " INVOCATION</code>).</p>\n");
+    /* The command as the user types it: with the run's --store. */
+    char *cmd = pipe_followup(v->store, "logs", v->run_id, "INVOCATION", (const char *)NULL);
+    h(b, cmd ? cmd : "logs RUN INVOCATION");
+    free(cmd);
+    pipe_tb_puts(b, "</code>).</p>\n");
     for (size_t i = 0; i < v->n; i++) {
         const pipe_view_invocation *inv = &v->inv[i];
         if (!inv->log_tail)
@@ -677,7 +571,7 @@ static void page(pipe_textbuf *b, const pipe_run_view *v)
     pipe_tb_puts(b, " \xc2\xb7 run ");
     h(b, v->run_id);
     pipe_tb_printf(b, " \xc2\xb7 %s</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n",
-                   pipe_run_state_name(v->state), css);
+                   pipe_run_state_name(v->state), pipe_report_css);
     header(b, v);
     root_cause(b, v);
     parameters(b, v);
@@ -685,6 +579,7 @@ static void page(pipe_textbuf *b, const pipe_run_view *v)
     pipe_report_graph(b, v);
     invocations(b, v);
     metrics(b, v);
+    pipe_report_media_section(b, v);
     profiles(b, v);
     logs(b, v);
     pipe_tb_puts(b, "<footer>Written by <code>report</code> at ");
@@ -695,18 +590,6 @@ static void page(pipe_textbuf *b, const pipe_run_view *v)
                     "</html>\n");
 }
 
-static int write_out(const char *path, const char *text, size_t len)
-{
-    char err[1024];
-    if (strcmp(path, "-") == 0)
-        return fwrite(text, 1, len, stdout) == len ? 0 : -1;
-    if (pipe_write_file_atomic(path, text, len, err, sizeof err) != 0) {
-        pipe_cli_error("%s", err);
-        return -1;
-    }
-    return 0;
-}
-
 int pipe_cmd_report(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
 {
     (void)prog;
@@ -715,7 +598,15 @@ int pipe_cmd_report(const pipe_program *prog, const pipe_manifest *m, int argc, 
     pipe_run_view *v = NULL;
     pipe_textbuf b = {0};
     size_t len = 0;
-    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_OUTPUT, 1, report_usage, m,
+    int status = pipe_run_args_parse(argc, argv, PIPE_ARG_OUTPUT, PIPE_RUN_ARGS_MAX, report_usage, &a);
+    if (status != 0) {
+        if (status > 0)
+            puts(report_usage);
+        return status > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
+    }
+    if (a.npositional > 1)
+        return pipe_report_compare(m, &a);
+    status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_OUTPUT, 1, report_usage, m,
                                     PIPE_VIEW_METRICS | PIPE_VIEW_PROFILE | PIPE_VIEW_LOGS, &a, &v);
     if (status >= 0)
         return status;
@@ -729,7 +620,7 @@ int pipe_cmd_report(const pipe_program *prog, const pipe_manifest *m, int argc, 
         pipe_cli_error("out of memory");
         goto done;
     }
-    if (write_out(path, text, len) != 0) {
+    if (pipe_report_write(path, text, len) != 0) {
         status = PIPE_EXIT_FAILED;
         goto done;
     }

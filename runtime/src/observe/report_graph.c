@@ -9,6 +9,8 @@
 #include "exec/progress.h"
 
 enum { NODE_W = 168, NODE_H = 46, PAD = 12, LR_GAP_X = 56, LR_GAP_Y = 14, TB_GAP_X = 18, TB_GAP_Y = 44 };
+/* The band each routed edge's lane takes. */
+enum { LANE = 16 };
 #define LR_MAX_LAYERS 6
 #define GROUP_TOTAL 40
 #define GROUP_LAYER 10
@@ -261,6 +263,78 @@ static void draw_node(pipe_textbuf *b, const pipe_run_view *v, const node *nd)
     pipe_tb_puts(b, "</g>\n");
 }
 
+typedef struct edge {
+    size_t from, to;
+    long lane; /* -1: a direct curve */
+} edge;
+
+/* The direct curve of an edge: a cubic Bezier from (p[0], p[1]) to
+   (p[6], p[7]). */
+static void curve(const graph *g, bool lr, const edge *e, double p[8])
+{
+    const node *a = &g->nodes[e->from], *z = &g->nodes[e->to];
+    if (lr) {
+        double x1 = a->x + NODE_W, y1 = a->y + NODE_H / 2.0, x2 = z->x - 2, y2 = z->y + NODE_H / 2.0;
+        double m = (x1 + x2) / 2;
+        double q[8] = {x1, y1, m, y1, m, y2, x2, y2};
+        memcpy(p, q, sizeof q);
+    } else {
+        double x1 = a->x + NODE_W / 2.0, y1 = a->y + NODE_H, x2 = z->x + NODE_W / 2.0, y2 = z->y - 2;
+        double m = (y1 + y2) / 2;
+        double q[8] = {x1, y1, x1, m, x2, m, x2, y2};
+        memcpy(p, q, sizeof q);
+    }
+}
+
+/* Whether the direct curve of an edge passes through a box other than
+   its two ends (sampled finely: boxes are far larger than a step). */
+static bool blocked(const graph *g, bool lr, size_t from, size_t to)
+{
+    edge e = {from, to, -1};
+    double p[8];
+    curve(g, lr, &e, p);
+    for (int s = 0; s <= 64; s++) {
+        double t = s / 64.0, u = 1 - t;
+        double x = u * u * u * p[0] + 3 * u * u * t * p[2] + 3 * u * t * t * p[4] + t * t * t * p[6];
+        double y = u * u * u * p[1] + 3 * u * u * t * p[3] + 3 * u * t * t * p[5] + t * t * t * p[7];
+        for (size_t k = 0; k < g->n; k++) {
+            const node *nd = &g->nodes[k];
+            if (k != from && k != to && x > nd->x - 3 && x < nd->x + NODE_W + 3 && y > nd->y - 3 &&
+                y < nd->y + NODE_H + 3)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* An edge: the direct curve, or around the boxes through its lane (the
+   gaps between layers hold no box, nor does the band of lanes). */
+static void draw_edge(pipe_textbuf *b, const graph *g, bool lr, const edge *e)
+{
+    double p[8];
+    curve(g, lr, e, p);
+    if (e->lane < 0) {
+        pipe_tb_printf(b, "<path class=\"edge\" d=\"M%.1f %.1f C%.1f %.1f %.1f %.1f %.1f %.1f\"/>\n", p[0], p[1], p[2],
+                       p[3], p[4], p[5], p[6], p[7]);
+        return;
+    }
+    /* It leaves and enters its boxes off their middles (where the direct
+       curves meet), and each lane turns at its own offset in the gaps, so
+       that no two edges share a segment or an arrowhead. */
+    double lane = PAD + (e->lane + 0.5) * LANE, off = 14 + (double)(e->lane % 5) * 6, side = 11;
+    if (lr) {
+        double y1 = p[1] - side, y2 = p[7] - side, gx1 = p[0] + off, gx2 = p[6] + 2 - off;
+        pipe_tb_printf(b, "<path class=\"edge routed\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f "
+                          "L%.1f %.1f\"/>\n",
+                       p[0], y1, gx1, y1, gx1, lane, gx2, lane, gx2, y2, p[6], y2);
+    } else {
+        double x1 = p[0] - 3 * side, x2 = p[6] - 3 * side, gy1 = p[1] + off, gy2 = p[7] + 2 - off;
+        pipe_tb_printf(b, "<path class=\"edge routed\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f "
+                          "L%.1f %.1f\"/>\n",
+                       x1, p[1], x1, gy1, lane, gy1, lane, gy2, x2, gy2, x2, p[7]);
+    }
+}
+
 void pipe_report_graph(pipe_textbuf *b, const pipe_run_view *v)
 {
     graph g;
@@ -277,6 +351,32 @@ void pipe_report_graph(pipe_textbuf *b, const pipe_run_view *v)
     bool lr = g.layers <= LR_MAX_LAYERS;
     double width, height;
     place(v, &g, lr, &width, &height);
+    /* The edges, once per pair of boxes; one that a direct curve would
+       draw through a box between its ends goes around them in a lane of
+       its own (above the boxes left to right, left of them top to bottom). */
+    edge *edges = calloc(g.n * g.n + 1, sizeof *edges);
+    bool *seen = calloc(g.n * g.n + 1, sizeof *seen);
+    size_t nedges = 0, lanes = 0;
+    for (size_t i = 0; i < v->n && edges && seen; i++)
+        for (size_t e = 0; e < v->inv[i].nneeds; e++) {
+            size_t from = g.node_of[v->inv[i].needs[e]], to = g.node_of[i];
+            if (from == to || seen[from * g.n + to])
+                continue;
+            seen[from * g.n + to] = true;
+            edge *ed = &edges[nedges++];
+            ed->from = from;
+            ed->to = to;
+            ed->lane = blocked(&g, lr, from, to) ? (long)lanes++ : -1;
+        }
+    if (!edges || !seen)
+        b->oom = true;
+    free(seen);
+    if (lanes) { /* room for the lanes: the boxes move aside */
+        double room = (double)lanes * LANE;
+        for (size_t k = 0; k < g.n; k++)
+            *(lr ? &g.nodes[k].y : &g.nodes[k].x) += room;
+        *(lr ? &height : &width) += room;
+    }
     pipe_tb_printf(b,
                    "<svg class=\"graph\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
                    "aria-label=\"the run's graph\">\n"
@@ -284,31 +384,9 @@ void pipe_report_graph(pipe_textbuf *b, const pipe_run_view *v)
                    "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0 0 L10 5 L0 10 z\" "
                    "class=\"arrowhead\"/></marker></defs>\n",
                    width, height, width, height);
-    /* Edges, once per pair of boxes. */
-    bool *drawn = calloc(g.n * g.n + 1, sizeof *drawn);
-    for (size_t i = 0; i < v->n && drawn; i++) {
-        for (size_t e = 0; e < v->inv[i].nneeds; e++) {
-            size_t from = g.node_of[v->inv[i].needs[e]], to = g.node_of[i];
-            if (from == to || drawn[from * g.n + to])
-                continue;
-            drawn[from * g.n + to] = true;
-            const node *a = &g.nodes[from], *z = &g.nodes[to];
-            if (lr) {
-                double x1 = a->x + NODE_W, y1 = a->y + NODE_H / 2.0, x2 = z->x - 2, y2 = z->y + NODE_H / 2.0;
-                double mx = (x1 + x2) / 2;
-                pipe_tb_printf(b, "<path class=\"edge\" d=\"M%.1f %.1f C%.1f %.1f %.1f %.1f %.1f %.1f\"/>\n", x1, y1,
-                               mx, y1, mx, y2, x2, y2);
-            } else {
-                double x1 = a->x + NODE_W / 2.0, y1 = a->y + NODE_H, x2 = z->x + NODE_W / 2.0, y2 = z->y - 2;
-                double my = (y1 + y2) / 2;
-                pipe_tb_printf(b, "<path class=\"edge\" d=\"M%.1f %.1f C%.1f %.1f %.1f %.1f %.1f %.1f\"/>\n", x1, y1,
-                               x1, my, x2, my, x2, y2);
-            }
-        }
-    }
-    if (!drawn)
-        b->oom = true;
-    free(drawn);
+    for (size_t k = 0; k < nedges; k++)
+        draw_edge(b, &g, lr, &edges[k]);
+    free(edges);
     for (size_t k = 0; k < g.n; k++)
         draw_node(b, v, &g.nodes[k]);
     pipe_tb_puts(b, "</svg>\n");

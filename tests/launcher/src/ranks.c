@@ -28,6 +28,15 @@ static void note_pid(pipe_ctx *ctx, const char *marker)
     }
 }
 
+/* mode=segv: a NULL pointer written through, in a frame of its own that
+   the backtrace names. The pointer is volatile: the compiler cannot see
+   that it is NULL and turn the store into a trap. */
+__attribute__((noinline)) static void dereference_null(void)
+{
+    int *volatile p = NULL;
+    *p = 42;
+}
+
 static int body(pipe_ctx *ctx, const char *mode, const char *marker)
 {
     int rank = pipe_rank(ctx), world = pipe_world_size(ctx);
@@ -37,6 +46,8 @@ static int body(pipe_ctx *ctx, const char *mode, const char *marker)
              env("MASTER_PORT"), env("PIPE_MIXED_PRECISION"), env("OMP_NUM_THREADS"));
     pipe_log(ctx, "ports MASTER_PORT=%s PIPE_RDZV_PORT=%s", env("MASTER_PORT"), env("PIPE_RDZV_PORT"));
     note_pid(ctx, marker);
+    if (strcmp(mode, "segv") == 0)
+        dereference_null();
     if (strcmp(mode, "exit3") == 0 || strcmp(mode, "sigkill") == 0 || strcmp(mode, "hang") == 0) {
         if (strcmp(mode, "exit3") == 0 && rank == 1) {
             pipe_log(ctx, "rank 1 gives up with exit status 3");

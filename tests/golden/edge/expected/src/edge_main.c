@@ -15,6 +15,11 @@
 #ifndef PIPE_BUNDLE_DIR
 #define PIPE_BUNDLE_DIR NULL /* the bundle's CMakeLists.txt gives its folder */
 #endif
+#ifndef PIPE_REBUILD_DIR /* how CMake builds it again, for `run` (pipec-rebuild.cmake defines all three) */
+#define PIPE_REBUILD_CMAKE NULL
+#define PIPE_REBUILD_DIR NULL
+#define PIPE_REBUILD_TARGET NULL
+#endif
 
 /* Each step's entry function, under a name that says where the step is declared. */
 static const pipe_step_fn pipe_step_produce_at_case_pipe_line_15 = (pipe_step_fn)produce;
@@ -165,6 +170,7 @@ static const char pipe_driver_manifest[] =
 static const pipe_program pipe_driver_program = {
     PIPE_ABI_VERSION, pipe_driver_manifest, sizeof pipe_driver_manifest - 1,
     pipe_driver_steps, sizeof pipe_driver_steps / sizeof pipe_driver_steps[0], CUDA_HOOKS, PIPE_BUNDLE_DIR,
+    PIPE_REBUILD_CMAKE, PIPE_REBUILD_DIR, PIPE_REBUILD_TARGET,
 };
 
 int main(int argc, char **argv) { return pipe_main(&pipe_driver_program, argc, argv); }

@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/training-debian-59b785ba:0c70f99712186982"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/training-debian-59b785ba:0966913f092f82d4"
 

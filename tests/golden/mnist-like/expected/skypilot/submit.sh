@@ -57,7 +57,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:f665392aa5f29451
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:81073fd5024a905c
 )
 PLACEHOLDER=PIPE_REGISTRY
 

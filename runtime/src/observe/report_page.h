@@ -1,0 +1,34 @@
+/* What the run's report (report.c) and the comparison of runs
+   (report_compare.c) share: the style sheet, the series colours, a
+   metric's points in step order and writing the page. Private to the
+   runtime. */
+#ifndef PIPE_REPORT_PAGE_H
+#define PIPE_REPORT_PAGE_H
+
+#include <stddef.h>
+
+#include "observe/metrics.h"
+#include "store/stepfile.h"
+#include "util/textbuf.h"
+
+extern const char pipe_report_css[];
+/* Series colours; the first few are told apart by people with the common
+   colour-vision deficiencies. */
+extern const char *const pipe_report_palette[];
+#define PIPE_REPORT_PALETTE_N 6
+
+/* The points of a series as arrays (malloc'ed), in step order (the order
+   written when steps repeat); PIPE_ENOMEM. */
+int pipe_report_metric_arrays(const pipe_metric_series *s, double **x, double **y);
+
+/* What the status of an invocation's record adds below its badge: `from
+   RUN/ID` (cached), `re-run: WHY` (it ran though an earlier success
+   existed), the exit status or signal of a failure, the attempts. r may
+   be NULL (not run). */
+void pipe_report_status_notes(pipe_textbuf *b, const pipe_step_record *r);
+
+/* Writes the page to path (`-` standard output) atomically; -1 after
+   printing the error. */
+int pipe_report_write(const char *path, const char *text, size_t len);
+
+#endif
