@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "option_map.h"
 #include "pipe/base.h"
 #include "util/suggest.h"
 
@@ -20,28 +21,12 @@ static const char *const mount_options[] = {
     "nostrictatime", "mode", "uid",      "gid",      "nr_inodes",   "nr_blocks",  "mpol",
 };
 
-static int key_index(const char *key)
-{
-    for (int k = 0; k < KEY_COUNT; k++)
-        if (strcmp(tmpfs_keys[k], key) == 0)
-            return k;
-    return -1;
-}
-
-static bool plain_text(const char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            return false;
-    return true;
-}
-
 static bool known_option(const char *s)
 {
     size_t n = strcspn(s, "=");
     for (size_t i = 0; i < sizeof mount_options / sizeof mount_options[0]; i++)
         if (strlen(mount_options[i]) == n && strncmp(mount_options[i], s, n) == 0)
-            return s[n] == '\0' || (s[n + 1] && plain_text(s + n + 1) && !strchr(s + n + 1, ','));
+            return s[n] == '\0' || (s[n + 1] && !option_has_control_chars(s + n + 1) && !strchr(s + n + 1, ','));
     return false;
 }
 
@@ -104,18 +89,13 @@ static bool check_mount(diag_engine *d, const ast_expr *map, const ast_map_entry
     bool ok = true;
     for (size_t i = 0; i < map->u.items.len; i++) {
         const ast_map_entry *e = map->u.items.items[i];
-        int k = key_index(e->key.text);
+        int k = option_map_place(d, e, tmpfs_keys, KEY_COUNT, entries);
         if (k < 0) {
-            unknown_key(d, e);
+            if (k == OPTION_KEY_UNKNOWN)
+                unknown_key(d, e);
             ok = false;
             continue;
         }
-        if (entries[k]) {
-            diag_given_twice(d, e->key.sp, entries[k]->key.sp, NULL, "key \"%s\" given twice", e->key.text);
-            ok = false;
-            continue;
-        }
-        entries[k] = e;
         const ast_expr *v = e->value;
         if (k == KEY_OPTIONS) {
             ok = check_options(d, v) && ok;
@@ -127,7 +107,7 @@ static bool check_mount(diag_engine *d, const ast_expr *map, const ast_map_entry
             continue;
         }
         uint64_t bytes = 0;
-        if (k == KEY_PATH && (v->u.s.text[0] != '/' || !plain_text(v->u.s.text)))
+        if (k == KEY_PATH && (v->u.s.text[0] != '/' || option_has_control_chars(v->u.s.text)))
             ok = bad_value(d, v, "`path` of a mount must be an absolute path", "not an absolute path") && ok;
         else if (k == KEY_SIZE && (pipe_parse_size(v->u.s.text, v->u.s.len, 0, &bytes) != PIPE_UNIT_OK || !bytes))
             ok = bad_value(d, v, "`size` of a mount must be a size such as \"512MB\" or \"8GB\"", "not a size") && ok;

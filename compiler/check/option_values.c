@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "gen/escape.h"
+#include "option_map.h"
 #include "option_tmpfs.h"
 #include "option_volumes.h"
 #include "pipe/base.h"
@@ -233,14 +234,6 @@ static bool suggest_duration(const char *text, char *buf, size_t size)
 
 /* ---- what values may hold ---- */
 
-static bool has_control_chars(const char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            return true;
-    return false;
-}
-
 /* Debian package names (with an optional =version): also keeps anything
    shell- or Dockerfile-special out of generated images. */
 static bool valid_package(const char *s)
@@ -435,7 +428,7 @@ static bool check_string(option_ctx *c)
     ast_expr *v = c->v;
     if (v->kind != EXPR_STRING)
         return wrong_type(c);
-    if (has_control_chars(v->u.s.text)) {
+    if (option_has_control_chars(v->u.s.text)) {
         diagnostic *dg = diag_report(c->d, v->sp, DIAG_E0201, "option `%s` of @%s must not contain control characters",
                                      c->o->name, c->s->name);
         diag_label(c->d, dg, "contains a newline or another control character");
@@ -537,7 +530,7 @@ static bool check_string_list(option_ctx *c)
         return false;
     for (size_t i = 0; i < c->v->u.items.len; i++) {
         ast_expr *item = c->v->u.items.items[i];
-        if (has_control_chars(item->u.s.text)) {
+        if (option_has_control_chars(item->u.s.text)) {
             diagnostic *dg = diag_report(c->d, item->sp, DIAG_E0201,
                                          "entries of `%s` must not contain control characters", c->o->name);
             diag_label(c->d, dg, "contains a newline or another control character");
@@ -571,7 +564,7 @@ static bool check_sbatch_flags(option_ctx *c)
     for (size_t i = 0; i < c->v->u.items.len; i++) {
         ast_expr *item = c->v->u.items.items[i];
         const char *t = item->u.s.text;
-        if (strncmp(t, "--", 2) != 0 || !isalpha((unsigned char)t[2]) || has_control_chars(t)) {
+        if (strncmp(t, "--", 2) != 0 || !isalpha((unsigned char)t[2]) || option_has_control_chars(t)) {
             diagnostic *dg = diag_report(c->d, item->sp, DIAG_E0201, "\"%s\" is not an sbatch option", t);
             diag_label(c->d, dg, "expected `--name` or `--name=value`");
             diag_help(c->d, dg, "write options as in an `#SBATCH` line, e.g. \"--exclusive\" or \"--mail-type=END\"");
@@ -652,7 +645,7 @@ static bool check_file(option_ctx *c)
     if (v->kind != EXPR_STRING)
         return wrong_type(c);
     const char *path = v->u.s.text;
-    if (*path == '\0' || has_control_chars(path)) {
+    if (*path == '\0' || option_has_control_chars(path)) {
         diagnostic *dg = diag_report(c->d, v->sp, DIAG_E0201, "option `%s` of @%s must be a file name", c->o->name,
                                      c->s->name);
         diag_label(c->d, dg, *path ? "contains a newline or another control character" : "empty");
@@ -745,7 +738,7 @@ static void pip_option_help(option_ctx *c, diagnostic *dg, const char *entry, co
     }
     const char *general = "each entry goes to pip as one requirement; pip's options are options of @docker: "
                           "`requirements_file` (-r), `index_url` (--index-url), `extra_index_urls` (--extra-index-url)";
-    if (option && value && *value && !has_control_chars(value) && !strpbrk(value, "\"\\"))
+    if (option && value && *value && !option_has_control_chars(value) && !strpbrk(value, "\"\\"))
         diag_help(c->d, dg, "write `%s = %s\"%s\"%s` instead; %s", option, list ? "[" : "", value, list ? "]" : "",
                   general);
     else if (option)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "option_map.h"
 #include "util/suggest.h"
 
 const char *const k8s_volume_keys[] = {"name", "claim", "host_path", "path", "read_only"};
@@ -11,22 +12,6 @@ const size_t k8s_volume_keys_count = sizeof k8s_volume_keys / sizeof k8s_volume_
 enum { KEY_NAME, KEY_CLAIM, KEY_HOST_PATH, KEY_PATH, KEY_READ_ONLY, KEY_COUNT };
 
 #define EXAMPLE "{\"name\": \"data\", \"claim\": \"datasets\", \"path\": \"/data\", \"read_only\": true}"
-
-static int key_index(const char *key)
-{
-    for (size_t k = 0; k < k8s_volume_keys_count; k++)
-        if (strcmp(k8s_volume_keys[k], key) == 0)
-            return (int)k;
-    return -1;
-}
-
-static bool has_control_chars(const char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            return true;
-    return false;
-}
 
 /* A Kubernetes volume name: a DNS-1123 label. */
 static bool dns_label(const char *s)
@@ -91,25 +76,20 @@ static bool check_volume(diag_engine *d, const ast_expr *map, const ast_map_entr
     bool ok = true;
     for (size_t i = 0; i < map->u.items.len; i++) {
         const ast_map_entry *e = map->u.items.items[i];
-        int k = key_index(e->key.text);
+        int k = option_map_place(d, e, k8s_volume_keys, KEY_COUNT, entries);
         if (k < 0) {
-            unknown_key(d, e);
+            if (k == OPTION_KEY_UNKNOWN)
+                unknown_key(d, e);
             ok = false;
             continue;
         }
-        if (entries[k]) {
-            diag_given_twice(d, e->key.sp, entries[k]->key.sp, NULL, "key \"%s\" given twice", e->key.text);
-            ok = false;
-            continue;
-        }
-        entries[k] = e;
         bool want_bool = k == KEY_READ_ONLY;
         if (e->value->kind != (want_bool ? EXPR_BOOL : EXPR_STRING)) {
             ok = wrong_value(d, e, want_bool) && ok;
             entries[k] = NULL; /* its value is no use below */
             continue;
         }
-        if (!want_bool && has_control_chars(e->value->u.s.text)) {
+        if (!want_bool && option_has_control_chars(e->value->u.s.text)) {
             diagnostic *dg = diag_report(d, e->value->sp, DIAG_E0201,
                                          "`%s` of a volume must not contain control characters", e->key.text);
             diag_label(d, dg, "contains a newline or another control character");

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Golden test of one case: `pipec build` the case's pipeline with every
 # target, then diff each generated file with tests/golden/NAME/expected/.
-# Copies (runtime/, src/user/) are checked for presence, not content, and so
-# are pipec-rebuild.cmake and pipec-inputs.txt, which hold this machine's paths, and
-# pipec-files.txt, the list of every file written (runtime/ among them).
+# Copies (runtime/, src/user/) are checked for presence, not content; the
+# `pipe` Python module (python/pipe/) must be the repository's
+# runtime/python/pipe/ byte for byte. Presence only, too, for
+# pipec-rebuild.cmake and pipec-inputs.txt, which hold this machine's
+# paths, and pipec-files.txt, the list of every file written (runtime/
+# among them).
 # The build runs twice: the second must produce identical bytes and must
 # not rewrite any file (mtimes unchanged). UPDATE_GOLDEN=1 rewrites expected/.
 set -u
@@ -29,7 +32,7 @@ if ! "$pipec" build "$(basename "$pipe")" "${select[@]}" -o "$work/out" --target
     exit 1
 fi
 generated() {
-    (cd "$1" && find . -type f ! -path './runtime/*' ! -path './src/user/*' ! -name pipec-rebuild.cmake ! -name pipec-inputs.txt \
+    (cd "$1" && find . -type f ! -path './runtime/*' ! -path './src/user/*' ! -path './python/*' ! -name pipec-rebuild.cmake ! -name pipec-inputs.txt \
         ! -name pipec-files.txt |
         sed 's|^\./||' | LC_ALL=C sort)
 }
@@ -62,6 +65,8 @@ if ! diff -u "$case_dir/expected/depfile.d" "$work/out.d"; then
     status=1
 fi
 [ -f "$work/out/runtime/CMakeLists.txt" ] || { echo "FAIL: no runtime copy"; status=1; }
+diff -r "$root/runtime/python/pipe" "$work/out/python/pipe" ||
+    { echo "FAIL: the bundle's python/pipe/ is not runtime/python/pipe/"; status=1; }
 grep -qx "docker docker/build.sh" "$work/out/pipec-files.txt" 2>/dev/null ||
     { echo "FAIL: no pipec-files.txt listing docker/build.sh"; status=1; }
 grep -q "^set(PIPEC_REBUILD_PIPE \"$(dirname "$pipe")/" "$work/out/pipec-rebuild.cmake" 2>/dev/null ||
