@@ -44,7 +44,7 @@ int lex_close_before_item(parse_ctx *p, span *loc, size_t len)
         return 0;
     }
     size_t inner = p->depth - 1;
-    char open = inner < 64 ? p->open_char[inner] : '{';
+    char open = p->open_char[inner];
     char close = open == '(' ? ')' : open == '[' ? ']' : '}';
     if (!p->closing) {
         p->closing = true;
@@ -53,10 +53,8 @@ int lex_close_before_item(parse_ctx *p, span *loc, size_t len)
             diagnostic *dg = diag_report(p->diag, *loc, DIAG_E0010, "expected `%c`, found `%.*s`", close, (int)len,
                                          p->src->text + loc->start);
             diag_label(p->diag, dg, "`%c` missing before this", close);
-            if (inner < 64) {
-                span at = {p->file, p->open_at[inner], p->open_at[inner] + 1};
-                diag_note(p->diag, dg, at, "the `%c` opened here is not closed", open);
-            }
+            span at = {p->file, p->open_at[inner], p->open_at[inner] + 1};
+            diag_note(p->diag, dg, at, "the `%c` opened here is not closed", open);
         }
         p->in_broken_item = true;
         p->syntax_error_seen = true;
@@ -70,6 +68,28 @@ int lex_close_before_item(parse_ctx *p, span *loc, size_t len)
     p->prev_token = close;
     p->ntokens++;
     return close;
+}
+
+bool lex_too_deep(parse_ctx *p, span at)
+{
+    if (p->depth < PARSE_MAX_DEPTH)
+        return false;
+    /* Reported whatever came before: a file this deep is not read further,
+       so this is the one thing left to say about it. */
+    parse_note_syntax_error(p, at);
+    diagnostic *dg = diag_report(p->diag, at, DIAG_E0121, "brackets nested more than %d deep", PARSE_MAX_DEPTH);
+    diag_label(p->diag, dg, "bracket %d opens here", PARSE_MAX_DEPTH + 1);
+    span outer = {p->file, p->open_at[0], p->open_at[0] + 1};
+    diag_note(p->diag, dg, outer, "the outermost of them opens here");
+    diag_help(p->diag, dg,
+              "`(`, `[` and `{` nest at most %d deep together: write the value flatter, or keep deep data in a "
+              "file the step reads",
+              PARSE_MAX_DEPTH);
+    p->too_deep = true;
+    p->in_broken_item = true;
+    p->syntax_error_seen = true;
+    p->syntax_error_at = at.start;
+    return true;
 }
 
 bool lex_unterminated_split(const char *text, size_t len, size_t *keep, size_t *pushed)

@@ -19,6 +19,10 @@
    (the keyword is read again after each), so that the new declaration
    parses as written. Returns the closing token, or 0. */
 int lex_close_before_item(parse_ctx *p, span *loc, size_t len);
+/* Before an opening bracket at `at`: whether it is one past
+   PARSE_MAX_DEPTH, reported (E0121); the lexer then ends the file there
+   (p->too_deep), so that nesting of any depth costs no more than this. */
+bool lex_too_deep(parse_ctx *p, span at);
 /* Does the text at `at` (the keyword, len bytes) start a declaration:
    `step NAME(`, `pipeline NAME(`, `import "`, `@NAME`, first on its line? */
 bool lex_starts_declaration(const parse_ctx *p, uint32_t at, size_t len);

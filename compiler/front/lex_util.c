@@ -28,10 +28,9 @@ ast_name lex_name(parse_ctx *p, span sp, const char *text, size_t len)
 
 void lex_open_bracket(parse_ctx *p, uint32_t at, char c)
 {
-    if (p->depth < sizeof p->open_at / sizeof p->open_at[0]) {
-        p->open_at[p->depth] = at;
-        p->open_char[p->depth] = c;
-    }
+    /* lex_too_deep stops the file before a bracket past the limit. */
+    p->open_at[p->depth] = at;
+    p->open_char[p->depth] = c;
     p->depth++;
 }
 

@@ -15,7 +15,8 @@ int lex_token(parse_ctx *p, int token, uint32_t at);
 /* Newlines were read; the next line starts at the current offset. */
 void lex_newline(parse_ctx *p);
 
-/* Brackets are tracked, innermost last, for "opened here" notes. */
+/* Brackets are tracked, innermost last, for "opened here" notes; the
+   lexer asks lex_too_deep (lex_recover.h) before it opens one. */
 void lex_open_bracket(parse_ctx *p, uint32_t at, char c);
 void lex_close_bracket(parse_ctx *p);
 /* `(` at `at`: CHAIN_LPAREN when it follows `)` on the same line (`f(a)(b)`

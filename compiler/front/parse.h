@@ -10,6 +10,12 @@
 #include "ast.h"
 #include "util/diag.h"
 
+/* How deep brackets (`(`, `[` and `{`, counted together) may nest: the
+   bracket past it is E0121 and ends the file's parse. It bounds the
+   parser's stack and every recursive walk of a value (checker, fmt,
+   generators, YAML writer), whatever the input. */
+#define PARSE_MAX_DEPTH 64
+
 typedef struct parse_ctx {
     arena *arena;
     diag_engine *diag;
@@ -38,9 +44,10 @@ typedef struct parse_ctx {
                                  other is, until `import`, `step`, `pipeline` or `@`
                                  starts a line */
     /* Open brackets, innermost last, for "opened here" notes. */
-    uint32_t open_at[64];
-    char open_char[64];
-    size_t depth;
+    uint32_t open_at[PARSE_MAX_DEPTH];
+    char open_char[PARSE_MAX_DEPTH];
+    size_t depth;      /* at most PARSE_MAX_DEPTH */
+    bool too_deep;     /* E0121 was reported: the lexer gives no more tokens */
 } parse_ctx;
 
 /* Parses one loaded file. Always returns a tree, possibly partial; syntax

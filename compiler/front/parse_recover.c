@@ -250,7 +250,7 @@ void parse_syntax_error_report(parse_ctx *p, syntax_error *e)
     const char *names[SYNTAX_MAX_EXPECTED + 1];
     char bufs[SYNTAX_MAX_EXPECTED][64];
     int shown = 0;
-    char close = p->depth > 0 && p->depth <= 64 ? closer(p->open_char[p->depth - 1]) : 0;
+    char close = p->depth > 0 ? closer(p->open_char[p->depth - 1]) : 0;
     bool expects_close = false, expects_comma = false, expects_string = false, expects_closer = false;
     for (int i = 0; i < n; i++) {
         int t = expected[i].token;
