@@ -424,8 +424,12 @@ static int cmd_fmt(int argc, char **argv)
         rc = EXIT_ERRORS;
     } else {
         const source_file *src = s.sources.files[idx];
+        /* An empty file formats to nothing, and an empty strbuf has no data
+           until sb_cstr gives it its "" (memcmp takes no NULL, even for 0
+           bytes). */
+        const char *text = sb_cstr(&out);
         /* A file with CR line breaks is rewritten with LF ones. */
-        bool same = !src->lone_cr && out.len == src->len && memcmp(out.data, src->text, out.len) == 0;
+        bool same = !src->lone_cr && out.len == src->len && memcmp(text, src->text, out.len) == 0;
         if (o.check_only) {
             if (!same)
                 fprintf(stderr, "%s: not in canonical layout (run `pipec fmt %s`)\n", o.file, o.file);
@@ -434,7 +438,7 @@ static int cmd_fmt(int argc, char **argv)
             rc = EXIT_OK;
         } else {
             char werr[512];
-            rc = write_file_atomic(o.file, out.data, out.len, werr, sizeof werr) == 0 ? EXIT_OK : EXIT_USAGE;
+            rc = write_file_atomic(o.file, text, out.len, werr, sizeof werr) == 0 ? EXIT_OK : EXIT_USAGE;
             if (rc != EXIT_OK)
                 fprintf(stderr, "pipec: error: cannot write `%s`: %s\n", o.file, werr);
         }

@@ -35,7 +35,8 @@ void sb_reset(strbuf *sb)
 void sb_putn(strbuf *sb, const char *s, size_t n)
 {
     reserve(sb, n);
-    memcpy(sb->data + sb->len, s, n);
+    if (n) /* s may be the NULL data of another empty strbuf */
+        memcpy(sb->data + sb->len, s, n);
     sb->len += n;
     sb->data[sb->len] = '\0';
 }

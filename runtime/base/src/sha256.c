@@ -153,6 +153,8 @@ static void choose(pipe_sha256 *s, bool large)
 
 void pipe_sha256_update(pipe_sha256 *s, const void *data, size_t len)
 {
+    if (len == 0)
+        return; /* data may be NULL (an empty buffer): memcpy takes no NULL */
     if (s->mode == WAITING) {
         if (len <= sizeof s->small - s->nsmall) {
             memcpy(s->small + s->nsmall, data, len);
