@@ -32,8 +32,10 @@ static const char usage_head[] =
     "  check FILE.pipe [-Werror] [--diagnostics-format=text|json|sarif]\n"
     "                       check a pipeline file and report every mistake\n"
     "  build FILE.pipe [-o DIR] [--pipeline NAME] [--target LIST] [--registry REGISTRY]\n"
-    "        [-MD -MF DEPFILE [-MT TARGET]] [-v]\n"
+    "        [-MD -MF DEPFILE [-MT TARGET]] [--force] [-v]\n"
     "                       check, then write the deployable bundle (default DIR: PIPELINE-bundle);\n"
+    "                       it writes over only its own files (DIR/pipec-files.txt lists them) and\n"
+    "                       stops, writing nothing, before a file of yours: --force overwrites it;\n"
     "                       --registry names where the images are pushed and pulled from (over\n"
     "                       @docker(registry)); LIST is a comma list of ";
 static const char usage_tail[] =
@@ -100,6 +102,7 @@ typedef struct common_opts {
     const char *dep_target;
     bool list_sources;
     bool verbose;
+    bool force;
     const char *registry;
 } common_opts;
 
@@ -123,7 +126,7 @@ static bool take_value(int argc, char **argv, int *i, const char *name, const ch
 
 /* Parses the options a command accepts (allowed: a string of letters, one
    per option kind: d=diagnostics-format W=-Werror p=--pipeline f=--format
-   c=--check b=build's -o/--target/-MD/-MF/-MT). */
+   c=--check b=build's -o/--target/-MD/-MF/-MT/--force). */
 static int parse_common(int argc, char **argv, const char *allowed, common_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -191,6 +194,8 @@ static int parse_common(int argc, char **argv, const char *allowed, common_opts 
             o->list_sources = true;
         } else if (strchr(allowed, 'b') && (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
             o->verbose = true;
+        } else if (strchr(allowed, 'b') && strcmp(a, "--force") == 0) {
+            o->force = true;
         } else if (strchr(allowed, 'c') && strcmp(a, "--check") == 0) {
             o->check_only = true;
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -336,6 +341,7 @@ static int cmd_build(int argc, char **argv)
             .dep_target = o.dep_target,
             .verbose = o.verbose,
             .registry = o.registry,
+            .force = o.force,
         };
         /* How to build the bundle again (pipec-rebuild.cmake): this pipec and
            the .pipe file, by absolute paths. */
@@ -351,13 +357,13 @@ static int cmd_build(int argc, char **argv)
             free(pipe_abs);
         }
         bo.pipeline_name = pl->name;
-        char err[1024];
-        if (bundle_build(&m, &bo, &s.arena, err, sizeof err) != 0) {
+        char err[4096];
+        int built = bundle_build(&m, &bo, &s.arena, err, sizeof err);
+        if (built != 0)
             fprintf(stderr, "pipec: error: %s\n", err);
-            rc = EXIT_USAGE;
-        } else {
-            rc = EXIT_OK;
-        }
+        /* A file of the user's in the way is an error of the build (1), as
+           the spec has it; I/O is 2. */
+        rc = built == 0 ? EXIT_OK : built > 0 ? EXIT_ERRORS : EXIT_USAGE;
     }
     session_free(&s);
     return rc;

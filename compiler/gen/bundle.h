@@ -27,6 +27,9 @@ typedef struct build_options {
     /* --registry: where every image is pushed and pulled from, over
        @docker(registry) (a deploy-time choice); NULL: none given. */
     const char *registry;
+    /* --force: write over files that are not on the bundle's list of its
+       own (bundle_list.h), e.g. the user's CMakeLists.txt in `-o .`. */
+    bool force;
 } build_options;
 
 /* A user file copied into the bundle. */
@@ -170,8 +173,10 @@ int gen_inputs(bundle *b, char *err, size_t errsize);
 const char *bundle_absolute(bundle *b, const char *cwd, const char *path);
 
 /* Writes the bundle of a model (model_build) for the targets in
-   opts->targets (bundle_build.c). Returns 0, or -1 with a message in err
-   (I/O). Fills each step's code_digest and sources in m. */
+   opts->targets (bundle_build.c). Returns 0; -1 with a message in err
+   (I/O); or 1, having written nothing, when a file it would write over is
+   not its own (bundle_list.h), with the message naming them. Fills each
+   step's code_digest and sources in m. */
 int bundle_build(model *m, const build_options *opts, arena *a, char *err, size_t errsize);
 
 #endif

@@ -138,8 +138,14 @@ int bundle_build(model *m, const build_options *opts, arena *a, char *err, size_
     b.target = deploy_targets[0]->name;
     if ((opts->targets & TARGET_LOCAL) && (gen_inputs(&b, err, errsize) != 0 || gen_rebuild(&b, err, errsize) != 0))
         goto done;
+    /* Every file is known now: the check of what it would write over comes
+       before anything is written. (The depfile, outside the bundle, is
+       not checked: -MF names it.) */
     ptr_vec stale = {0};
-    bundle_list_update(&b, &stale);
+    if (bundle_list_update(&b, &stale, err, errsize) != 0) {
+        rc = 1;
+        goto done;
+    }
     if (write_outputs(&b, err, errsize) != 0)
         goto done;
     bundle_list_remove(&b, &stale);
