@@ -41,9 +41,9 @@ expect long_comment 0 "" -- check "$work/long_comment.pipe"
 gen 'print("step s() { source = \"" + "y" * 10_000_000 + ".c\" }")' long_string.pipe
 expect long_string 1 "error\[E0116\]" -- check "$work/long_string.pipe"
 gen 'print("step s() { source = " + "[" * 100_000 + "]" * 100_000 + " }")' deep_list.pipe
-expect deep_list 1 "error\[E0010\]" -- check "$work/deep_list.pipe"
+expect deep_list 1 "error\[E0121\]" -- check "$work/deep_list.pipe"
 gen 'print("pipeline p() { x = f(" + "g(" * 50_000 + ")" * 50_001 + " }")' deep_calls.pipe
-expect deep_calls 1 "error\[E0010\]" -- check "$work/deep_calls.pipe"
+expect deep_calls 1 "error\[E0121\]" -- check "$work/deep_calls.pipe"
 
 gen '
 n = 100_000
