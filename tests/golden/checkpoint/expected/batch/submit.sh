@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:e3ad5c55a27da70e
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-dae7c50c30d05306 PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
-    resumable-3fb516c3f1b7871a PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
-    resumable-3d636a60d664c297 PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
+    resumable-62b37e54c7775cb1 PIPE_REGISTRY/resumable-debian-59b785ba:e3ad5c55a27da70e
+    resumable-2a9fe179f36e413f PIPE_REGISTRY/resumable-debian-59b785ba:e3ad5c55a27da70e
+    resumable-dcddb0be8869e16b PIPE_REGISTRY/resumable-debian-59b785ba:e3ad5c55a27da70e
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-dae7c50c30d05306 '' '-'
-    train resumable-train resumable-3fb516c3f1b7871a '' '0'
-    finetune resumable-finetune resumable-3d636a60d664c297 '' '1'
+    prepare resumable-prepare resumable-62b37e54c7775cb1 '' '-'
+    train resumable-train resumable-2a9fe179f36e413f '' '0'
+    finetune resumable-finetune resumable-dcddb0be8869e16b '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -49,8 +49,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:5adcb99ffc82e965
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:ac1bfdb5bf2009b1
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:ae8ce305f331dab0
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:d848890af452955e
 )
 PLACEHOLDER=PIPE_REGISTRY
 

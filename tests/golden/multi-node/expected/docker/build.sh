@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f"
-image docker/cuda-87508f2b/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-87508f2b:47e856545dba0b64"
+image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:259ad4c196b08a3d"
+image docker/cuda-87508f2b/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-87508f2b:ae6f4fa4a85ebf12"
 
