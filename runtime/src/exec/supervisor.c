@@ -602,6 +602,7 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     s.id.m = m;
     s.id.t0 = pipe_now();
     s.log.fd = -1;
+    s.log.cap.ring_fd = -1;
     s.lock_fd = -1;
     s.ckpt.lock_fd = -1;
     char err[2048] = "";

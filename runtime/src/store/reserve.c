@@ -12,6 +12,22 @@
 
 #include "util/util.h"
 
+/* Zeros, for a file system where posix_fallocate fails otherwise than for
+   want of room. 0 or the errno. */
+static int fill(int fd, size_t bytes)
+{
+    static const char zeros[4096];
+    while (bytes > 0) {
+        ssize_t w = write(fd, zeros, bytes < sizeof zeros ? bytes : sizeof zeros);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        bytes -= (size_t)w;
+    }
+    return fsync(fd) == 0 ? 0 : errno;
+}
+
 int pipe_reserve_take(const char *dir, size_t bytes, char **path)
 {
     *path = pipe_asprintf("%s/.reserve", dir);
@@ -19,6 +35,8 @@ int pipe_reserve_take(const char *dir, size_t bytes, char **path)
         return ENOMEM;
     int fd = open(*path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     int rc = fd < 0 ? errno : posix_fallocate(fd, 0, (off_t)bytes);
+    if (fd >= 0 && rc != 0 && rc != ENOSPC && rc != EDQUOT)
+        rc = fill(fd, bytes);
     if (fd >= 0 && close(fd) != 0 && rc == 0)
         rc = errno;
     if (rc != 0) {
