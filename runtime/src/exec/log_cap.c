@@ -207,7 +207,8 @@ int pipe_log_cap_finish(pipe_log_cap *c, int fd, const char **path)
         human(c->head, first, sizeof first);
         human(kept - skip, last, sizeof last);
         int n = snprintf(line, sizeof line,
-                         "[pipe: %s of output cut here (lines %llu-%llu); the log keeps the first %s and the last %s]\n",
+                         "[pipe: %s of output cut here (lines %llu-%llu); "
+                         "the log keeps the first %s and the last %s]\n",
                          gone, (unsigned long long)c->head_lines + 1,
                          (unsigned long long)(c->head_lines + cut_lines), first, last);
         rc = write_all(fd, line, (size_t)n);

@@ -462,6 +462,9 @@ static int run_attempts(pipe_supervisor *s)
         if (res.disk && !res.interrupted) { /* no retry can write on a full disk */
             free(res.rendezvous);
             free(res.collective);
+            free(rec->signal); /* the SIGTERM that stopped the ranks is not the cause */
+            rec->signal = NULL;
+            rec->has_exit_code = false;
             int status = fail(s, res.disk);
             free(res.disk);
             return status;

@@ -258,8 +258,8 @@ static void finish(attempt *a, int rc)
     pipe_launch_end(&s->launch);
     if (!res->disk)
         res->disk = pipe_supervisor_log_failure(&s->id, &s->log);
-    res->ok = rc == 0 && !res->disk && (int)a->g.n == s->id.nlocal && !res->status && !res->timed_out && !res->interrupted &&
-              !res->rendezvous && !res->collective;
+    res->ok = rc == 0 && (int)a->g.n == s->id.nlocal && !res->status && !res->timed_out && !res->interrupted &&
+              !res->rendezvous && !res->collective && !res->disk;
     pipe_child_group_free(&a->g);
 }
 

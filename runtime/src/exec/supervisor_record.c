@@ -83,6 +83,7 @@ int pipe_supervisor_prepare_dir(pipe_step_ident *id, pipe_step_log *log, char *e
     }
     if ((rc = pipe_log_cap_init(&log->cap, log->path, err, errsize)) != 0)
         return rc;
+    unlink(log->cap.ring_path); /* a killed execution's */
     log->fd = open(log->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
     if (log->fd < 0) {
         pipe_errf(err, errsize, "cannot create %s: %s", log->path, strerror(errno));
