@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:d046fa9adae72551
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:789e85d93af7e9e9
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-3b4ad73ef5fb7462 PIPE_REGISTRY/edge-debian-59b785ba:d046fa9adae72551
-    edge-a9a0a918ecfa9b37 PIPE_REGISTRY/edge-debian-59b785ba:d046fa9adae72551
+    edge-ab2ddd8e6cbd5b58 PIPE_REGISTRY/edge-debian-59b785ba:789e85d93af7e9e9
+    edge-89669e55cdb7bdaa PIPE_REGISTRY/edge-debian-59b785ba:789e85d93af7e9e9
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-3b4ad73ef5fb7462 '' '-'
-    transform edge-transform edge-a9a0a918ecfa9b37 '' '0'
-    transform_2 edge-transform_2 edge-a9a0a918ecfa9b37 '' '1'
-    transform_3 edge-transform_3 edge-a9a0a918ecfa9b37 '' '2'
-    consume edge-consume edge-3b4ad73ef5fb7462 '' '3'
-    ping edge-ping edge-3b4ad73ef5fb7462 '' '-'
+    produce edge-produce edge-ab2ddd8e6cbd5b58 '' '-'
+    transform edge-transform edge-89669e55cdb7bdaa '' '0'
+    transform_2 edge-transform_2 edge-89669e55cdb7bdaa '' '1'
+    transform_3 edge-transform_3 edge-89669e55cdb7bdaa '' '2'
+    consume edge-consume edge-ab2ddd8e6cbd5b58 '' '3'
+    ping edge-ping edge-ab2ddd8e6cbd5b58 '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:47e856545dba0b64
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:e307dd47bf489c23
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:a3a23f25414c796f
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-8b0878deb937c2eb PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f
-    pretrain-54ddd94789a486b8 PIPE_REGISTRY/pretrain-cuda-87508f2b:47e856545dba0b64
-    pretrain-821324c740309b11 PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f
+    pretrain-515ba4fdb2f2fe93 PIPE_REGISTRY/pretrain-cuda-5cdbe631:e307dd47bf489c23
+    pretrain-9ea8d3159382c4d6 PIPE_REGISTRY/pretrain-cuda-87508f2b:a3a23f25414c796f
+    pretrain-98cb1d2dfc96ba36 PIPE_REGISTRY/pretrain-cuda-5cdbe631:e307dd47bf489c23
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-8b0878deb937c2eb '' '-'
-    train_lm pretrain-train_lm pretrain-54ddd94789a486b8 '' '0'
-    export_model pretrain-export_model pretrain-821324c740309b11 '' '1,0'
+    tokenize pretrain-tokenize pretrain-515ba4fdb2f2fe93 '' '-'
+    train_lm pretrain-train_lm pretrain-9ea8d3159382c4d6 '' '0'
+    export_model pretrain-export_model pretrain-98cb1d2dfc96ba36 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

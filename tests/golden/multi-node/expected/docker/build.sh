@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f"
-image docker/cuda-87508f2b/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-87508f2b:47e856545dba0b64"
+image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:e307dd47bf489c23"
+image docker/cuda-87508f2b/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-87508f2b:a3a23f25414c796f"
 
