@@ -3,7 +3,7 @@
 # with pipec into bundles, compiled by one CMake project so that they share
 # one copy of the runtime: WORK/build/crash/crash, WORK/build/faults/faults,
 # WORK/build/wide/wide, WORK/build/stray/stray, WORK/build/resume_c/resume_c,
-# WORK/build/resume_py/resume_py
+# WORK/build/resume_py/resume_py, WORK/build/flood/flood
 set -eu
 pipec=$1
 src=$2
@@ -11,7 +11,7 @@ work=$3
 cmake=${CMAKE:-cmake}
 rm -rf "$work"
 mkdir -p "$work"
-pipelines="crash faults wide stray resume_c resume_py"
+pipelines="crash faults wide stray resume_c resume_py flood"
 for p in $pipelines; do
     "$pipec" build "$src/reliability.pipe" --pipeline "$p" -o "$work/$p" --target local
 done
@@ -25,6 +25,7 @@ add_subdirectory(wide)
 add_subdirectory(stray)
 add_subdirectory(resume_c)
 add_subdirectory(resume_py)
+add_subdirectory(flood)
 CMAKE
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)

@@ -1,5 +1,7 @@
-/* `logs RUN [INVOCATION] [--rank N]`: an invocation's log, or every
-   invocation's one after the other (docs/runtime.md, "Commands"). */
+/* `logs RUN [INVOCATION] [--rank N] [--follow]`: an invocation's log, or
+   every invocation's one after the other, in bounded memory; --follow
+   prints a running invocation's log as it grows (docs/runtime.md,
+   "Commands"). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,33 +9,21 @@
 
 #include "cliopt.h"
 #include "commands.h"
+#include "exec/run_lock.h"
 #include "followup.h"
+#include "log_stream.h"
 #include "pipe/base.h"
 #include "run_cmd.h"
 #include "run_view.h"
 #include "util/util.h"
 
 static const char logs_usage[] =
-    "usage: EXE logs [RUN] [INVOCATION] [--rank N] [--store DIR]\n\n"
+    "usage: EXE logs [RUN] [INVOCATION] [--rank N] [--follow] [--store DIR]\n\n"
     "The log of one invocation of a run, or of each in turn. RUN is a run id, a unique prefix or part\n"
-    "of one, or `latest` (the default). --rank N: only the lines of rank N (its own output and pipe_log lines).";
-
-/* Whether a log line is rank's: tagged "[rank N] "; in a one-rank world an
-   untagged line that is not the supervisor's "[pipe]" is rank 0's too. */
-static bool rank_line(const char *line, size_t len, long rank, int world)
-{
-    char tag[32];
-    int n = snprintf(tag, sizeof tag, "[rank %ld] ", rank);
-    for (size_t i = 0; i + (size_t)n <= len; i++)
-        if (memcmp(line + i, tag, (size_t)n) == 0)
-            return true;
-    if (world > 1 || rank != 0)
-        return false;
-    for (size_t i = 0; i + 7 <= len; i++)
-        if (memcmp(line + i, "[pipe] ", 7) == 0 || memcmp(line + i, "[rank ", 6) == 0)
-            return false;
-    return true;
-}
+    "of one, or `latest` (the default). --rank N: only the lines of rank N (its own output and pipe_log lines).\n"
+    "--follow, -f: print INVOCATION's log, then what it writes as it runs, until it ends (Ctrl-C stops).\n"
+    "A log holds at most PIPE_LOG_MAX_SIZE bytes (100 MiB): its first and last halves, and a line that\n"
+    "says what was cut between them.";
 
 /* The log files of an invocation: log, then log.machine-N. */
 static int log_files(const char *dir, char ***out, size_t *n)
@@ -72,25 +62,13 @@ static int print_log(const pipe_view_invocation *inv, long rank, bool header)
     int status = n > 0 ? 0 : 1;
     if (n == 0 && !header)
         pipe_cli_error("invocation `%s` has no log in %s (%s)", inv->id, inv->dir, pipe_view_status(inv));
+    pipe_log_filter filter = {.rank = rank, .world = inv->world};
     for (size_t f = 0; f < n; f++) {
-        char *text = NULL;
-        size_t len = 0;
-        char err[512];
         if (n > 1)
             printf("--- %s\n", files[f]);
-        if (pipe_read_file(files[f], &text, &len, err, sizeof err) != 0) {
-            pipe_cli_error("%s", err);
+        fflush(stdout);
+        if (pipe_log_stream(files[f], &filter) != 0)
             status = 1;
-            continue;
-        }
-        for (size_t i = 0; i < len;) {
-            const char *nl = memchr(text + i, '\n', len - i);
-            size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
-            if (rank < 0 || rank_line(text + i, l, rank, inv->world))
-                printf("%.*s\n", (int)l, text + i);
-            i += l + 1;
-        }
-        free(text);
     }
     for (size_t f = 0; f < n; f++)
         free(files[f]);
@@ -98,12 +76,31 @@ static int print_log(const pipe_view_invocation *inv, long rank, bool header)
     return status;
 }
 
+/* --follow: machine 0's log while the invocation runs (its step.lock is
+   held) or waits to (the run's runner holds run.lock). */
+static int follow_log(const pipe_run_view *v, const pipe_view_invocation *inv, long rank)
+{
+    char *path = pipe_asprintf("%s/log", inv->dir);
+    char *lock = pipe_invocation_lock_path(v->store, v->run_id, inv->id, 0);
+    char *run_lock = pipe_run_lock_path(v->store, v->run_id);
+    pipe_log_filter filter = {.rank = rank, .world = inv->world};
+    int rc = path && lock && run_lock ? pipe_log_follow(path, lock, run_lock, &filter) : -2;
+    if (rc == -2)
+        pipe_cli_error("out of memory");
+    if (rc == 1)
+        pipe_cli_error("invocation `%s` has no log in %s (%s)", inv->id, inv->dir, pipe_view_status(inv));
+    free(path);
+    free(lock);
+    free(run_lock);
+    return rc == 0 ? PIPE_EXIT_OK : rc == 130 ? 130 : PIPE_EXIT_FAILED;
+}
+
 int pipe_cmd_logs(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
 {
     (void)prog;
     pipe_run_args a;
     pipe_run_view *v = NULL;
-    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_RANK, 2, logs_usage, m, 0, &a, &v);
+    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_RANK | PIPE_ARG_FOLLOW, 2, logs_usage, m, 0, &a, &v);
     if (status >= 0)
         return status;
     status = PIPE_EXIT_USAGE;
@@ -132,7 +129,16 @@ int pipe_cmd_logs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
                            v->inv[i].world == 1 ? "" : "s", a.rank);
             goto done;
         }
-        status = print_log(&v->inv[i], a.rank, false) == 0 ? PIPE_EXIT_OK : PIPE_EXIT_FAILED;
+        if (a.follow)
+            status = follow_log(v, &v->inv[i], a.rank);
+        else
+            status = print_log(&v->inv[i], a.rank, false) == 0 ? PIPE_EXIT_OK : PIPE_EXIT_FAILED;
+        goto done;
+    }
+    if (a.follow) {
+        char *cmd = pipe_followup(v->store, "logs", v->run_id, "INVOCATION", "--follow", (char *)NULL);
+        pipe_cli_error("--follow follows one invocation: name it after the run (`%s`)", cmd ? cmd : "logs");
+        free(cmd);
         goto done;
     }
     status = PIPE_EXIT_OK;

@@ -34,6 +34,10 @@ int pipe_run_args_parse(int argc, char **argv, unsigned allowed, int max_positio
             a->json = true;
             continue;
         }
+        if ((allowed & PIPE_ARG_FOLLOW) && (strcmp(arg, "--follow") == 0 || strcmp(arg, "-f") == 0)) {
+            a->follow = true;
+            continue;
+        }
         if ((allowed & PIPE_ARG_OUTPUT) && ((got = pipe_opt_value(argc, argv, &i, "-o", &a->output)) != 0 ||
                                             (got = pipe_opt_value(argc, argv, &i, "--output", &a->output)) != 0)) {
             if (got < 0)

@@ -1,6 +1,6 @@
 /* What `runs`, `show`, `logs` and `report` share (docs/runtime.md,
-   "Commands"): their options (--store DIR, --json, -o FILE, --rank N and
-   positional arguments) and the RUN they name. Private to the runtime. */
+   "Commands"): their options (--store DIR, --json, -o FILE, --rank N,
+   --follow and positional arguments) and the RUN they name. Private to the runtime. */
 #ifndef PIPE_RUN_CMD_H
 #define PIPE_RUN_CMD_H
 
@@ -9,7 +9,7 @@
 #include "pipe/manifest.h"
 #include "run_view.h"
 
-enum { PIPE_ARG_JSON = 1, PIPE_ARG_OUTPUT = 2, PIPE_ARG_RANK = 4, PIPE_ARG_METRIC = 8 };
+enum { PIPE_ARG_JSON = 1, PIPE_ARG_OUTPUT = 2, PIPE_ARG_RANK = 4, PIPE_ARG_METRIC = 8, PIPE_ARG_FOLLOW = 16 };
 /* The most positional arguments (`report RUN1 RUN2 ...`) and --metric options. */
 #define PIPE_RUN_ARGS_MAX 8
 
@@ -20,6 +20,7 @@ typedef struct pipe_run_args {
     bool json;          /* --json */
     const char *output; /* -o FILE, --output FILE */
     long rank;          /* --rank N; -1 when not given */
+    bool follow;        /* --follow, -f */
     const char *metric[PIPE_RUN_ARGS_MAX]; /* --metric NAME, in order */
     int nmetric;
 } pipe_run_args;

@@ -26,6 +26,7 @@
 #include "run_lock.h"
 #include "runner_spawn.h"
 #include "scheduler.h"
+#include "store/reserve.h"
 #include "store/store.h"
 #include "sweep.h"
 #include "util/util.h"
@@ -33,6 +34,8 @@
 /* Each running child costs the runner one descriptor (its output pipe);
    this many stay spare for reading records and for starting the next. */
 #define FD_RESERVE 16
+/* create_run: the run could not start and is recorded as failed (exit 1). */
+#define RUN_FAILED (-2)
 
 /* The command line of `run`. */
 typedef struct run_args {
@@ -61,6 +64,7 @@ typedef struct runner {
     char started[40];
     pipe_run_info info;  /* run.yaml */
     int lock_fd;         /* run.lock, held while the runner lives (run_lock.h) */
+    char *reserve;       /* room kept on the disk for run.yaml's last status (store/reserve.h) */
     bool sched_ready, spawner_ready, progress_ready, signals_set;
 } runner;
 
@@ -268,8 +272,27 @@ static int create_run(runner *r)
     r->info.nparams = m->nparams;
     r->info.started = r->started;
     r->info.status = "running";
+    /* Room for run.yaml's last status; without it the run fails at once,
+       recorded as failed while run.yaml still fits. */
+    int full = pipe_reserve_take(r->run_dir, PIPE_RUN_RESERVE_BYTES, &r->reserve);
+    char finished[40];
+    if (full != 0) {
+        pipe_iso8601(finished, sizeof finished);
+        r->info.status = "failed";
+        r->info.finished = finished;
+    }
     bool created = false;
-    if (pipe_run_info_write(r->store, r->run_id, &r->info, PIPE_RUN_WRITE_CREATE, &created, err, sizeof err) != 0) {
+    int rc = pipe_run_info_write(r->store, r->run_id, &r->info, PIPE_RUN_WRITE_CREATE, &created, err, sizeof err);
+    r->info.finished = NULL;
+    if (full != 0) {
+        char *path = pipe_asprintf("%s/.reserve", r->run_dir);
+        char *why = path ? pipe_disk_error(path, full) : NULL;
+        pipe_cli_error("run %s cannot start: %s", r->run_id, why ? why : strerror(full));
+        free(why);
+        free(path);
+        return RUN_FAILED;
+    }
+    if (rc != 0) {
         pipe_cli_error("%s", err);
         return -1;
     }
@@ -339,6 +362,7 @@ static int end_run(runner *r, int rc)
     pipe_iso8601(finished, sizeof finished);
     r->info.finished = finished;
     r->info.status = status == PIPE_EXIT_OK ? "done" : stop ? "interrupted" : "failed";
+    pipe_reserve_release(&r->reserve); /* a full disk still takes run.yaml */
     if (pipe_run_info_write(r->store, r->run_id, &r->info, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err) != 0)
         pipe_cli_warning("%s", err);
     r->info.finished = NULL;
@@ -361,6 +385,7 @@ static int end_run(runner *r, int rc)
 
 static void runner_free(runner *r)
 {
+    pipe_reserve_release(&r->reserve);
     if (r->lock_fd >= 0)
         close(r->lock_fd); /* an early failure: run.yaml was not written, or says why */
     if (r->signals_set)
@@ -402,6 +427,8 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
         status = end_run(&r, pipe_sched_run(&r.sched));
     else if (rc == 1)
         status = PIPE_EXIT_OK; /* --help */
+    else if (rc == RUN_FAILED)
+        status = PIPE_EXIT_FAILED;
     else {
         if (rc == PIPE_ENOMEM)
             pipe_cli_error("out of memory");

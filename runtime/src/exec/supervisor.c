@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "store/cache.h"
+#include "store/reserve.h"
 #include "child.h"
 #include "cmd/commands.h"
 #include "params.h"
@@ -403,8 +404,13 @@ static char *record_success(pipe_supervisor *s, int *status)
         return why;
     pipe_supervisor_read_metrics(id, s->rec);
     if (pipe_supervisor_finish_record(id, s->rec, PIPE_STEP_DONE, err, sizeof err) != 0) {
-        pipe_supervisor_report(&s->log, err);
-        *status = PIPE_EXIT_FAILED;
+        /* A full disk: the record of the failure, in the room kept for it. */
+        int e = errno;
+        char *disk = e == ENOSPC || e == EDQUOT ? pipe_disk_error(id->step_path, e) : NULL;
+        char *failure = pipe_asprintf("step %s: %s", id->ms->name, disk ? disk : err);
+        *status = pipe_supervisor_fail(id, &s->log, s->rec, failure ? failure : err);
+        free(failure);
+        free(disk);
         return NULL;
     }
     if (pipe_cache_record(id->store, s->rec->cache_key, id->o.run_id, id->inv->id, err, sizeof err) != 0 ||
@@ -453,6 +459,18 @@ static int run_attempts(pipe_supervisor *s)
             return fail(s, err);
         }
         record_exit(rec, res.status);
+        if (res.disk && !res.interrupted) { /* no retry can write on a full disk */
+            free(res.rendezvous);
+            free(res.collective);
+            free(rec->signal); /* the SIGTERM that stopped the ranks is not the cause */
+            rec->signal = NULL;
+            rec->has_exit_code = false;
+            int status = fail(s, res.disk);
+            free(res.disk);
+            return status;
+        }
+        free(res.disk);
+        res.disk = NULL;
         if (res.ok && s->id.machine_rank == 0) {
             int status;
             if (!(why = record_success(s, &status)))
@@ -539,8 +557,12 @@ static void supervisor_free(pipe_supervisor *s)
     pipe_step_ident *id = &s->id;
     if (s->kind && s->kind->free)
         s->kind->free(s);
+    pipe_supervisor_log_finish(&s->log);
     if (s->log.fd >= 0)
         close(s->log.fd);
+    pipe_log_cap_free(&s->log.cap);
+    free(s->log.io_path);
+    pipe_reserve_release(&s->log.reserve);
     pipe_procs_kill_descendants(NULL, 0, 2000); /* none after an attempt's end; nothing may hold the lock on */
     pipe_checkpoint_folder_free(&s->ckpt);
     pipe_lock_release(s->lock_fd); /* last: what this execution made is gone or recorded */
@@ -583,6 +605,7 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     s.id.m = m;
     s.id.t0 = pipe_now();
     s.log.fd = -1;
+    s.log.cap.ring_fd = -1;
     s.lock_fd = -1;
     s.ckpt.lock_fd = -1;
     char err[2048] = "";

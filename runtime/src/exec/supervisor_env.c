@@ -13,6 +13,8 @@ void pipe_supervisor_rank_env(pipe_supervisor *s, int local_rank)
     const pipe_step_ident *id = &s->id;
     if (s->log.fd >= 0)
         close(s->log.fd);
+    if (s->log.cap.ring_fd >= 0)
+        close(s->log.cap.ring_fd);
     pipe_launch_close_in_child(&s->launch);
     /* The invocation's lock, held by the rank and whatever it starts, even
        across exec (a command step's program): while any of them lives, no

@@ -1,16 +1,18 @@
 /* The invocation's log (supervisor_parts.h): the supervisor's own lines and
-   its ranks' lines go into `log` (with --echo also to stderr), and the
-   failure summary reads a rank's last lines back by their "[rank N] " tag. */
+   its ranks' lines go into `log` (with --echo also to stderr), within its
+   bound (log_cap.h), and the failure summary reads a rank's last lines back
+   by their "[rank N] " tag. A write that fails (a full disk) stops the
+   writing and fails the step, naming the disk and the file. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/commands.h"
 #include "bundle_inputs.h"
+#include "store/reserve.h"
 #include "supervisor_parts.h"
 #include "util/util.h"
 
@@ -27,10 +29,22 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
+/* Into the log, until a write fails. */
+static void to_log(pipe_step_log *log, const char *line, size_t n)
+{
+    if (log->fd < 0 || log->io_errno)
+        return;
+    const char *path;
+    int rc = pipe_log_cap_write(&log->cap, log->fd, line, n, &path);
+    if (rc != 0) {
+        log->io_errno = rc;
+        log->io_path = pipe_strdup(path ? path : log->path);
+    }
+}
+
 static void emit(pipe_step_log *log, const char *line, size_t n, bool echo)
 {
-    if (log->fd >= 0)
-        write_all(log->fd, line, n);
+    to_log(log, line, n);
     if (echo && log->echo) {
         char *p = pipe_asprintf("[%s] %.*s", log->id, (int)n, line);
         if (p) {
@@ -138,15 +152,13 @@ char *pipe_supervisor_log_tail(const pipe_step_log *log, int rank)
     enum { TAIL_LINES = 8 };
     char *text = NULL;
     size_t size = 0;
-    struct stat st;
-    if (stat(log->path, &st) != 0 ||
-        pipe_read_file_tail(log->path, PIPE_LOG_TAIL_BYTES, &text, &size, NULL, 0) != 0)
+    uint64_t tail_start;
+    if (pipe_log_cap_tail(&log->cap, log->path, PIPE_LOG_TAIL_BYTES, &text, &size, &tail_start) != 0)
         return NULL;
     /* This attempt's lines only: the tail read starts at tail_start in the log. */
-    size_t tail_start = (size_t)st.st_size > size ? (size_t)st.st_size - size : 0;
     size_t from = 0;
-    if (log->attempt_start > 0 && (size_t)log->attempt_start > tail_start)
-        from = (size_t)log->attempt_start - tail_start;
+    if (log->attempt_start > 0 && (uint64_t)log->attempt_start > tail_start)
+        from = (size_t)((uint64_t)log->attempt_start - tail_start);
     if (from > size)
         from = size;
     char tag[32];
@@ -185,3 +197,27 @@ char *pipe_supervisor_log_tail(const pipe_step_log *log, int rank)
     return out;
 }
 
+
+long long pipe_supervisor_log_offset(const pipe_step_log *log) { return (long long)pipe_log_cap_offset(&log->cap); }
+
+char *pipe_supervisor_log_failure(const pipe_step_ident *id, const pipe_step_log *log)
+{
+    if (!log->io_errno)
+        return NULL;
+    char *why = pipe_disk_error(log->io_path ? log->io_path : log->path, log->io_errno);
+    char *msg = why ? pipe_asprintf("step %s: %s", id->ms->name, why) : NULL;
+    free(why);
+    return msg ? msg : pipe_strdup("out of memory");
+}
+
+void pipe_supervisor_log_finish(pipe_step_log *log)
+{
+    if (log->fd < 0 || log->io_errno)
+        return;
+    const char *path;
+    int rc = pipe_log_cap_finish(&log->cap, log->fd, &path);
+    if (rc != 0) {
+        log->io_errno = rc;
+        log->io_path = pipe_strdup(path ? path : log->path);
+    }
+}

@@ -21,6 +21,7 @@
 
 #include "child.h"
 #include "dist/launcher.h"
+#include "log_cap.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
 #include "store/stepfile.h"
@@ -68,6 +69,10 @@ typedef struct pipe_step_log {
     bool command;     /* a program's lines are always tagged */
     long long attempt_start; /* where this attempt's lines begin in the log */
     char *bundle;     /* a command step's bundle folder: its copies' paths are mapped back (bundle_inputs.h) */
+    pipe_log_cap cap; /* its bound (PIPE_LOG_MAX_SIZE) */
+    int io_errno;     /* a write to it failed (ENOSPC: the disk is full): nothing more is written */
+    char *io_path;    /* what could not be written: the log or its ring */
+    char *reserve;    /* room kept on the disk for the record of a failure (store/reserve.h) */
 } pipe_step_log;
 
 typedef struct pipe_attempt_result {
@@ -78,6 +83,7 @@ typedef struct pipe_attempt_result {
     int status;       /* its wait status */
     char *rendezvous; /* why the ranks never met (malloc'ed), or NULL */
     char *collective; /* which ranks never entered a collective (malloc'ed), or NULL */
+    char *disk;       /* the log could not be written: which disk is full (malloc'ed), or NULL */
 } pipe_attempt_result;
 
 /* ---- supervisor_log.c ---- */
@@ -103,6 +109,14 @@ void pipe_supervisor_report(const pipe_step_log *log, const char *msg);
    them; for a one-rank step, the step's lines), malloc'ed, or NULL when it
    printed nothing. */
 char *pipe_supervisor_log_tail(const pipe_step_log *log, int rank);
+/* Where the next line begins in the log's stream (as if nothing were cut). */
+long long pipe_supervisor_log_offset(const pipe_step_log *log);
+/* "step NAME: no space left on device writing PATH (the store's disk, ...)"
+   when a write to the log failed, malloc'ed; else NULL. */
+char *pipe_supervisor_log_failure(const pipe_step_ident *id, const pipe_step_log *log);
+/* The end of the log: the lines kept of what went past its bound, after
+   the line that says what was cut (log_cap.h). */
+void pipe_supervisor_log_finish(pipe_step_log *log);
 
 /* ---- supervisor_tfevents.c ---- */
 
@@ -117,15 +131,18 @@ void pipe_supervisor_import_tfevents(pipe_step_log *log, const char *const *root
 /* ---- supervisor_record.c ---- */
 
 /* The invocation directory's paths into id, the directory and its log
-   (log's path and fd), removing what an earlier execution left (step.yaml,
-   outputs/, error, metrics.csv, profile/). */
+   (log's path, fd and bound), removing what an earlier execution left
+   (step.yaml, outputs/, error, metrics.csv, profile/), and the room kept
+   for the record of a failure (log->reserve; a disk without it fails the
+   step at once, naming the disk). */
 int pipe_supervisor_prepare_dir(pipe_step_ident *id, pipe_step_log *log, char *err, size_t errsize);
 /* Stamps the record finished with status and writes step.yaml (machine 0
    only: it speaks for the invocation). */
 int pipe_supervisor_finish_record(const pipe_step_ident *id, pipe_step_record *rec, pipe_step_status status,
                                   char *err, size_t errsize);
 void pipe_supervisor_clear_outputs(pipe_step_record *r);
-/* Records a failure, returning the exit status 1. */
+/* Records a failure, returning the exit status 1. The room kept on the
+   disk is given back first: the record fits on a full disk. */
 int pipe_supervisor_fail(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const char *why);
 /* Output name as the step left it at path, before it is kept
    (pipe_artifact_check: no link leading out of it, no hard link to a file

@@ -106,8 +106,7 @@ static void sample_ranks(pipe_supervisor *s, const pipe_child_group *g, double n
 static int begin(attempt *a, char *err, size_t errsize)
 {
     pipe_supervisor *s = a->s;
-    off_t end = s->log.fd >= 0 ? lseek(s->log.fd, 0, SEEK_END) : 0;
-    s->log.attempt_start = end > 0 ? (long long)end : 0;
+    s->log.attempt_start = pipe_supervisor_log_offset(&s->log);
     int rc;
     if ((rc = pipe_launch_begin(&s->launch, err, errsize)) != 0)
         return rc;
@@ -154,7 +153,8 @@ static bool ended(attempt *a, double now)
 
 /* What stops the ranks, each said once in the log: SIGINT or SIGTERM to
    the supervisor, ranks that never entered a collective, a rendezvous
-   that timed out, @timeout. Then the SIGKILL that is due. */
+   that timed out, @timeout, a log that cannot be written (a full disk).
+   Then the SIGKILL that is due. */
 static void check_stops(attempt *a, double now)
 {
     pipe_supervisor *s = a->s;
@@ -182,6 +182,9 @@ static void check_stops(attempt *a, double now)
         res->rendezvous = rdzv;
         stop_ranks(a, SIGTERM);
     }
+    if (!res->disk && (res->disk = pipe_supervisor_log_failure(&s->id, &s->log)) != NULL && a->running > 0 &&
+        !a->stopping)
+        stop_ranks(a, SIGTERM);
     if (a->deadline > 0 && now >= a->deadline && !res->timed_out && a->running > 0) {
         char d[64];
         pipe_format_duration(s->id.inv->timeout_ms, d, sizeof d);
@@ -253,8 +256,10 @@ static void finish(attempt *a, int rc)
     if (s->kind->follow)
         s->kind->follow(s, true);
     pipe_launch_end(&s->launch);
+    if (!res->disk)
+        res->disk = pipe_supervisor_log_failure(&s->id, &s->log);
     res->ok = rc == 0 && (int)a->g.n == s->id.nlocal && !res->status && !res->timed_out && !res->interrupted &&
-              !res->rendezvous && !res->collective;
+              !res->rendezvous && !res->collective && !res->disk;
     pipe_child_group_free(&a->g);
 }
 

@@ -11,6 +11,7 @@
 #include "store/artifact.h"
 #include "cmd/commands.h"
 #include "store/digest_note.h"
+#include "store/reserve.h"
 #include "observe/metrics.h"
 #include "pipe/error.h"
 #include "pipe/base.h"
@@ -70,6 +71,19 @@ int pipe_supervisor_prepare_dir(pipe_step_ident *id, pipe_step_log *log, char *e
     } else if ((rc = pipe_mkdirs(id->outdir, err, errsize)) != 0) {
         return rc;
     }
+    /* Room for the record of a failure, before the log can fill the disk. */
+    int e = pipe_reserve_take(id->dir, PIPE_STEP_RESERVE_BYTES, &log->reserve);
+    if (e != 0) {
+        char *path = pipe_asprintf("%s/.reserve", id->dir);
+        char *why = path ? pipe_disk_error(path, e) : NULL;
+        free(path);
+        pipe_errf(err, errsize, "step %s: %s", id->ms->name, why ? why : strerror(e));
+        free(why);
+        return e == ENOMEM ? PIPE_ENOMEM : PIPE_EIO;
+    }
+    if ((rc = pipe_log_cap_init(&log->cap, log->path, err, errsize)) != 0)
+        return rc;
+    unlink(log->cap.ring_path); /* a killed execution's */
     log->fd = open(log->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
     if (log->fd < 0) {
         pipe_errf(err, errsize, "cannot create %s: %s", log->path, strerror(errno));
@@ -110,6 +124,7 @@ static void record_unsuccessful(const pipe_step_ident *id, pipe_step_log *log, p
     char err[1024];
     free(rec->error);
     rec->error = pipe_strdup(why);
+    pipe_reserve_release(&log->reserve);
     /* A failed invocation has no outputs/ at all, not even the temporary
        files of a worker that was killed while writing. */
     if (id->machine_rank == 0 && id->outdir && pipe_remove_tree(id->outdir, err, sizeof err) != 0)

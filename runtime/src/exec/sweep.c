@@ -151,6 +151,16 @@ static int remove_matching(const char *dir, const char *prefix, const char *infi
     return rc;
 }
 
+/* The room a dead runner or supervisor kept on the disk for its record
+   (store/reserve.h). */
+static void remove_reserve(const char *dir)
+{
+    char *path = pipe_asprintf("%s/.reserve", dir);
+    if (path)
+        unlink(path);
+    free(path);
+}
+
 /* outputs/ of an invocation whose machine-0 supervisor died: only the
    temporary files and folders (.NAME.tmp, .NAME.tmp.PID) when step.yaml
    says it finished, else all of it (a failed or unfinished invocation
@@ -171,6 +181,9 @@ static int sweep_outputs(const char *store, const char *run_id, const char *invo
         /* step.yaml's, a rank's error file's, the profile's */
         if (remove_matching(dir, "", ".tmp") != 0)
             rc = PIPE_EIO;
+        /* the room kept for its record (store/reserve.h), its log's ring (log_cap.h) */
+        remove_reserve(dir);
+        remove_matching(dir, ".log", ".tail");
     }
     pipe_step_record_free(rec);
     free(step);
@@ -300,6 +313,7 @@ static int sweep_run(const char *store, const char *run_id)
             }
             remove_matching(dir, "run.yaml", ".tmp");
             remove_matching(dir, "run.yaml", ".new");
+            remove_reserve(dir);
         }
         pipe_run_info_free(info);
         pipe_lock_release(fd);
@@ -322,6 +336,7 @@ static int sweep_unborn_run(const char *store, const char *run_id)
         pipe_lock_take(lock, 0, &fd, NULL, holder, sizeof holder, err, sizeof err) == 0) {
         /* Still unborn under the lock: its runner is gone. */
         if (!pipe_file_exists(run_file) && unlink(lock) == 0) {
+            remove_reserve(dir);
             rmdir(dir); /* fails, harmlessly, when something else is in it */
             swept = 1;
         }
