@@ -179,6 +179,18 @@ static int sweep_outputs(const char *store, const char *run_id, const char *invo
     return rc;
 }
 
+/* What a dead machine N > 0 leaves in the invocation folder: its ranks'
+   error files' temporary files (error.rank-R.tmp.PID; it writes nothing
+   else there but its log and its failure record, which stay). 0, or
+   PIPE_EIO. */
+static int sweep_machine_files(const char *store, const char *run_id, const char *invocation)
+{
+    char *dir = pipe_store_invocation_dir(store, run_id, invocation);
+    int rc = dir ? remove_matching(dir, "error.rank-", ".tmp") : PIPE_ENOMEM;
+    free(dir);
+    return rc;
+}
+
 /* One lock file of an invocation: 1 when its dead holder's leftovers were
    removed. A removal that fails (a process that had not let go was still
    writing) keeps the record, for a later sweep to finish. */
@@ -196,6 +208,8 @@ static int sweep_lock(const char *path, unsigned wait_ms, bool machine0, const c
     if (prev) {
         rc = pipe_sweep_record(prev);
         if (machine0 && sweep_outputs(store, run_id, invocation) != 0)
+            rc = PIPE_EIO;
+        if (!machine0 && sweep_machine_files(store, run_id, invocation) != 0)
             rc = PIPE_EIO;
         swept = rc == 0;
     }
