@@ -7,6 +7,7 @@
 # temporary file (*.tmp.*) and no empty outputs/, and no rank is left.
 #   1. rank 3 exits 1 (pipe_fail), after the test left error.rank-3.tmp.PID,
 #      as a writer stopped between naming an error file and renaming it does
+#   1b. rank 0 on machine 0 exits 1: machine 1 names it
 #   2. rank 3 stops itself (SIGSTOP): named as stopped responding
 #   3. machine 1's launcher is killed (SIGKILL): machine 0 names machine 1
 #   4. machine 1 starts after machine 0 gave up: no outputs/ of its own
@@ -78,6 +79,23 @@ check "grep -q 'rank 0 lost contact with machine 1; stopping the other ranks' '$
     "F1: machine 0's log says its rank 0 lost contact, and does not blame it"
 after F1
 [ "$failed" = 0 ] || show "$dir/F1-m0.out" "$dir/F1-m1.out" "$inv/step.yaml"
+
+# 1b. rank 0 on machine 0 exits 1: machine 1's ranks lose contact with it,
+# and machine 1's record names rank 0 on machine 0.
+port=$(free_port)
+launch F0 fail0 "0 1"
+inv="$store/F0/machines_fail"
+wait "${mpid[0]}"
+s0=$?
+wait "${mpid[1]}"
+s1=$?
+check "[ $s0 = 1 ] && [ $s1 = 1 ]" "F0: both launchers fail ($s0, $s1)"
+check "grep -q 'failed: rank 0 (machine 0, host [^)]*) exited with status 1: rank 0 gives up on purpose' '$inv/log.machine-1' &&
+    grep -q 'error: rank 0 (machine 0, host' '$dir/F0-m1.out'" "F0: machine 1's log and launcher name rank 0 on machine 0"
+check "grep -q 'rank 0 (machine 0, host [^)]*) exited with status 1: rank 0 gives up on purpose' '$inv/step.yaml' &&
+    ! grep -q 'lost contact' '$inv/step.yaml'" "F0: step.yaml names rank 0"
+after F0
+[ "$failed" = 0 ] || show "$dir/F0-m0.out" "$dir/F0-m1.out" "$inv/log.machine-1"
 
 # 2. rank 3 stops itself: machine 1's watch names it after collective_timeout.
 port=$(free_port)

@@ -65,7 +65,8 @@ int machines(pipe_ctx *ctx, const faults_machines_args *a)
 /* Every rank all-reduces until stopped, after rank 3 (on machine 1) did
    what mode says: "fail" exits 1 through pipe_fail once marker/go exists
    (the test first leaves what a rank killed while writing its error file
-   leaves), "stop" sends itself SIGSTOP; "hang": nobody misbehaves. */
+   leaves), "stop" sends itself SIGSTOP; "fail0": rank 0 (machine 0) exits
+   1 at once; "hang": nobody misbehaves. */
 int machines_fail(pipe_ctx *ctx, const faults_machines_fail_args *a)
 {
     note_pid(ctx, a->marker);
@@ -80,6 +81,10 @@ int machines_fail(pipe_ctx *ctx, const faults_machines_fail_args *a)
             nanosleep(&tick, NULL);
         pipe_log(ctx, "rank 3 gives up with exit status 1");
         return pipe_fail(ctx, "rank 3 gives up on purpose");
+    }
+    if (pipe_rank(ctx) == 0 && strcmp(a->mode, "fail0") == 0) {
+        pipe_log(ctx, "rank 0 gives up with exit status 1");
+        return pipe_fail(ctx, "rank 0 gives up on purpose");
     }
     if (pipe_rank(ctx) == 3 && strcmp(a->mode, "stop") == 0) {
         pipe_log(ctx, "rank 3 stops itself");
