@@ -9,7 +9,8 @@
 #      as a writer stopped between naming an error file and renaming it does
 #   1b. rank 0 on machine 0 exits 1: machine 1 names it
 #   2. rank 3 stops itself (SIGSTOP): named as stopped responding
-#   3. machine 1's launcher is killed (SIGKILL): machine 0 names machine 1
+#   3. machine 1's launcher is killed (SIGKILL): machine 0 names machine 1;
+#      3b. machine 0's: machine 1 names machine 0 and sweeps its outputs/
 #   4. machine 1 starts after machine 0 gave up: no outputs/ of its own
 set -u
 work=$1
@@ -138,6 +139,23 @@ check "! grep -q 'rank 0 (machine 0' '$inv/step.yaml'" "K1: machine 0 does not b
 check "[ -z \"\$(ls -A '$dir/tmp')\" ]" "K1: machine 1's scratch folder is swept ($(ls -A "$dir/tmp"))"
 after K1
 [ "$failed" = 0 ] || show "$dir/K1-m0.out" "$inv/step.yaml"
+
+# 3b. machine 0's launcher is killed: machine 1 names machine 0, and sweeps
+# the outputs/ that machine 0 made and can no longer remove.
+port=$(free_port)
+launch K0 hang "0 1"
+inv="$store/K0/machines_fail"
+for r in 0 1 2 3; do wait_for "$dir/K0-marker/machines_fail-pid-$r" 200; done
+sleep 0.5
+kill -KILL "${mpid[0]}"
+wait "${mpid[0]}" 2>/dev/null
+wait "${mpid[1]}"
+s1=$?
+check "[ $s1 = 1 ]" "K0: machine 1 fails ($s1)"
+check "grep -q 'failed: machine 0 (ranks 0-1) lost contact' '$inv/log.machine-1' && grep -q 'error: machine 0 (ranks 0-1) lost contact' '$dir/K0-m1.out'" \
+    "K0: machine 1 names machine 0"
+after K0
+[ "$failed" = 0 ] || show "$dir/K0-m1.out" "$inv/log.machine-1"
 
 # 4. machine 1 starts after machine 0 gave up waiting for it (rdzv_timeout).
 port=$(free_port)

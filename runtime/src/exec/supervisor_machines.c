@@ -31,16 +31,36 @@ static char *record_path(const pipe_step_ident *id, int machine)
     return pipe_asprintf("%s/failure.machine-%d", id->dir, machine);
 }
 
+/* "ranks 2-3" (or "rank 2") of machine m. */
+static void ranks_of(const pipe_step_ident *id, int m, char *buf, size_t size)
+{
+    int first = m * id->nlocal, last = first + id->nlocal - 1;
+    if (first == last)
+        snprintf(buf, size, "rank %d", first);
+    else
+        snprintf(buf, size, "ranks %d-%d", first, last);
+}
+
 bool pipe_supervisor_spans_machines(const pipe_step_ident *id) { return machines(id) > 1; }
 
 void pipe_supervisor_post_failure(const pipe_step_ident *id, pipe_step_log *log, const char *why)
 {
     if (!pipe_supervisor_spans_machines(id) || !why)
         return;
+    /* A cause that names no rank (a timeout, SIGTERM to this launcher)
+       names this machine. */
+    char host[256] = "?", ranks[64];
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    ranks_of(id, id->machine_rank, ranks, sizeof ranks);
+    char *text = strncmp(why, "rank ", 5) == 0
+                     ? pipe_strdup(why)
+                     : pipe_asprintf("machine %d (%s, host %s): %s", id->machine_rank, ranks, host, why);
     char err[1024], *path = record_path(id, id->machine_rank);
-    if (path && pipe_write_file_atomic(path, why, strlen(why), err, sizeof err) != 0)
+    if (path && text && pipe_write_file_atomic(path, text, strlen(text), err, sizeof err) != 0)
         pipe_supervisor_note(log, "cannot tell the other machines why the step failed: %s", err);
     free(path);
+    free(text);
 }
 
 void pipe_supervisor_forget_failure(const pipe_step_ident *id)
@@ -84,12 +104,9 @@ char *pipe_supervisor_remote_cause(const pipe_step_ident *id, pipe_step_log *log
     }
     /* Its launcher is gone: what it left in a store we share (sweep.h). */
     pipe_sweep_invocation(id->store, id->o.run_id, id->inv->id, 0);
-    int first = lost * id->nlocal, last = first + id->nlocal - 1;
-    if (first == last)
-        return pipe_asprintf("machine %d (rank %d) lost contact: its launcher said nothing within %d s (killed, or "
-                             "the machine is down or unreachable); rank %d of machine %d noticed",
-                             lost, first, REMOTE_WAIT_MS / 1000, rank, id->machine_rank);
-    return pipe_asprintf("machine %d (ranks %d-%d) lost contact: its launcher said nothing within %d s (killed, or "
-                         "the machine is down or unreachable); rank %d of machine %d noticed",
-                         lost, first, last, REMOTE_WAIT_MS / 1000, rank, id->machine_rank);
+    char ranks[64];
+    ranks_of(id, lost, ranks, sizeof ranks);
+    return pipe_asprintf("machine %d (%s) lost contact: its launcher said nothing within %d s (killed, or the "
+                         "machine is down or unreachable); rank %d of machine %d noticed",
+                         lost, ranks, REMOTE_WAIT_MS / 1000, rank, id->machine_rank);
 }
