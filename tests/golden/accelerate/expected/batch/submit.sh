@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:13ab555900156bc0
+    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:84308c6130cb50db
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classify-6647e31d69d60c81 PIPE_REGISTRY/classify-debian-b8ca68c0:13ab555900156bc0
+    classify-e6933b0c27cd12ed PIPE_REGISTRY/classify-debian-b8ca68c0:84308c6130cb50db
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data classify-make_data classify-6647e31d69d60c81 '' '-'
-    train classify-train classify-6647e31d69d60c81 '' '0'
-    evaluate classify-evaluate classify-6647e31d69d60c81 '' '1,0'
+    make_data classify-make_data classify-e6933b0c27cd12ed '' '-'
+    train classify-train classify-e6933b0c27cd12ed '' '0'
+    evaluate classify-evaluate classify-e6933b0c27cd12ed '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:a7cff543c419c7c2
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-dae7c50c30d05306 PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
-    resumable-3fb516c3f1b7871a PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
-    resumable-3d636a60d664c297 PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
+    resumable-48cd0f5b2b85d83c PIPE_REGISTRY/resumable-debian-59b785ba:a7cff543c419c7c2
+    resumable-a2c7fd683669d1ea PIPE_REGISTRY/resumable-debian-59b785ba:a7cff543c419c7c2
+    resumable-80ce32c26c34af89 PIPE_REGISTRY/resumable-debian-59b785ba:a7cff543c419c7c2
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-dae7c50c30d05306 '' '-'
-    train resumable-train resumable-3fb516c3f1b7871a '' '0'
-    finetune resumable-finetune resumable-3d636a60d664c297 '' '1'
+    prepare resumable-prepare resumable-48cd0f5b2b85d83c '' '-'
+    train resumable-train resumable-a2c7fd683669d1ea '' '0'
+    finetune resumable-finetune resumable-80ce32c26c34af89 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

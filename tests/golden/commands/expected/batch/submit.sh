@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:5adcb99ffc82e965
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:ac1bfdb5bf2009b1
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:a97fcba2f4ac3abc
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:9b873852e974a6e6
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-150d103172c5368e PIPE_REGISTRY/commands-python-5fff0840:5adcb99ffc82e965
-    commands-9a22e48392bb21a1 PIPE_REGISTRY/commands-pytorch-5a78a011:ac1bfdb5bf2009b1
+    commands-7d4c4d5d13e6b7d0 PIPE_REGISTRY/commands-python-5fff0840:a97fcba2f4ac3abc
+    commands-58fb4198fb7dcfcc PIPE_REGISTRY/commands-pytorch-5a78a011:9b873852e974a6e6
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-150d103172c5368e '' '-'
-    fit commands-fit commands-9a22e48392bb21a1 '' '0'
-    note commands-note commands-150d103172c5368e '' '1'
+    prepare commands-prepare commands-7d4c4d5d13e6b7d0 '' '-'
+    fit commands-fit commands-58fb4198fb7dcfcc '' '0'
+    note commands-note commands-7d4c4d5d13e6b7d0 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

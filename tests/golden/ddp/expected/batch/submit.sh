@@ -72,23 +72,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:babdb51e0270b53d
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:b3b6062252b25532
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp-999f22b022468282 PIPE_REGISTRY/ddp-debian-59b785ba:babdb51e0270b53d
+    ddp-ab652c15a9ad8247 PIPE_REGISTRY/ddp-debian-59b785ba:b3b6062252b25532
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data ddp-make_data ddp-999f22b022468282 '' '-'
-    train_1 ddp-train_1 ddp-999f22b022468282 '' '0'
-    train_2 ddp-train_2 ddp-999f22b022468282 '' '0'
-    train_4 ddp-train_4 ddp-999f22b022468282 '' '0'
-    train_fp16 ddp-train_fp16 ddp-999f22b022468282 '' '0'
-    compare ddp-compare ddp-999f22b022468282 '' '0,1,2,3,4'
+    make_data ddp-make_data ddp-ab652c15a9ad8247 '' '-'
+    train_1 ddp-train_1 ddp-ab652c15a9ad8247 '' '0'
+    train_2 ddp-train_2 ddp-ab652c15a9ad8247 '' '0'
+    train_4 ddp-train_4 ddp-ab652c15a9ad8247 '' '0'
+    train_fp16 ddp-train_fp16 ddp-ab652c15a9ad8247 '' '0'
+    compare ddp-compare ddp-ab652c15a9ad8247 '' '0,1,2,3,4'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

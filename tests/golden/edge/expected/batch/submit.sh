@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:d046fa9adae72551
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:5cd0c4e0ce8e9e6c
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-3b4ad73ef5fb7462 PIPE_REGISTRY/edge-debian-59b785ba:d046fa9adae72551
-    edge-a9a0a918ecfa9b37 PIPE_REGISTRY/edge-debian-59b785ba:d046fa9adae72551
+    edge-8b7324384a215ac4 PIPE_REGISTRY/edge-debian-59b785ba:5cd0c4e0ce8e9e6c
+    edge-9a9506c4c557b010 PIPE_REGISTRY/edge-debian-59b785ba:5cd0c4e0ce8e9e6c
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-3b4ad73ef5fb7462 '' '-'
-    transform edge-transform edge-a9a0a918ecfa9b37 '' '0'
-    transform_2 edge-transform_2 edge-a9a0a918ecfa9b37 '' '1'
-    transform_3 edge-transform_3 edge-a9a0a918ecfa9b37 '' '2'
-    consume edge-consume edge-3b4ad73ef5fb7462 '' '3'
-    ping edge-ping edge-3b4ad73ef5fb7462 '' '-'
+    produce edge-produce edge-8b7324384a215ac4 '' '-'
+    transform edge-transform edge-9a9506c4c557b010 '' '0'
+    transform_2 edge-transform_2 edge-9a9506c4c557b010 '' '1'
+    transform_3 edge-transform_3 edge-9a9506c4c557b010 '' '2'
+    consume edge-consume edge-8b7324384a215ac4 '' '3'
+    ping edge-ping edge-8b7324384a215ac4 '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -51,7 +51,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:d046fa9adae72551
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:5cd0c4e0ce8e9e6c
 )
 PLACEHOLDER=PIPE_REGISTRY
 

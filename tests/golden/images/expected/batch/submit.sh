@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:92a253019e532a67
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:344f762fcb115d58
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:017693fd967d78c4
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:461a0ac764b3a642
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-cd0d2b867f16c3de registry.example.com:5000/ml/images-debian-59b785ba:92a253019e532a67
-    images-022bfcd562281dc7 registry.example.com:5000/ml/images-pytorch-735a62ca:344f762fcb115d58
+    images-286b65eefb8f4784 registry.example.com:5000/ml/images-debian-59b785ba:017693fd967d78c4
+    images-f466ccbaa72b0819 registry.example.com:5000/ml/images-pytorch-735a62ca:461a0ac764b3a642
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-cd0d2b867f16c3de '' '-'
-    train images-train images-022bfcd562281dc7 '' '0'
+    prep images-prep images-286b65eefb8f4784 '' '-'
+    train images-train images-f466ccbaa72b0819 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

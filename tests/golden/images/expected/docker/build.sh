@@ -51,6 +51,6 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:92a253019e532a67
-image docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:344f762fcb115d58
+image docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:017693fd967d78c4
+image docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:461a0ac764b3a642
 

@@ -48,8 +48,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:92a253019e532a67
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:344f762fcb115d58
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:017693fd967d78c4
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:461a0ac764b3a642
 )
 PLACEHOLDER=PIPE_REGISTRY
 

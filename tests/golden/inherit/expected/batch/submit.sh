@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:8b370830946c9471
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:8583b53bd7e9e2a9
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:d8e80038b04931eb
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:7ff3200473d91eee
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-c241c7035571774d PIPE_REGISTRY/inherit-python-2e3ff5ee:8b370830946c9471
-    inherit-b2ab43ee41528434 PIPE_REGISTRY/inherit-python-1dff48ad:8583b53bd7e9e2a9
+    inherit-1a3435ec525fcad6 PIPE_REGISTRY/inherit-python-2e3ff5ee:d8e80038b04931eb
+    inherit-1e1c98772253e7fe PIPE_REGISTRY/inherit-python-1dff48ad:7ff3200473d91eee
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-c241c7035571774d '' '-'
-    tuned inherit-tuned inherit-b2ab43ee41528434 '' '0'
+    plain inherit-plain inherit-1a3435ec525fcad6 '' '-'
+    tuned inherit-tuned inherit-1e1c98772253e7fe '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

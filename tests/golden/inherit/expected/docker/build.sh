@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/python-2e3ff5ee/Dockerfile "$PIPE_REGISTRY/inherit-python-2e3ff5ee:8b370830946c9471"
-image docker/python-1dff48ad/Dockerfile "$PIPE_REGISTRY/inherit-python-1dff48ad:8583b53bd7e9e2a9"
+image docker/python-2e3ff5ee/Dockerfile "$PIPE_REGISTRY/inherit-python-2e3ff5ee:d8e80038b04931eb"
+image docker/python-1dff48ad/Dockerfile "$PIPE_REGISTRY/inherit-python-1dff48ad:7ff3200473d91eee"
 

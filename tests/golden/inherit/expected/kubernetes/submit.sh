@@ -65,7 +65,7 @@ PIPELINE_LABEL=inherit
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-2e3ff5ee PIPE_REGISTRY/inherit-python-2e3ff5ee:8b370830946c9471 python-1dff48ad PIPE_REGISTRY/inherit-python-1dff48ad:8583b53bd7e9e2a9)
+IMAGES=(python-2e3ff5ee PIPE_REGISTRY/inherit-python-2e3ff5ee:d8e80038b04931eb python-1dff48ad PIPE_REGISTRY/inherit-python-1dff48ad:7ff3200473d91eee)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/inherit.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

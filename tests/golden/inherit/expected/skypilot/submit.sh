@@ -47,8 +47,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:8b370830946c9471
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:8583b53bd7e9e2a9
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:d8e80038b04931eb
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:7ff3200473d91eee
 )
 PLACEHOLDER=PIPE_REGISTRY
 

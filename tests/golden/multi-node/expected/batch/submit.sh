@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:47e856545dba0b64
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:14fd3f15de9ba855
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:1499304f0445e8b3
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-8b0878deb937c2eb PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f
-    pretrain-54ddd94789a486b8 PIPE_REGISTRY/pretrain-cuda-87508f2b:47e856545dba0b64
-    pretrain-821324c740309b11 PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f
+    pretrain-d23d205b3fa51981 PIPE_REGISTRY/pretrain-cuda-5cdbe631:14fd3f15de9ba855
+    pretrain-fc68f1aeb30d5b7c PIPE_REGISTRY/pretrain-cuda-87508f2b:1499304f0445e8b3
+    pretrain-f32cdbe41b415fde PIPE_REGISTRY/pretrain-cuda-5cdbe631:14fd3f15de9ba855
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-8b0878deb937c2eb '' '-'
-    train_lm pretrain-train_lm pretrain-54ddd94789a486b8 '' '0'
-    export_model pretrain-export_model pretrain-821324c740309b11 '' '1,0'
+    tokenize pretrain-tokenize pretrain-d23d205b3fa51981 '' '-'
+    train_lm pretrain-train_lm pretrain-fc68f1aeb30d5b7c '' '0'
+    export_model pretrain-export_model pretrain-f32cdbe41b415fde '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:9d39b7c7f27736a0
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:f5108281d2789ca0
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:899619662c50160f
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:781ce740c676232b
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-e3433e14c49ed99d PIPE_REGISTRY/classifier-debian-1329a9c2:9d39b7c7f27736a0
-    classifier-f9bd9e22abaea6fb PIPE_REGISTRY/classifier-cuda-52562ca1:f5108281d2789ca0
+    classifier-1813746174e0e2e0 PIPE_REGISTRY/classifier-debian-1329a9c2:899619662c50160f
+    classifier-38cce524055c93b0 PIPE_REGISTRY/classifier-cuda-52562ca1:781ce740c676232b
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-e3433e14c49ed99d '' '-'
-    split classifier-split classifier-e3433e14c49ed99d '' '0'
-    train classifier-train classifier-f9bd9e22abaea6fb '' '1'
-    evaluate classifier-evaluate classifier-e3433e14c49ed99d '' '2,1'
+    load_data classifier-load_data classifier-1813746174e0e2e0 '' '-'
+    split classifier-split classifier-1813746174e0e2e0 '' '0'
+    train classifier-train classifier-38cce524055c93b0 '' '1'
+    evaluate classifier-evaluate classifier-1813746174e0e2e0 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
