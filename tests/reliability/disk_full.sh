@@ -46,7 +46,7 @@ check "grep -qF \"\$why\" '$dir/D1.out'" "the run's output names the disk and th
 check "grep -q '^status: failed' '$store/D1/run.yaml'" "run.yaml says failed"
 "$exe" runs --store "$store" >"$dir/D1.runs" 2>&1
 check "grep -q '^D1 .* failed ' '$dir/D1.runs'" "runs says failed"
-check "[ -z \"\$(find '$store' -name '.reserve' -o -name '.*.tail')\" ]" "no reserve or ring file is left"
+check "[ -z \"\$(find '$store' -name '.reserve*' -o -name '.*.tail')\" ]" "no reserve or ring file is left"
 
 # 2. The same flood, bounded: the disk holds it.
 fresh 20m

@@ -45,7 +45,8 @@ static char *check_with_rank0_since(fixture *f, uint64_t since_ms)
 {
     pipe_coll_watch_enter(&f->slots[0], PIPE_COLL_BROADCAST);
     atomic_store(&f->slots[0].since_ms, since_ms);
-    return pipe_supervisor_check_collectives(&f->launch, &f->g);
+    int missing = -1;
+    return pipe_supervisor_check_collectives(&f->launch, &f->g, &missing);
 }
 
 int main(void)

@@ -154,7 +154,7 @@ static void test_settings(void)
 static void test_reserve(void)
 {
     char *path = NULL;
-    CHECK(pipe_reserve_take(dir, PIPE_STEP_RESERVE_BYTES, &path) == 0);
+    CHECK(pipe_reserve_take(dir, ".reserve", PIPE_STEP_RESERVE_BYTES, &path) == 0);
     struct stat st;
     CHECK(path && stat(path, &st) == 0 && st.st_size == PIPE_STEP_RESERVE_BYTES &&
           (uint64_t)st.st_blocks * 512 >= PIPE_STEP_RESERVE_BYTES);
@@ -163,7 +163,7 @@ static void test_reserve(void)
     CHECK(path == NULL && access(keep, F_OK) != 0);
     free(keep);
     char *missing = pipe_asprintf("%s/no/such/folder", dir);
-    CHECK(pipe_reserve_take(missing, 4096, &path) == ENOENT && path == NULL);
+    CHECK(pipe_reserve_take(missing, ".reserve", 4096, &path) == ENOENT && path == NULL);
     free(missing);
 
     char *log = pipe_asprintf("%s/r/i/log", dir);

@@ -18,6 +18,7 @@
 
 #include "api/ctx.h"
 #include "coll_shm.h"
+#include "coll_watch.h"
 #include "api/ctx_error.h"
 #include "pipe/precision.h"
 #include "dist.h"
@@ -113,25 +114,33 @@ static void scale(void *buf, size_t n, pipe_dtype dtype, int world)
 /* ---- between machines ---- */
 
 /* Machine leaders combine their machines' results: the others send theirs
-   to machine 0, which reduces and sends the total back. */
-static int exchange_results(cpu_state *s, size_t n, pipe_dtype dtype, pipe_op op, unsigned char *scratch)
+   to machine 0, which reduces and sends the total back. A peer that closed
+   or timed out goes to *lost (its machine). */
+static int exchange_results(cpu_state *s, size_t n, pipe_dtype dtype, pipe_op op, unsigned char *scratch, int *lost)
 {
     size_t esize = pipe_dtype_size(dtype), elems = n / esize;
     if (s->env.machine_rank != 0) {
         int rc = pipe_send_all(s->leader0_fd, result(s), n);
-        return rc ? rc : pipe_recv_all(s->leader0_fd, result(s), n);
+        rc = rc ? rc : pipe_recv_all(s->leader0_fd, result(s), n);
+        if (rc)
+            *lost = 0;
+        return rc;
     }
     for (int m = 1; m < s->env.num_machines; m++) {
         int rc = pipe_recv_all(s->peers[m], scratch, n);
-        if (rc)
+        if (rc) {
+            *lost = m;
             return rc;
+        }
         const void *srcs[2] = {result(s), scratch};
         reduce(result(s), srcs, 2, 0, elems, dtype, op);
     }
     for (int m = 1; m < s->env.num_machines; m++) {
         int rc = pipe_send_all(s->peers[m], result(s), n);
-        if (rc)
+        if (rc) {
+            *lost = m;
             return rc;
+        }
     }
     return 0;
 }
@@ -147,7 +156,7 @@ static int cpu_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtyp
     if (leader && s->env.machine_rank == 0 && !(scratch = malloc(chunk)))
         return pipe_ctx_error(ctx, PIPE_ENOMEM, "pipe_allreduce: out of memory");
     const void *srcs[256];
-    int rc = 0;
+    int rc = 0, lost = -1;
     for (int k = 0; k < L && k < 256; k++)
         srcs[k] = slot(s, k);
     for (size_t off = 0; off < bytes && rc == 0; off += chunk) {
@@ -159,7 +168,7 @@ static int cpu_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtyp
         if ((rc = local_barrier(s)) != 0)
             break;
         if (s->env.num_machines > 1) {
-            if (leader && (rc = exchange_results(s, n, dtype, op, scratch)) != 0)
+            if (leader && (rc = exchange_results(s, n, dtype, op, scratch, &lost)) != 0)
                 break;
             if ((rc = local_barrier(s)) != 0)
                 break;
@@ -167,6 +176,12 @@ static int cpu_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtyp
         memcpy((unsigned char *)buf + off, result(s), n);
     }
     free(scratch);
+    if (rc != 0 && lost >= 0) {
+        /* The cause is on that machine: its launcher says what it was. */
+        pipe_coll_watch_lost(ctx->watch, lost);
+        return pipe_ctx_error(ctx, PIPE_ECOMM, "pipe_allreduce: rank %d lost contact with machine %d", ctx->rank,
+                              lost);
+    }
     if (rc != 0)
         return pipe_ctx_error(ctx, PIPE_ECOMM, "pipe_allreduce: rank %d lost contact with the other ranks", ctx->rank);
     if (op == PIPE_AVG)

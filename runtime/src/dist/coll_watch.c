@@ -20,6 +20,7 @@ void pipe_coll_watch_init(void *base, int local_world)
         atomic_init(&slots[i].since_ms, 0);
         atomic_init(&slots[i].kind, 0);
         atomic_init(&slots[i].pid, 0);
+        atomic_init(&slots[i].lost_machine, 0);
     }
 }
 
@@ -57,4 +58,10 @@ const char *pipe_coll_kind_name(int kind)
     case PIPE_COLL_BARRIER: return "a barrier";
     }
     return "a collective";
+}
+
+void pipe_coll_watch_lost(pipe_coll_slot *slot, int machine)
+{
+    if (slot && machine >= 0)
+        atomic_store(&slot->lost_machine, machine + 1);
 }

@@ -28,7 +28,8 @@ typedef struct pipe_coll_slot {
     atomic_uint_fast64_t since_ms; /* CLOCK_MONOTONIC ms at entering the current one; 0: outside */
     atomic_int kind;               /* pipe_coll_kind of the current one */
     atomic_int pid;
-    char pad[64 - 2 * sizeof(atomic_uint_fast64_t) - 2 * sizeof(atomic_int)];
+    atomic_int lost_machine; /* 1 + the machine a collective lost contact with; 0: none */
+    char pad[64 - 2 * sizeof(atomic_uint_fast64_t) - 3 * sizeof(atomic_int)];
 } pipe_coll_slot;
 
 /* The bytes the table takes at the start of the segment (page aligned). */
@@ -45,6 +46,11 @@ uint64_t pipe_coll_watch_now_ms(void);
 /* A rank around each collective. */
 void pipe_coll_watch_enter(pipe_coll_slot *slot, pipe_coll_kind kind);
 void pipe_coll_watch_leave(pipe_coll_slot *slot);
+
+/* A collective of the rank lost contact with machine (its socket closed or
+   timed out): the rank's failure is a consequence of that machine's, and
+   the supervisor looks there for the cause (supervisor_machines.c). */
+void pipe_coll_watch_lost(pipe_coll_slot *slot, int machine);
 
 /* "all-reduce", "broadcast", ... */
 const char *pipe_coll_kind_name(int kind);

@@ -274,7 +274,7 @@ static int create_run(runner *r)
     r->info.status = "running";
     /* Room for run.yaml's last status; without it the run fails at once,
        recorded as failed while run.yaml still fits. */
-    int full = pipe_reserve_take(r->run_dir, PIPE_RUN_RESERVE_BYTES, &r->reserve);
+    int full = pipe_reserve_take(r->run_dir, ".reserve", PIPE_RUN_RESERVE_BYTES, &r->reserve);
     char finished[40];
     if (full != 0) {
         pipe_iso8601(finished, sizeof finished);

@@ -87,7 +87,7 @@ done:
     return cmd;
 }
 
-char *pipe_supervisor_describe_failure(const pipe_step_ident *id, const pipe_step_log *log,
+char *pipe_supervisor_describe_failure(const pipe_step_ident *id, pipe_step_log *log,
                                        const pipe_attempt_result *r)
 {
     char d[64], sig[32], how[512];
@@ -103,6 +103,10 @@ char *pipe_supervisor_describe_failure(const pipe_step_ident *id, const pipe_ste
         pipe_signal_text(r->interrupted, sig, sizeof sig);
         return pipe_asprintf("interrupted by %s", sig);
     }
+    /* A rank that only lost contact with another machine: the cause is
+       that machine's. */
+    if (r->lost_machine > 0 && pipe_supervisor_spans_machines(id))
+        return pipe_supervisor_remote_cause(id, log, r->rank, r->lost_machine - 1);
     /* "rank 1 (machine 0, host h) exited with status 3: step `train`
        returned 3", then the rank's last lines. */
     pipe_supervisor_describe_exit(id, r->rank, r->status, how, sizeof how);

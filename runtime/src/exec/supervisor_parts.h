@@ -81,6 +81,7 @@ typedef struct pipe_attempt_result {
     int interrupted;  /* the signal that stopped the supervisor, or 0 */
     int rank;         /* the rank whose status decides the attempt */
     int status;       /* its wait status */
+    int lost_machine; /* 1 + the machine that rank's collective lost contact with (coll_watch.h); 0: none */
     char *rendezvous; /* why the ranks never met (malloc'ed), or NULL */
     char *collective; /* which ranks never entered a collective (malloc'ed), or NULL */
     char *disk;       /* the log could not be written: which disk is full (malloc'ed), or NULL */
@@ -183,18 +184,35 @@ bool pipe_supervisor_try_cache(const pipe_step_ident *id, pipe_step_log *log, pi
    signal, else the rank that failed first, its status, its own account
    (its error file) and its last lines. The first line says it all; the
    others are the tail. */
-char *pipe_supervisor_describe_failure(const pipe_step_ident *id, const pipe_step_log *log,
+char *pipe_supervisor_describe_failure(const pipe_step_ident *id, pipe_step_log *log,
                                        const pipe_attempt_result *r);
 /* "rank R (machine M, host H) exited with status N" or "... was killed by
    SIGX" (no rank part for a one-rank step). */
 void pipe_supervisor_describe_exit(const pipe_step_ident *id, int rank, int status, char *buf, size_t size);
+
+/* ---- supervisor_machines.c ---- */
+
+/* Whether the step's ranks run on several machines. */
+bool pipe_supervisor_spans_machines(const pipe_step_ident *id);
+/* This machine's failure (why, as pipe_supervisor_describe_failure says
+   it) into STORE/RUN/INV/failure.machine-N, for the other machines, whose
+   ranks see only that they lost contact with this one. Nothing on one
+   machine. */
+void pipe_supervisor_post_failure(const pipe_step_ident *id, pipe_step_log *log, const char *why);
+/* Removes this machine's failure record (a new execution or attempt). */
+void pipe_supervisor_forget_failure(const pipe_step_ident *id);
+/* The cause when this machine's rank failed only because it lost contact
+   with machine lost: that machine's record (or another's), waiting a few
+   seconds for it; else "machine 1 (ranks 2-3) lost contact: ...".
+   Malloc'ed. */
+char *pipe_supervisor_remote_cause(const pipe_step_ident *id, pipe_step_log *log, int rank, int lost);
 
 /* ---- supervisor_watch.c ---- */
 
 /* Polled while the local ranks of l run as g: a malloc'ed message when some
    local rank has not entered a pipe collective that another has waited in
    for collective_timeout (naming the missing ranks and their process
-   state), else NULL. */
-char *pipe_supervisor_check_collectives(const pipe_launch *l, const pipe_child_group *g);
+   state), else NULL; *first_missing gets the first of those ranks. */
+char *pipe_supervisor_check_collectives(const pipe_launch *l, const pipe_child_group *g, int *first_missing);
 
 #endif

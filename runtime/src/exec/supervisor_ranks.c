@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "dist/coll_watch.h"
 #include "procs.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
@@ -63,6 +64,15 @@ static void stop_ranks(attempt *a, int sig)
     a->stopping = true;
 }
 
+/* 1 + the machine local rank i's collective lost contact with, 0: none
+   (coll_watch.h); read while the table is mapped. */
+static int lost_machine(const pipe_supervisor *s, int i)
+{
+    if (!s->launch.watch || i >= s->id.nlocal)
+        return 0;
+    return atomic_load(&pipe_coll_watch_slots(s->launch.watch)[i].lost_machine);
+}
+
 /* Takes the exits the last wait reaped; the first failure decides the
    attempt, and while the ranks run (stop) it stops the others. */
 static void take_exits(attempt *a, bool stop)
@@ -76,11 +86,23 @@ static void take_exits(attempt *a, bool stop)
             continue;
         a->res->rank = global_rank(s, i);
         a->res->status = st;
+        a->res->lost_machine = lost_machine(s, i);
+        /* Across machines, the others learn the cause before their
+           ranks lose contact with these. */
+        if (!a->res->lost_machine && pipe_supervisor_spans_machines(&s->id)) {
+            char *why = pipe_supervisor_describe_failure(&s->id, &s->log, a->res);
+            pipe_supervisor_post_failure(&s->id, &s->log, why);
+            free(why);
+        }
         if (a->running > 0 && stop && !a->stopping) {
             /* One rank failed: stop the others. The cause is this rank's
                (pipe_supervisor_describe_failure), said once at the end. */
             char how[512];
-            pipe_supervisor_describe_exit(&s->id, a->res->rank, st, how, sizeof how);
+            if (a->res->lost_machine)
+                snprintf(how, sizeof how, "rank %d lost contact with machine %d", a->res->rank,
+                         a->res->lost_machine - 1);
+            else
+                pipe_supervisor_describe_exit(&s->id, a->res->rank, st, how, sizeof how);
             pipe_supervisor_note(&s->log, "%s; stopping the other ranks", how);
             stop_ranks(a, SIGTERM);
         }
@@ -168,7 +190,23 @@ static void check_stops(attempt *a, double now)
         stop_ranks(a, sig);
     }
     note_rendezvous(s);
-    char *hung = a->running > 0 && !a->stopping ? pipe_supervisor_check_collectives(&s->launch, &a->g) : NULL;
+    int missing = -1;
+    char *hung =
+        a->running > 0 && !a->stopping ? pipe_supervisor_check_collectives(&s->launch, &a->g, &missing) : NULL;
+    if (hung && pipe_supervisor_spans_machines(&s->id)) {
+        /* The other machines' ranks see only a silent peer: name the
+           rank and its machine, and tell them. */
+        char host[256] = "?";
+        gethostname(host, sizeof host - 1);
+        host[sizeof host - 1] = '\0';
+        char *named = pipe_asprintf("rank %d (machine %d, host %s) stopped responding: %s", missing,
+                                    s->id.machine_rank, host, hung);
+        if (named) {
+            free(hung);
+            hung = named;
+        }
+        pipe_supervisor_post_failure(&s->id, &s->log, hung);
+    }
     if (hung) {
         pipe_supervisor_note(&s->log, "%s", hung);
         res->collective = hung;

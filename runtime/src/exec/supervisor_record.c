@@ -1,6 +1,7 @@
 /* The invocation directory and its step.yaml (supervisor_parts.h): what an
    execution starts from, what an attempt leaves, and the record of the
    result. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,7 +28,30 @@ static int clean_outputs(const pipe_step_ident *id, char *err, size_t errsize)
     return rc;
 }
 
-/* The error files of this machine's ranks (pipe_store_error_file). */
+/* The temporary files of this machine's ranks' error files
+   (ERROR.tmp.PID, pipe_write_file_atomic's): a rank stopped or killed
+   between naming one and renaming it leaves it. Once the ranks are gone. */
+static void remove_error_temporaries(const pipe_step_ident *id)
+{
+    int first = id->machine_rank * id->nlocal;
+    DIR *d = id->dir ? opendir(id->dir) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        for (int r = first; r < first + (id->nlocal > 0 ? id->nlocal : 1); r++) {
+            char *path = pipe_store_error_file(id->dir, r, id->world);
+            const char *base = path ? strrchr(path, '/') + 1 : NULL;
+            size_t n = base ? strlen(base) : 0;
+            if (base && strncmp(e->d_name, base, n) == 0 && strncmp(e->d_name + n, ".tmp.", 5) == 0)
+                unlinkat(dirfd(d), e->d_name, 0);
+            free(path);
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
+/* The error files of this machine's ranks (pipe_store_error_file), their
+   temporary files and this machine's failure record. */
 static void remove_error_files(const pipe_step_ident *id)
 {
     int first = id->machine_rank * id->nlocal;
@@ -37,6 +61,8 @@ static void remove_error_files(const pipe_step_ident *id)
             unlink(path);
         free(path);
     }
+    remove_error_temporaries(id);
+    pipe_supervisor_forget_failure(id);
 }
 
 int pipe_supervisor_prepare_dir(pipe_step_ident *id, pipe_step_log *log, char *err, size_t errsize)
@@ -68,13 +94,18 @@ int pipe_supervisor_prepare_dir(pipe_step_ident *id, pipe_step_log *log, char *e
         free(profile);
         if (rc != 0 || (rc = clean_outputs(id, err, errsize)) != 0)
             return rc;
-    } else if ((rc = pipe_mkdirs(id->outdir, err, errsize)) != 0) {
-        return rc;
     }
+    /* Other machines write no outputs (rank 0 does, on machine 0): an
+       outputs/ made here would outlive a failure that machine 0 cleared. */
     /* Room for the record of a failure, before the log can fill the disk. */
-    int e = pipe_reserve_take(id->dir, PIPE_STEP_RESERVE_BYTES, &log->reserve);
+    char reserve_name[64];
+    if (id->machine_rank > 0)
+        snprintf(reserve_name, sizeof reserve_name, ".reserve.machine-%d", id->machine_rank);
+    else
+        snprintf(reserve_name, sizeof reserve_name, ".reserve");
+    int e = pipe_reserve_take(id->dir, reserve_name, PIPE_STEP_RESERVE_BYTES, &log->reserve);
     if (e != 0) {
-        char *path = pipe_asprintf("%s/.reserve", id->dir);
+        char *path = pipe_asprintf("%s/%s", id->dir, reserve_name);
         char *why = path ? pipe_disk_error(path, e) : NULL;
         free(path);
         pipe_errf(err, errsize, "step %s: %s", id->ms->name, why ? why : strerror(e));
@@ -130,6 +161,7 @@ static void record_unsuccessful(const pipe_step_ident *id, pipe_step_log *log, p
     if (id->machine_rank == 0 && id->outdir && pipe_remove_tree(id->outdir, err, sizeof err) != 0)
         pipe_supervisor_note(log, "%s", err);
     pipe_supervisor_clear_outputs(rec);
+    remove_error_temporaries(id);
     if (pipe_supervisor_finish_record(id, rec, status, err, sizeof err) != 0) {
         pipe_supervisor_report(log, err);
         pipe_supervisor_report(log, why); /* no step.yaml: the runner has only this */

@@ -60,7 +60,7 @@ static void rank_state(const pipe_child *c, char *out, size_t size)
     process_state(c->pid, out, size);
 }
 
-char *pipe_supervisor_check_collectives(const pipe_launch *l, const pipe_child_group *g)
+char *pipe_supervisor_check_collectives(const pipe_launch *l, const pipe_child_group *g, int *first_missing)
 {
     if (!l->watch || (int)g->n != l->nlocal)
         return NULL;
@@ -96,6 +96,8 @@ char *pipe_supervisor_check_collectives(const pipe_launch *l, const pipe_child_g
         }
         char state[192];
         rank_state(&g->children[i], state, sizeof state);
+        if (nmissing == 0)
+            *first_missing = first + i;
         if (ml < sizeof missing - 256)
             ml += (size_t)snprintf(missing + ml, sizeof missing - ml, "%srank %d (pid %ld, %s)",
                                    nmissing ? ", " : "", first + i, (long)g->children[i].pid, state);

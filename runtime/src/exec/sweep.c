@@ -151,11 +151,11 @@ static int remove_matching(const char *dir, const char *prefix, const char *infi
     return rc;
 }
 
-/* The room a dead runner or supervisor kept on the disk for its record
-   (store/reserve.h). */
-static void remove_reserve(const char *dir)
+/* DIR/NAME when it is there: what a dead holder kept for itself alone
+   (the room for its record, store/reserve.h; its log's ring, log_cap.h). */
+static void remove_named(const char *dir, const char *name)
 {
-    char *path = pipe_asprintf("%s/.reserve", dir);
+    char *path = pipe_asprintf("%s/%s", dir, name);
     if (path)
         unlink(path);
     free(path);
@@ -181,13 +181,34 @@ static int sweep_outputs(const char *store, const char *run_id, const char *invo
         /* step.yaml's, a rank's error file's, the profile's */
         if (remove_matching(dir, "", ".tmp") != 0)
             rc = PIPE_EIO;
-        /* the room kept for its record (store/reserve.h), its log's ring (log_cap.h) */
-        remove_reserve(dir);
-        remove_matching(dir, ".log", ".tail");
+        remove_named(dir, ".reserve");
+        remove_named(dir, ".log.tail");
     }
     pipe_step_record_free(rec);
     free(step);
     free(outdir);
+    free(dir);
+    return rc;
+}
+
+/* What a dead machine N > 0 (its lock file step.lock.machine-N) leaves in
+   the invocation folder: its ranks' error files' temporary files
+   (error.rank-R.tmp.PID), its room kept for a record (.reserve.machine-N)
+   and its log's ring (.log.machine-N.tail); its log and its failure record
+   stay. 0, or PIPE_EIO. */
+static int sweep_machine_files(const char *lock_path, const char *store, const char *run_id, const char *invocation)
+{
+    char *dir = pipe_store_invocation_dir(store, run_id, invocation);
+    int rc = dir ? remove_matching(dir, "error.rank-", ".tmp") : PIPE_ENOMEM;
+    const char *machine = strstr(lock_path, "step.lock.machine-");
+    if (dir && machine) {
+        char name[96];
+        machine += strlen("step.lock");
+        snprintf(name, sizeof name, ".reserve%s", machine);
+        remove_named(dir, name);
+        snprintf(name, sizeof name, ".log%s.tail", machine);
+        remove_named(dir, name);
+    }
     free(dir);
     return rc;
 }
@@ -209,6 +230,8 @@ static int sweep_lock(const char *path, unsigned wait_ms, bool machine0, const c
     if (prev) {
         rc = pipe_sweep_record(prev);
         if (machine0 && sweep_outputs(store, run_id, invocation) != 0)
+            rc = PIPE_EIO;
+        if (!machine0 && sweep_machine_files(path, store, run_id, invocation) != 0)
             rc = PIPE_EIO;
         swept = rc == 0;
     }
@@ -313,7 +336,7 @@ static int sweep_run(const char *store, const char *run_id)
             }
             remove_matching(dir, "run.yaml", ".tmp");
             remove_matching(dir, "run.yaml", ".new");
-            remove_reserve(dir);
+            remove_named(dir, ".reserve");
         }
         pipe_run_info_free(info);
         pipe_lock_release(fd);
@@ -336,7 +359,7 @@ static int sweep_unborn_run(const char *store, const char *run_id)
         pipe_lock_take(lock, 0, &fd, NULL, holder, sizeof holder, err, sizeof err) == 0) {
         /* Still unborn under the lock: its runner is gone. */
         if (!pipe_file_exists(run_file) && unlink(lock) == 0) {
-            remove_reserve(dir);
+            remove_named(dir, ".reserve");
             rmdir(dir); /* fails, harmlessly, when something else is in it */
             swept = 1;
         }

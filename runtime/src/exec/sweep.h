@@ -27,7 +27,9 @@ int pipe_sweep_record(const char *record);
 
 /* One invocation folder whose holder died: the record's scratch, the
    outputs' temporary files and folders, outputs/ itself unless step.yaml
-   says done or cached, step.yaml's temporary files; then the record is
+   says done or cached, step.yaml's temporary files (for a machine N > 0's
+   lock, step.lock.machine-N: its ranks' error files' temporary files);
+   then the record is
    emptied, unless a removal failed: a later sweep tries again. Waits up
    to wait_ms for a holder that is dying (its ranks die with it). 1 when
    something was swept, 0 when the lock is held, holds no record, or what

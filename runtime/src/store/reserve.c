@@ -28,9 +28,9 @@ static int fill(int fd, size_t bytes)
     return fsync(fd) == 0 ? 0 : errno;
 }
 
-int pipe_reserve_take(const char *dir, size_t bytes, char **path)
+int pipe_reserve_take(const char *dir, const char *name, size_t bytes, char **path)
 {
-    *path = pipe_asprintf("%s/.reserve", dir);
+    *path = pipe_asprintf("%s/%s", dir, name);
     if (!*path)
         return ENOMEM;
     int fd = open(*path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
