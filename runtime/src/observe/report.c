@@ -73,6 +73,8 @@ static void mib(double v, char *buf, size_t size)
 {
     if (!isfinite(v))
         snprintf(buf, size, "-");
+    else if (fabs(v) >= 1024.0 * 1e6)
+        snprintf(buf, size, "%.3g GiB", v / 1024);
     else if (v >= 1024)
         snprintf(buf, size, "%.1f GiB", v / 1024);
     else
@@ -218,7 +220,7 @@ static void timeline(pipe_textbuf *b, const pipe_run_view *v, const pipe_view_in
         x = 0;
     if (x > 149)
         x = 149;
-    if (w < 1.5)
+    if (!(w >= 1.5)) /* also a duration of NaN or one the run's does not hold */
         w = 1.5;
     if (x + w > 150)
         w = 150 - x;
