@@ -9,6 +9,7 @@
 #   - a row whose step is past INT64_MAX is skipped with a warning naming
 #     the file and the line, and the rest is drawn;
 #   - a step given twice keeps both points;
+#   - 200,000 metric names are read in linear time and draw 500 charts;
 #   - GPU and process samples at times of 1e308 or 2^53 finish at once;
 #   - a step.yaml whose duration is 1e308 s finishes at once.
 #
@@ -117,6 +118,17 @@ begin "a step given twice keeps both points"
 printf '%s\ntwice,0,1,0.1\ntwice,1,2,0.2\ntwice,1,3,0.3\ntwice,2,4,0.4\n' $header >$inv/metrics.csv
 if drawn twice twice "4 4"; then
     if grep -q '4 values, steps 0' twice.html; then ok; else fail "the caption does not say 4 values" twice.html; fi
+fi
+
+begin "200,000 metric names: read in linear time, at most 500 charts drawn"
+awk -v h=$header 'BEGIN { print h; for (i = 0; i < 200000; i++) printf "m%d,0,1,0.1\nm%d,1,2,0.2\n", i, i }' >$inv/metrics.csv
+if report names; then
+    size=$(wc -c <names.html)
+    if grep -q '199500 more metrics not drawn (at most 500 charts an invocation)' names.html && [ "$size" -lt 20000000 ]; then
+        ok
+    else
+        fail "not capped ($size bytes)"
+    fi
 fi
 
 begin "GPU and process samples at times of 1e308 and 2^53: bounded"

@@ -132,11 +132,53 @@ void pipe_metrics_writer_close(pipe_metrics_writer *w)
 
 /* ---- reading ---- */
 
+/* FNV-1a: names come from files anyone may write, but a collision only
+   costs a comparison. */
+static size_t hash_name(const char *name, size_t len)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 1099511628211u;
+    return (size_t)h;
+}
+
+/* The slot of a name: its series' index + 1, or the empty slot it would take. */
+static size_t *slot_of(const pipe_metrics *m, const char *name, size_t len)
+{
+    for (size_t i = hash_name(name, len) & (m->nslots - 1);; i = (i + 1) & (m->nslots - 1)) {
+        size_t *slot = &m->slots[i];
+        if (*slot == 0)
+            return slot;
+        const char *have = m->series[*slot - 1].name;
+        if (strlen(have) == len && memcmp(have, name, len) == 0)
+            return slot;
+    }
+}
+
+/* Keeps the table at most half full. */
+static int grow_slots(pipe_metrics *m)
+{
+    if (2 * (m->n + 1) <= m->nslots)
+        return 0;
+    size_t nslots = m->nslots ? 2 * m->nslots : 16;
+    size_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return PIPE_ENOMEM;
+    free(m->slots);
+    m->slots = slots;
+    m->nslots = nslots;
+    for (size_t i = 0; i < m->n; i++)
+        *slot_of(m, m->series[i].name, strlen(m->series[i].name)) = i + 1;
+    return 0;
+}
+
 static pipe_metric_series *series_of(pipe_metrics *m, const char *name, size_t len)
 {
-    for (size_t i = 0; i < m->n; i++)
-        if (strlen(m->series[i].name) == len && memcmp(m->series[i].name, name, len) == 0)
-            return &m->series[i];
+    if (grow_slots(m) != 0)
+        return NULL;
+    size_t *slot = slot_of(m, name, len);
+    if (*slot)
+        return &m->series[*slot - 1];
     if (m->n == m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 8;
         pipe_metric_series *p = realloc(m->series, cap * sizeof *p);
@@ -149,7 +191,7 @@ static pipe_metric_series *series_of(pipe_metrics *m, const char *name, size_t l
     memset(s, 0, sizeof *s);
     if (!(s->name = pipe_strndup(name, len)))
         return NULL;
-    m->n++;
+    *slot = ++m->n;
     return s;
 }
 
@@ -302,6 +344,10 @@ void pipe_metrics_warn(const pipe_metrics *m, const char *path, void (*say)(void
 
 const pipe_metric_series *pipe_metrics_find(const pipe_metrics *m, const char *name)
 {
+    if (m->nslots) {
+        size_t slot = *slot_of(m, name, strlen(name));
+        return slot ? &m->series[slot - 1] : NULL;
+    }
     for (size_t i = 0; i < m->n; i++)
         if (strcmp(m->series[i].name, name) == 0)
             return &m->series[i];
@@ -315,5 +361,6 @@ void pipe_metrics_free(pipe_metrics *m)
         free(m->series[i].points);
     }
     free(m->series);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }

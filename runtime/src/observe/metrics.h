@@ -73,8 +73,9 @@ typedef struct pipe_metrics_skip {
 } pipe_metrics_skip;
 
 typedef struct pipe_metrics {
-    pipe_metric_series *series; /* in the order each name first appears */
+    pipe_metric_series *series; /* in the order each name first appears; each name once */
     size_t n, cap;
+    size_t *slots, nslots; /* the names hashed: index + 1, 0 for none (a file of a million names) */
     size_t skipped; /* rows that did not parse */
     pipe_metrics_skip skips[PIPE_METRICS_SKIPPED_SHOWN]; /* the first of them */
 } pipe_metrics;
@@ -92,7 +93,7 @@ int pipe_metrics_parse(const char *text, pipe_metrics *out);
    line ("and N more"): "PATH line N skipped (WHY)". */
 void pipe_metrics_warn(const pipe_metrics *m, const char *path, void (*say)(void *arg, const char *line),
                        void *arg);
-/* The series of a name, NULL when absent. */
+/* The series of a name, NULL when absent (hashed: constant time). */
 const pipe_metric_series *pipe_metrics_find(const pipe_metrics *m, const char *name);
 void pipe_metrics_free(pipe_metrics *m);
 

@@ -338,10 +338,13 @@ static void metrics(pipe_textbuf *b, const pipe_run_view *v)
             pipe_tb_puts(b, "</small>");
         }
         pipe_tb_puts(b, "</h3>\n<div class=\"grid\">\n");
-        for (size_t k = 0, color = 0; k < inv->metrics.n; k++)
+        for (size_t k = 0, color = 0; k < inv->metrics.n && color < PIPE_REPORT_MAX_CHARTS; k++)
             if (inv->metrics.series[k].n > 1)
                 metric_chart(b, inv, &inv->metrics.series[k], color++);
         pipe_tb_puts(b, "</div>\n");
+        if (charts > PIPE_REPORT_MAX_CHARTS)
+            pipe_tb_printf(b, "<p class=\"muted\">%zu more metrics not drawn (at most %d charts an invocation).</p>\n",
+                           charts - PIPE_REPORT_MAX_CHARTS, PIPE_REPORT_MAX_CHARTS);
     }
     if (!with_values)
         return;
