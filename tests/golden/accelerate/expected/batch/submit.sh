@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:13ab555900156bc0
+    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:74ce20119691fe26
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classify-6647e31d69d60c81 PIPE_REGISTRY/classify-debian-b8ca68c0:13ab555900156bc0
+    classify-2114e9199e616ca2 PIPE_REGISTRY/classify-debian-b8ca68c0:74ce20119691fe26
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data classify-make_data classify-6647e31d69d60c81 '' '-'
-    train classify-train classify-6647e31d69d60c81 '' '0'
-    evaluate classify-evaluate classify-6647e31d69d60c81 '' '1,0'
+    make_data classify-make_data classify-2114e9199e616ca2 '' '-'
+    train classify-train classify-2114e9199e616ca2 '' '0'
+    evaluate classify-evaluate classify-2114e9199e616ca2 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

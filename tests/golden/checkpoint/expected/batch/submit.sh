@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:37fa06a07b1ef9c4
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-dae7c50c30d05306 PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
-    resumable-3fb516c3f1b7871a PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
-    resumable-3d636a60d664c297 PIPE_REGISTRY/resumable-debian-59b785ba:e7fdfa2d038b7746
+    resumable-3914964aa1b7c559 PIPE_REGISTRY/resumable-debian-59b785ba:37fa06a07b1ef9c4
+    resumable-364f6cda93c3f4ac PIPE_REGISTRY/resumable-debian-59b785ba:37fa06a07b1ef9c4
+    resumable-559b31208422950e PIPE_REGISTRY/resumable-debian-59b785ba:37fa06a07b1ef9c4
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-dae7c50c30d05306 '' '-'
-    train resumable-train resumable-3fb516c3f1b7871a '' '0'
-    finetune resumable-finetune resumable-3d636a60d664c297 '' '1'
+    prepare resumable-prepare resumable-3914964aa1b7c559 '' '-'
+    train resumable-train resumable-364f6cda93c3f4ac '' '0'
+    finetune resumable-finetune resumable-559b31208422950e '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

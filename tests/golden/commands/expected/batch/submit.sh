@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:5adcb99ffc82e965
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:ac1bfdb5bf2009b1
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:9eb51e91eafe45dc
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:83af231fc24e3a86
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-150d103172c5368e PIPE_REGISTRY/commands-python-5fff0840:5adcb99ffc82e965
-    commands-9a22e48392bb21a1 PIPE_REGISTRY/commands-pytorch-5a78a011:ac1bfdb5bf2009b1
+    commands-0cf7abfb8cc430f8 PIPE_REGISTRY/commands-python-5fff0840:9eb51e91eafe45dc
+    commands-8a06e93bcc6df9df PIPE_REGISTRY/commands-pytorch-5a78a011:83af231fc24e3a86
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-150d103172c5368e '' '-'
-    fit commands-fit commands-9a22e48392bb21a1 '' '0'
-    note commands-note commands-150d103172c5368e '' '1'
+    prepare commands-prepare commands-0cf7abfb8cc430f8 '' '-'
+    fit commands-fit commands-8a06e93bcc6df9df '' '0'
+    note commands-note commands-0cf7abfb8cc430f8 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

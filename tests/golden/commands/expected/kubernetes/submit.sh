@@ -67,7 +67,7 @@ PIPELINE_LABEL=commands
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:5adcb99ffc82e965 pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:ac1bfdb5bf2009b1)
+IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:9eb51e91eafe45dc pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:83af231fc24e3a86)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/commands.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

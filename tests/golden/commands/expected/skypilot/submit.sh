@@ -49,8 +49,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:5adcb99ffc82e965
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:ac1bfdb5bf2009b1
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:9eb51e91eafe45dc
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:83af231fc24e3a86
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -70,22 +70,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:41e8e0d2857e9388
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:c2c2576e9a20eb26
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:281d5b3da28e73c3
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:a7024617c3b23315
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp_gpu-54dbfa1cd133f827 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:41e8e0d2857e9388
-    ddp_gpu-0303b61dc4a9b003 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:c2c2576e9a20eb26
+    ddp_gpu-24bcb687f0f509a9 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:281d5b3da28e73c3
+    ddp_gpu-ec6c27ec77c30056 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:a7024617c3b23315
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    gpu_data ddp_gpu-gpu_data ddp_gpu-54dbfa1cd133f827 '' '-'
-    train_gpu ddp_gpu-train_gpu ddp_gpu-0303b61dc4a9b003 '' '0'
-    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-54dbfa1cd133f827 '' '0,1'
+    gpu_data ddp_gpu-gpu_data ddp_gpu-24bcb687f0f509a9 '' '-'
+    train_gpu ddp_gpu-train_gpu ddp_gpu-ec6c27ec77c30056 '' '0'
+    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-24bcb687f0f509a9 '' '0,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

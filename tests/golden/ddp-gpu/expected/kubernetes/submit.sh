@@ -75,7 +75,7 @@ PIPELINE_LABEL=ddp-gpu
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba PIPE_REGISTRY/ddp-gpu-debian-59b785ba:41e8e0d2857e9388 cuda-fd66187e PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:c2c2576e9a20eb26)
+IMAGES=(debian-59b785ba PIPE_REGISTRY/ddp-gpu-debian-59b785ba:281d5b3da28e73c3 cuda-fd66187e PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:a7024617c3b23315)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/ddp_gpu.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

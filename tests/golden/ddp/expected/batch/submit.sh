@@ -72,23 +72,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:babdb51e0270b53d
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:4f0afe29393c4071
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp-999f22b022468282 PIPE_REGISTRY/ddp-debian-59b785ba:babdb51e0270b53d
+    ddp-1cb70cf96b44107a PIPE_REGISTRY/ddp-debian-59b785ba:4f0afe29393c4071
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data ddp-make_data ddp-999f22b022468282 '' '-'
-    train_1 ddp-train_1 ddp-999f22b022468282 '' '0'
-    train_2 ddp-train_2 ddp-999f22b022468282 '' '0'
-    train_4 ddp-train_4 ddp-999f22b022468282 '' '0'
-    train_fp16 ddp-train_fp16 ddp-999f22b022468282 '' '0'
-    compare ddp-compare ddp-999f22b022468282 '' '0,1,2,3,4'
+    make_data ddp-make_data ddp-1cb70cf96b44107a '' '-'
+    train_1 ddp-train_1 ddp-1cb70cf96b44107a '' '0'
+    train_2 ddp-train_2 ddp-1cb70cf96b44107a '' '0'
+    train_4 ddp-train_4 ddp-1cb70cf96b44107a '' '0'
+    train_fp16 ddp-train_fp16 ddp-1cb70cf96b44107a '' '0'
+    compare ddp-compare ddp-1cb70cf96b44107a '' '0,1,2,3,4'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:d046fa9adae72551
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:e4228c75b1e11d7e
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-3b4ad73ef5fb7462 PIPE_REGISTRY/edge-debian-59b785ba:d046fa9adae72551
-    edge-a9a0a918ecfa9b37 PIPE_REGISTRY/edge-debian-59b785ba:d046fa9adae72551
+    edge-89c96ecc2205322e PIPE_REGISTRY/edge-debian-59b785ba:e4228c75b1e11d7e
+    edge-d0bd3baf00d6361a PIPE_REGISTRY/edge-debian-59b785ba:e4228c75b1e11d7e
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-3b4ad73ef5fb7462 '' '-'
-    transform edge-transform edge-a9a0a918ecfa9b37 '' '0'
-    transform_2 edge-transform_2 edge-a9a0a918ecfa9b37 '' '1'
-    transform_3 edge-transform_3 edge-a9a0a918ecfa9b37 '' '2'
-    consume edge-consume edge-3b4ad73ef5fb7462 '' '3'
-    ping edge-ping edge-3b4ad73ef5fb7462 '' '-'
+    produce edge-produce edge-89c96ecc2205322e '' '-'
+    transform edge-transform edge-d0bd3baf00d6361a '' '0'
+    transform_2 edge-transform_2 edge-d0bd3baf00d6361a '' '1'
+    transform_3 edge-transform_3 edge-d0bd3baf00d6361a '' '2'
+    consume edge-consume edge-89c96ecc2205322e '' '3'
+    ping edge-ping edge-89c96ecc2205322e '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

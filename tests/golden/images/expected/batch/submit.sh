@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:92a253019e532a67
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:344f762fcb115d58
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:909ff88fd55e70a9
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:2832548f5ba37ff3
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-cd0d2b867f16c3de registry.example.com:5000/ml/images-debian-59b785ba:92a253019e532a67
-    images-022bfcd562281dc7 registry.example.com:5000/ml/images-pytorch-735a62ca:344f762fcb115d58
+    images-263b9861eefec4f8 registry.example.com:5000/ml/images-debian-59b785ba:909ff88fd55e70a9
+    images-0a25c5061c79af9a registry.example.com:5000/ml/images-pytorch-735a62ca:2832548f5ba37ff3
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-cd0d2b867f16c3de '' '-'
-    train images-train images-022bfcd562281dc7 '' '0'
+    prep images-prep images-263b9861eefec4f8 '' '-'
+    train images-train images-0a25c5061c79af9a '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

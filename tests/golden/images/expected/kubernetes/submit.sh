@@ -66,7 +66,7 @@ PIPELINE_LABEL=images
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:92a253019e532a67 pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:344f762fcb115d58)
+IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:909ff88fd55e70a9 pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:2832548f5ba37ff3)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/images.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

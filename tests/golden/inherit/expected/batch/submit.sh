@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:8b370830946c9471
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:8583b53bd7e9e2a9
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:ae9a6253f7cb8f0a
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:b3a19e9a5c3a4824
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-c241c7035571774d PIPE_REGISTRY/inherit-python-2e3ff5ee:8b370830946c9471
-    inherit-b2ab43ee41528434 PIPE_REGISTRY/inherit-python-1dff48ad:8583b53bd7e9e2a9
+    inherit-a1f930083d8e86c3 PIPE_REGISTRY/inherit-python-2e3ff5ee:ae9a6253f7cb8f0a
+    inherit-6d22603ae15eca39 PIPE_REGISTRY/inherit-python-1dff48ad:b3a19e9a5c3a4824
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-c241c7035571774d '' '-'
-    tuned inherit-tuned inherit-b2ab43ee41528434 '' '0'
+    plain inherit-plain inherit-a1f930083d8e86c3 '' '-'
+    tuned inherit-tuned inherit-6d22603ae15eca39 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -65,7 +65,7 @@ PIPELINE_LABEL=inherit
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-2e3ff5ee PIPE_REGISTRY/inherit-python-2e3ff5ee:8b370830946c9471 python-1dff48ad PIPE_REGISTRY/inherit-python-1dff48ad:8583b53bd7e9e2a9)
+IMAGES=(python-2e3ff5ee PIPE_REGISTRY/inherit-python-2e3ff5ee:ae9a6253f7cb8f0a python-1dff48ad PIPE_REGISTRY/inherit-python-1dff48ad:b3a19e9a5c3a4824)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/inherit.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

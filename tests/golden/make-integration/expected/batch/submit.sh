@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:0966913f092f82d4
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:083ce5142f48b6ed
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    training-5c585ea62f89c1cf PIPE_REGISTRY/training-debian-59b785ba:0966913f092f82d4
+    training-657e5d74ca7765f8 PIPE_REGISTRY/training-debian-59b785ba:083ce5142f48b6ed
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_points training-make_points training-5c585ea62f89c1cf '' '-'
-    fit training-fit training-5c585ea62f89c1cf '' '0'
-    evaluate training-evaluate training-5c585ea62f89c1cf '' '1,0'
+    make_points training-make_points training-657e5d74ca7765f8 '' '-'
+    fit training-fit training-657e5d74ca7765f8 '' '0'
+    evaluate training-evaluate training-657e5d74ca7765f8 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

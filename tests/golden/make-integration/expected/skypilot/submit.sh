@@ -53,7 +53,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:0966913f092f82d4
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:083ce5142f48b6ed
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -70,20 +70,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:81073fd5024a905c
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:1ad11056b997c78d
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    mnist-9e15db262dbd2a42 PIPE_REGISTRY/mnist-debian-59b785ba:81073fd5024a905c
+    mnist-f2b8d8ea13226fa2 PIPE_REGISTRY/mnist-debian-59b785ba:1ad11056b997c78d
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data mnist-make_data mnist-9e15db262dbd2a42 '' '-'
-    train mnist-train mnist-9e15db262dbd2a42 '' '0'
-    evaluate mnist-evaluate mnist-9e15db262dbd2a42 '' '1,0'
+    make_data mnist-make_data mnist-f2b8d8ea13226fa2 '' '-'
+    train mnist-train mnist-f2b8d8ea13226fa2 '' '0'
+    evaluate mnist-evaluate mnist-f2b8d8ea13226fa2 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

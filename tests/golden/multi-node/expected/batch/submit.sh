@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:47e856545dba0b64
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:d167f517a189c5ee
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:44abdc67f3c889dc
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-8b0878deb937c2eb PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f
-    pretrain-54ddd94789a486b8 PIPE_REGISTRY/pretrain-cuda-87508f2b:47e856545dba0b64
-    pretrain-821324c740309b11 PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f
+    pretrain-3e0d0e11cae06d41 PIPE_REGISTRY/pretrain-cuda-5cdbe631:d167f517a189c5ee
+    pretrain-18209dc68d854e7e PIPE_REGISTRY/pretrain-cuda-87508f2b:44abdc67f3c889dc
+    pretrain-0613de0014109e3d PIPE_REGISTRY/pretrain-cuda-5cdbe631:d167f517a189c5ee
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-8b0878deb937c2eb '' '-'
-    train_lm pretrain-train_lm pretrain-54ddd94789a486b8 '' '0'
-    export_model pretrain-export_model pretrain-821324c740309b11 '' '1,0'
+    tokenize pretrain-tokenize pretrain-3e0d0e11cae06d41 '' '-'
+    train_lm pretrain-train_lm pretrain-18209dc68d854e7e '' '0'
+    export_model pretrain-export_model pretrain-0613de0014109e3d '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -75,7 +75,7 @@ PIPELINE_LABEL=pretrain
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=ml-training
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(cuda-5cdbe631 PIPE_REGISTRY/pretrain-cuda-5cdbe631:228131f3fbe9ab6f cuda-87508f2b PIPE_REGISTRY/pretrain-cuda-87508f2b:47e856545dba0b64)
+IMAGES=(cuda-5cdbe631 PIPE_REGISTRY/pretrain-cuda-5cdbe631:d167f517a189c5ee cuda-87508f2b PIPE_REGISTRY/pretrain-cuda-87508f2b:44abdc67f3c889dc)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/pretrain.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -61,20 +61,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:4c300525a136d9f1
+    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:165ab12138d4a647
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    neuron-89b9c86e1cc82c0e PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:4c300525a136d9f1
-    neuron-df2b77f7e184820c PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:4c300525a136d9f1
+    neuron-cb41164821c00e19 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:165ab12138d4a647
+    neuron-32ee556eca58616e PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:165ab12138d4a647
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    pretrain neuron-pretrain neuron-89b9c86e1cc82c0e trn1-queue '-'
-    serve neuron-serve neuron-df2b77f7e184820c inf2-queue '0'
+    pretrain neuron-pretrain neuron-cb41164821c00e19 trn1-queue '-'
+    serve neuron-serve neuron-32ee556eca58616e inf2-queue '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

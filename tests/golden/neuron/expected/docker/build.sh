@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/pytorch-training-neuronx-06e84b1e/Dockerfile "$PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:4c300525a136d9f1"
+image docker/pytorch-training-neuronx-06e84b1e/Dockerfile "$PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:165ab12138d4a647"
 

@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:9d39b7c7f27736a0
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:f5108281d2789ca0
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:4a3dd7ae66a6b3ce
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:42d440723c12f235
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-e3433e14c49ed99d PIPE_REGISTRY/classifier-debian-1329a9c2:9d39b7c7f27736a0
-    classifier-f9bd9e22abaea6fb PIPE_REGISTRY/classifier-cuda-52562ca1:f5108281d2789ca0
+    classifier-9947d3ab04baedfa PIPE_REGISTRY/classifier-debian-1329a9c2:4a3dd7ae66a6b3ce
+    classifier-2f4e7c0a44c65adf PIPE_REGISTRY/classifier-cuda-52562ca1:42d440723c12f235
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-e3433e14c49ed99d '' '-'
-    split classifier-split classifier-e3433e14c49ed99d '' '0'
-    train classifier-train classifier-f9bd9e22abaea6fb '' '1'
-    evaluate classifier-evaluate classifier-e3433e14c49ed99d '' '2,1'
+    load_data classifier-load_data classifier-9947d3ab04baedfa '' '-'
+    split classifier-split classifier-9947d3ab04baedfa '' '0'
+    train classifier-train classifier-2f4e7c0a44c65adf '' '1'
+    evaluate classifier-evaluate classifier-9947d3ab04baedfa '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -72,7 +72,7 @@ PIPELINE_LABEL=classifier
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-1329a9c2 PIPE_REGISTRY/classifier-debian-1329a9c2:9d39b7c7f27736a0 cuda-52562ca1 PIPE_REGISTRY/classifier-cuda-52562ca1:f5108281d2789ca0)
+IMAGES=(debian-1329a9c2 PIPE_REGISTRY/classifier-debian-1329a9c2:4a3dd7ae66a6b3ce cuda-52562ca1 PIPE_REGISTRY/classifier-cuda-52562ca1:42d440723c12f235)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/classifier.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016
