@@ -46,6 +46,10 @@ check "grep -q '^loss,1,0.25,' '$store/R/save_folder/metrics.csv' && grep -q '^s
 check "grep -q 'PIPE_METRICS line 3 ignored (expected NAME VALUE or NAME STEP VALUE): this line is not a metric' '$store/R/save_folder/log'" \
     "save_folder: a bad PIPE_METRICS line is named in the log"
 check "grep -q 'loss: 0.25' '$store/R/save_folder/step.yaml'" "save_folder: the last value of each metric in step.yaml"
+check "grep -q '^tiny,0,1e-320,' '$store/R/save_folder/metrics.csv'" "save_folder: a subnormal value (1e-320) is kept"
+check "grep -q 'PIPE_METRICS line 5 ignored (the step is above 9223372036854775807): big 99999999999999999999999 1' '$store/R/save_folder/log' &&
+    ! grep -q '^big,' '$store/R/save_folder/metrics.csv'" "save_folder: a step past INT64_MAX is skipped with a warning, not clamped"
+check "[ \"\$(grep -c '^twice,0,' '$store/R/save_folder/metrics.csv')\" = 2 ]" "save_folder: a step given twice keeps both points"
 run read_folder R
 check "[ $? = 0 ] && grep -q 'n=3 shards=shard-0.bin,shard-1.bin,shard-2.bin' '$store/R/read_folder/outputs/summary'" \
     "read_folder: a folder input, by {model} and PIPE_INPUT_MODEL"

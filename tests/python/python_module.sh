@@ -49,7 +49,8 @@ errs=$(json "$out" '"\n".join(f"{k}: {v}" for k, v in d["errors"].items())')
 for want in "no_param: PipeError: step has no parameter \`nope\` (PIPE_PARAM_NOPE is not set)" \
     "bad_name: ValueError: bad metric name 'a b'" "comma: ValueError: bad metric name 'a,b'" \
     "not_number: ValueError: value of metric 'x': 'abc' is not a number" \
-    "bad_step: ValueError: step -1 is not a whole number" "not_image: ValueError: image 'x' is neither PNG nor JPEG" \
+    "bad_step: ValueError: step -1 is not a whole number" \
+    "huge_step: ValueError: step 9223372036854775808 is above 9223372036854775807" "not_image: ValueError: image 'x' is neither PNG nor JPEG" \
     "ragged: ValueError: table 't': row 0 does not have the 1 cells"; do
     check "grep -qF \"\$want\" <<<\"\$errs\"" "error: $want (got: $errs)"
 done

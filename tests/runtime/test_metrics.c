@@ -82,9 +82,65 @@ static void test_reader(void)
     CHECK_EQ_INT(pipe_metrics_read("/nonexistent/metrics.csv", &m, err, sizeof err), PIPE_ENOENT);
 }
 
+static void collect(void *arg, const char *line)
+{
+    char *all = arg;
+    strncat(all, line, 2047 - strlen(all));
+    strncat(all, "\n", 2047 - strlen(all));
+}
+
+/* What is written reads back as written over the whole range: steps up to
+   INT64_MAX, a step given twice, +-1e308, subnormal values, a time that
+   %.3f would spell in hundreds of digits; a step past INT64_MAX is a
+   skipped row, named by its line (never clamped). */
+static void test_range(void)
+{
+    char *dir = fx_tempdir("metrics-range");
+    char *path = pipe_asprintf("%s/metrics.csv", dir), err[512];
+    pipe_metrics_writer w;
+    CHECK_EQ_INT(pipe_metrics_writer_init(&w, path, pipe_now()), 0);
+    CHECK_EQ_INT(pipe_metrics_writer_record(&w, "x", INT64_MAX, 1e308, 0.5, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_metrics_writer_record(&w, "x", INT64_MAX, -1e308, 0.5, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_metrics_writer_record(&w, "x", 9007199254740993, 1e-320, 1e300, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_metrics_writer_record(&w, "x", 9007199254740993, 4.9406564584124654e-324, 2, err, sizeof err),
+                 0);
+    pipe_metrics_writer_close(&w);
+    FILE *f = fopen(path, "a");
+    fputs("x,99999999999999999999999,1,0.1\nx,1\n", f);
+    fclose(f);
+    pipe_metrics m;
+    CHECK_EQ_INT(pipe_metrics_read(path, &m, err, sizeof err), 0);
+    const pipe_metric_series *x = pipe_metrics_find(&m, "x");
+    CHECK(x && x->n == 4);
+    if (x && x->n == 4) {
+        CHECK(x->points[0].step == INT64_MAX && x->points[1].step == INT64_MAX);
+        CHECK(x->points[0].value == 1e308 && x->points[1].value == -1e308);
+        CHECK(x->points[2].step == 9007199254740993 && x->points[3].step == 9007199254740993);
+        CHECK(x->points[2].value == 1e-320 && x->points[3].value == 4.9406564584124654e-324);
+        CHECK(x->points[2].time_s == 1e300);
+    }
+    CHECK_EQ_U64(m.skipped, 2);
+    char said[2048] = "";
+    pipe_metrics_warn(&m, "M", collect, said);
+    CHECK_STREQ(said, "M line 6 skipped (the step is not a whole number from 0 to 9223372036854775807)\n"
+                      "M line 7 skipped (expected name,step,value,time_s)\n");
+    pipe_metrics_free(&m);
+
+    /* The first five skipped rows by line, then the count of the rest. */
+    CHECK_EQ_INT(pipe_metrics_parse("name,step,value,time_s\na\nb\nc\nd\ne\nf\ng\nok,0,1,2\n", &m), 0);
+    said[0] = '\0';
+    pipe_metrics_warn(&m, "M", collect, said);
+    CHECK(fx_contains(said, "M line 2 skipped") && fx_contains(said, "M line 6 skipped") &&
+          !fx_contains(said, "M line 7") && fx_contains(said, "M: 2 more lines skipped"));
+    pipe_metrics_free(&m);
+    free(path);
+    fx_rmtree(dir);
+}
+
 int main(void)
 {
     test_writer();
     test_reader();
+    test_range();
     return check_summary();
 }

@@ -177,6 +177,8 @@ def _step_value(step):
         as_int = -1
     if isinstance(step, bool) or as_int != step or as_int < 0:
         raise ValueError(f"step {step!r} is not a whole number of at least 0")
+    if as_int > 2**63 - 1:  # the runtime's steps are 64-bit
+        raise ValueError(f"step {step!r} is above 9223372036854775807")
     return as_int
 
 

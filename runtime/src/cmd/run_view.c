@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/cliopt.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
 #include "util/util.h"
@@ -161,6 +162,13 @@ done:
     return rc;
 }
 
+/* A metrics row that cannot be read: a warning, and the rest is shown. */
+static void warn_line(void *arg, const char *line)
+{
+    (void)arg;
+    pipe_cli_warning("%s", line);
+}
+
 static int load_invocation(pipe_run_view *v, pipe_view_invocation *inv, unsigned what)
 {
     char err[512];
@@ -192,6 +200,8 @@ static int load_invocation(pipe_run_view *v, pipe_view_invocation *inv, unsigned
         if (!mpath)
             return PIPE_ENOMEM;
         rc = pipe_metrics_read(mpath, &inv->metrics, err, sizeof err);
+        if (rc == 0)
+            pipe_metrics_warn(&inv->metrics, mpath, warn_line, NULL);
         free(mpath);
         if (rc == PIPE_ENOMEM)
             return rc;

@@ -36,8 +36,10 @@ void pipe_format_seconds(double s, char *buf, size_t size)
         snprintf(buf, size, "%.1f s", s);
     else if (s < 3600)
         snprintf(buf, size, "%dm %02ds", (int)(s / 60), (int)fmod(s, 60));
-    else
+    else if (s < 3600.0 * 1e6) /* hours that fit an int (a record may say 1e308 s) */
         snprintf(buf, size, "%dh %02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+    else
+        snprintf(buf, size, "%.3g h", s / 3600);
 }
 
 /* Whole seconds for the running-status lines: "30 s", "2m 05s". */

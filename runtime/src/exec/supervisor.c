@@ -402,7 +402,7 @@ static char *record_success(pipe_supervisor *s, int *status)
         why = pipe_supervisor_collect_outputs(id, s->rec);
     if (why)
         return why;
-    pipe_supervisor_read_metrics(id, s->rec);
+    pipe_supervisor_read_metrics(id, &s->log, s->rec);
     if (pipe_supervisor_finish_record(id, s->rec, PIPE_STEP_DONE, err, sizeof err) != 0) {
         /* A full disk: the record of the failure, in the room kept for it. */
         int e = errno;
@@ -484,7 +484,7 @@ static int run_attempts(pipe_supervisor *s)
         }
         if (!why)
             why = pipe_strdup("the step failed");
-        pipe_supervisor_read_metrics(&s->id, rec);
+        pipe_supervisor_read_metrics(&s->id, &s->log, rec);
         free(res.rendezvous);
         free(res.collective);
         res.rendezvous = res.collective = NULL;

@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,18 +410,30 @@ static void metric_line(pipe_supervisor *s, char *line)
         complain(s, shown, "expected NAME VALUE or NAME STEP VALUE");
         return;
     }
+    /* A value that underflows is the nearest double (1e-320 is kept), one
+       past the largest double is refused; a step is 0 .. INT64_MAX, never
+       clamped. */
     char *end;
     errno = 0;
     double value = strtod(words[n - 1], &end);
     long long step = -1;
-    if (*end || errno == ERANGE) {
+    if (*end) {
         complain(s, shown, "the value is not a number");
         return;
     }
+    if (errno == ERANGE && isinf(value)) {
+        complain(s, shown, "the value is beyond the largest double");
+        return;
+    }
     if (n == 3) {
+        errno = 0;
         step = strtoll(words[1], &end, 10);
-        if (*end || step < 0) {
+        if (*end || step < 0 || !isdigit((unsigned char)words[1][0])) {
             complain(s, shown, "the step is not a whole number of at least 0");
+            return;
+        }
+        if (errno == ERANGE) {
+            complain(s, shown, "the step is above 9223372036854775807");
             return;
         }
     }

@@ -158,8 +158,9 @@ int pipe_supervisor_interrupted(const pipe_step_ident *id, pipe_step_log *log, p
 /* Checks and hashes the outputs into the record; NULL when all are there,
    else why not (malloc'ed). */
 char *pipe_supervisor_collect_outputs(const pipe_step_ident *id, pipe_step_record *rec);
-/* metrics.csv into the record: the last value of each name. */
-void pipe_supervisor_read_metrics(const pipe_step_ident *id, pipe_step_record *rec);
+/* metrics.csv into the record: the last value of each name; a row that
+   cannot be read is a warning in the log naming the file and line. */
+void pipe_supervisor_read_metrics(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec);
 /* Removes what an attempt leaves in outputs/ and the per-attempt files. */
 void pipe_supervisor_reset_attempt(const pipe_step_ident *id, pipe_step_record *rec);
 

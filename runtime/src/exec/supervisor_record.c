@@ -194,11 +194,14 @@ int pipe_supervisor_interrupted(const pipe_step_ident *id, pipe_step_log *log, p
     return 128 + sig;
 }
 
-void pipe_supervisor_read_metrics(const pipe_step_ident *id, pipe_step_record *rec)
+static void warn_line(void *log, const char *line) { pipe_supervisor_note(log, "warning: %s", line); }
+
+void pipe_supervisor_read_metrics(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec)
 {
     pipe_metrics m;
     if (pipe_metrics_read(id->metrics_path, &m, NULL, 0) != 0)
         return;
+    pipe_metrics_warn(&m, id->metrics_path, warn_line, log);
     for (size_t i = 0; i < m.n; i++)
         if (m.series[i].n > 0)
             pipe_step_record_set_metric(rec, m.series[i].name, m.series[i].points[m.series[i].n - 1].value);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -104,7 +105,14 @@ int pipe_metrics_writer_record(pipe_metrics_writer *w, const char *name, int64_t
         time_s = pipe_now() - w->t0;
     char num[64];
     pipe_format_double(value, num, sizeof num);
-    if (fprintf(w->file, "%s,%lld,%s,%.3f\n", name, (long long)step, num, time_s) < 0 || fflush(w->file) != 0) {
+    /* Milliseconds, or round-trip digits for a time %.3f would spell in
+       hundreds of digits (a hostile TensorBoard wall time). */
+    char t[64];
+    if (fabs(time_s) < 1e12)
+        snprintf(t, sizeof t, "%.3f", time_s);
+    else
+        pipe_format_double(time_s, t, sizeof t);
+    if (fprintf(w->file, "%s,%lld,%s,%s\n", name, (long long)step, num, t) < 0 || fflush(w->file) != 0) {
         pipe_errf(err, errsize, "cannot write %s: %s", w->path, strerror(errno));
         return PIPE_EIO;
     }
@@ -124,11 +132,53 @@ void pipe_metrics_writer_close(pipe_metrics_writer *w)
 
 /* ---- reading ---- */
 
+/* FNV-1a: names come from files anyone may write, but a collision only
+   costs a comparison. */
+static size_t hash_name(const char *name, size_t len)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 1099511628211u;
+    return (size_t)h;
+}
+
+/* The slot of a name: its series' index + 1, or the empty slot it would take. */
+static size_t *slot_of(const pipe_metrics *m, const char *name, size_t len)
+{
+    for (size_t i = hash_name(name, len) & (m->nslots - 1);; i = (i + 1) & (m->nslots - 1)) {
+        size_t *slot = &m->slots[i];
+        if (*slot == 0)
+            return slot;
+        const char *have = m->series[*slot - 1].name;
+        if (strlen(have) == len && memcmp(have, name, len) == 0)
+            return slot;
+    }
+}
+
+/* Keeps the table at most half full. */
+static int grow_slots(pipe_metrics *m)
+{
+    if (2 * (m->n + 1) <= m->nslots)
+        return 0;
+    size_t nslots = m->nslots ? 2 * m->nslots : 16;
+    size_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return PIPE_ENOMEM;
+    free(m->slots);
+    m->slots = slots;
+    m->nslots = nslots;
+    for (size_t i = 0; i < m->n; i++)
+        *slot_of(m, m->series[i].name, strlen(m->series[i].name)) = i + 1;
+    return 0;
+}
+
 static pipe_metric_series *series_of(pipe_metrics *m, const char *name, size_t len)
 {
-    for (size_t i = 0; i < m->n; i++)
-        if (strlen(m->series[i].name) == len && memcmp(m->series[i].name, name, len) == 0)
-            return &m->series[i];
+    if (grow_slots(m) != 0)
+        return NULL;
+    size_t *slot = slot_of(m, name, len);
+    if (*slot)
+        return &m->series[*slot - 1];
     if (m->n == m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 8;
         pipe_metric_series *p = realloc(m->series, cap * sizeof *p);
@@ -141,7 +191,7 @@ static pipe_metric_series *series_of(pipe_metrics *m, const char *name, size_t l
     memset(s, 0, sizeof *s);
     if (!(s->name = pipe_strndup(name, len)))
         return NULL;
-    m->n++;
+    *slot = ++m->n;
     return s;
 }
 
@@ -159,9 +209,11 @@ static int push_point(pipe_metric_series *s, pipe_metric_point p)
     return 0;
 }
 
+/* Any number strtod reads: the writer's round-trip digits, and a longer
+   spelling (%.3f of 1e300) from another writer. */
 static bool parse_number(const char *s, size_t len, double *out)
 {
-    char buf[64];
+    char buf[512];
     if (len == 0 || len >= sizeof buf)
         return false;
     memcpy(buf, s, len);
@@ -193,7 +245,9 @@ int pipe_metrics_parse(const char *text, pipe_metrics *out)
 {
     memset(out, 0, sizeof *out);
     bool legacy = false, first = true;
+    size_t lineno = 0;
     for (const char *p = text; *p;) {
+        lineno++;
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
         const char *line = p;
@@ -225,24 +279,25 @@ int pipe_metrics_parse(const char *text, pipe_metrics *out)
             }
         }
         pipe_metric_point pt = {0, 0, 0};
-        const char *name;
-        size_t name_len;
-        bool ok;
-        if (legacy) {
-            ok = nf == 3 && (size_t)(start - line) == len + 1 && parse_number(f[0], flen[0], &pt.time_s) &&
-                 parse_number(f[2], flen[2], &pt.value);
-            name = f[0 + 1];
-            name_len = flen[1];
-        } else {
-            ok = nf == 4 && (size_t)(start - line) == len + 1 && parse_step(f[1], flen[1], &pt.step) &&
-                 parse_number(f[2], flen[2], &pt.value) && parse_number(f[3], flen[3], &pt.time_s);
-            name = f[0];
-            name_len = flen[0];
-        }
-        if (!ok || name_len == 0) {
+        const char *name, *why = NULL;
+        size_t name_len = 0;
+        if (nf != (legacy ? 3u : 4u) || (size_t)(start - line) != len + 1)
+            why = legacy ? "expected time_s,name,value" : "expected name,step,value,time_s";
+        else if ((name_len = flen[legacy]) == 0)
+            why = "the name is empty";
+        else if (!legacy && !parse_step(f[1], flen[1], &pt.step))
+            why = "the step is not a whole number from 0 to 9223372036854775807";
+        else if (!parse_number(f[2], flen[2], &pt.value))
+            why = "the value is not a number";
+        else if (!parse_number(f[legacy ? 0 : 3], flen[legacy ? 0 : 3], &pt.time_s))
+            why = "the time is not a number";
+        if (why) {
+            if (out->skipped < PIPE_METRICS_SKIPPED_SHOWN)
+                out->skips[out->skipped] = (pipe_metrics_skip){lineno, why};
             out->skipped++;
             continue;
         }
+        name = f[legacy];
         pipe_metric_series *s = series_of(out, name, name_len);
         if (!s)
             goto nomem;
@@ -271,8 +326,28 @@ int pipe_metrics_read(const char *path, pipe_metrics *out, char *err, size_t err
     return rc;
 }
 
+void pipe_metrics_warn(const pipe_metrics *m, const char *path, void (*say)(void *arg, const char *line),
+                       void *arg)
+{
+    char line[1024];
+    size_t shown = m->skipped < PIPE_METRICS_SKIPPED_SHOWN ? m->skipped : PIPE_METRICS_SKIPPED_SHOWN;
+    for (size_t i = 0; i < shown; i++) {
+        snprintf(line, sizeof line, "%s line %zu skipped (%s)", path, m->skips[i].line, m->skips[i].why);
+        say(arg, line);
+    }
+    if (m->skipped > shown) {
+        snprintf(line, sizeof line, "%s: %zu more line%s skipped", path, m->skipped - shown,
+                 m->skipped - shown == 1 ? "" : "s");
+        say(arg, line);
+    }
+}
+
 const pipe_metric_series *pipe_metrics_find(const pipe_metrics *m, const char *name)
 {
+    if (m->nslots) {
+        size_t slot = *slot_of(m, name, strlen(name));
+        return slot ? &m->series[slot - 1] : NULL;
+    }
     for (size_t i = 0; i < m->n; i++)
         if (strcmp(m->series[i].name, name) == 0)
             return &m->series[i];
@@ -286,5 +361,6 @@ void pipe_metrics_free(pipe_metrics *m)
         free(m->series[i].points);
     }
     free(m->series);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }

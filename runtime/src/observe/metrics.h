@@ -64,20 +64,36 @@ typedef struct pipe_metric_series {
     size_t n, cap;
 } pipe_metric_series;
 
+/* How many skipped rows a reader keeps the line of (to name them). */
+#define PIPE_METRICS_SKIPPED_SHOWN 5
+
+typedef struct pipe_metrics_skip {
+    size_t line;     /* 1 for the file's first line */
+    const char *why; /* a static string: "the step is not ..." */
+} pipe_metrics_skip;
+
 typedef struct pipe_metrics {
-    pipe_metric_series *series; /* in the order each name first appears */
+    pipe_metric_series *series; /* in the order each name first appears; each name once */
     size_t n, cap;
+    size_t *slots, nslots; /* the names hashed: index + 1, 0 for none (a file of a million names) */
     size_t skipped; /* rows that did not parse */
+    pipe_metrics_skip skips[PIPE_METRICS_SKIPPED_SHOWN]; /* the first of them */
 } pipe_metrics;
 
 /* Reads metrics.csv: the header row name,step,value,time_s; the older
    time_s,name,value files are read too (a step is then each name's row
-   count). Rows that do not parse are counted and left out. PIPE_ENOENT when
-   there is no file; PIPE_EIO, PIPE_ENOMEM. */
+   count). Rows that do not parse are counted and left out, the first
+   few kept by line and reason (pipe_metrics_warn). Any step from 0 to
+   INT64_MAX and any double (subnormal, +-1e308, nan, inf) reads back as
+   written. PIPE_ENOENT when there is no file; PIPE_EIO, PIPE_ENOMEM. */
 int pipe_metrics_read(const char *path, pipe_metrics *out, char *err, size_t errsize);
 /* The same, from text in memory. */
 int pipe_metrics_parse(const char *text, pipe_metrics *out);
-/* The series of a name, NULL when absent. */
+/* Calls say(arg, line) for each skipped row kept, then for the rest as one
+   line ("and N more"): "PATH line N skipped (WHY)". */
+void pipe_metrics_warn(const pipe_metrics *m, const char *path, void (*say)(void *arg, const char *line),
+                       void *arg);
+/* The series of a name, NULL when absent (hashed: constant time). */
 const pipe_metric_series *pipe_metrics_find(const pipe_metrics *m, const char *name);
 void pipe_metrics_free(pipe_metrics *m);
 

@@ -101,12 +101,19 @@ static bool number(const char *s, double *out)
     return *end == '\0';
 }
 
-/* The entry of (index, name) in *list, added when new. */
-static pipe_gpu_profile *entry_of(pipe_gpu_profile **list, size_t *n, int index, const char *name)
+/* Devices kept per file: more than any machine has (NVML, Neuron cores),
+   so that a hostile file cannot make the report draw a million charts. */
+#define MAX_DEVICES PIPE_NEURON_MAX_CORES
+
+/* The entry of (index, name) in *list, added when new; NULL for out of
+   memory, or with *full set when the list already holds MAX_DEVICES. */
+static pipe_gpu_profile *entry_of(pipe_gpu_profile **list, size_t *n, int index, const char *name, bool *full)
 {
     for (size_t i = 0; i < *n; i++)
         if ((*list)[i].index == index && strcmp((*list)[i].name, name) == 0)
             return &(*list)[i];
+    if ((*full = *n >= MAX_DEVICES))
+        return NULL;
     pipe_gpu_profile *g = realloc(*list, (*n + 1) * sizeof *g);
     if (!g)
         return NULL;
@@ -121,10 +128,6 @@ static pipe_gpu_profile *entry_of(pipe_gpu_profile **list, size_t *n, int index,
     return g;
 }
 
-static pipe_gpu_profile *gpu_of(pipe_profile *p, int index, const char *name)
-{
-    return entry_of(&p->gpus, &p->ngpus, index, name);
-}
 
 /* Each data line of a CSV file (its header skipped) to fn; PIPE_ENOENT when absent. */
 static int each_row(const char *path, const char *header, int (*fn)(pipe_profile *, char *), pipe_profile *p)
@@ -170,7 +173,12 @@ static int gpu_row(pipe_profile *p, char *line)
         }
         index = (int)v;
     }
-    pipe_gpu_profile *g = gpu_of(p, index, f[2]);
+    bool full = false;
+    pipe_gpu_profile *g = entry_of(&p->gpus, &p->ngpus, index, f[2], &full);
+    if (full) {
+        p->skipped++;
+        return 0;
+    }
     if (!g || pipe_series_push(&g->utilization, t, util) != 0 || pipe_series_push(&g->memory_used, t, used) != 0)
         return PIPE_ENOMEM;
     if (isfinite(total) && total > g->memory_total_mib)
@@ -208,7 +216,12 @@ static int neuron_row(pipe_profile *p, char *line)
         snprintf(name, sizeof name, "device %d%s%.32s", device, *f[5] ? ", " : "", f[5]);
     else
         snprintf(name, sizeof name, "%.32s", *f[5] ? f[5] : "Neuron");
-    pipe_gpu_profile *g = entry_of(&p->neuron_cores, &p->nneuron_cores, core, name);
+    bool full = false;
+    pipe_gpu_profile *g = entry_of(&p->neuron_cores, &p->nneuron_cores, core, name, &full);
+    if (full) {
+        p->skipped++;
+        return 0;
+    }
     if (!g || pipe_series_push(&g->utilization, t, util) != 0 || pipe_series_push(&g->memory_used, t, used) != 0)
         return PIPE_ENOMEM;
     return 0;

@@ -38,7 +38,8 @@ typedef struct pipe_profile {
     size_t skipped;  /* rows that did not parse */
 } pipe_profile;
 
-/* Reads DIR/profile (absent: present = false, 0). PIPE_ENOMEM. */
+/* Reads DIR/profile (absent: present = false, 0). At most 1024 GPUs and
+   1024 NeuronCores: rows of further ones are skipped. PIPE_ENOMEM. */
 int pipe_profile_read(const char *invocation_dir, pipe_profile *out);
 void pipe_profile_free(pipe_profile *p);
 

@@ -73,6 +73,8 @@ static void mib(double v, char *buf, size_t size)
 {
     if (!isfinite(v))
         snprintf(buf, size, "-");
+    else if (fabs(v) >= 1024.0 * 1e6)
+        snprintf(buf, size, "%.3g GiB", v / 1024);
     else if (v >= 1024)
         snprintf(buf, size, "%.1f GiB", v / 1024);
     else
@@ -218,7 +220,7 @@ static void timeline(pipe_textbuf *b, const pipe_run_view *v, const pipe_view_in
         x = 0;
     if (x > 149)
         x = 149;
-    if (w < 1.5)
+    if (!(w >= 1.5)) /* also a duration of NaN or one the run's does not hold */
         w = 1.5;
     if (x + w > 150)
         w = 150 - x;
@@ -336,10 +338,13 @@ static void metrics(pipe_textbuf *b, const pipe_run_view *v)
             pipe_tb_puts(b, "</small>");
         }
         pipe_tb_puts(b, "</h3>\n<div class=\"grid\">\n");
-        for (size_t k = 0, color = 0; k < inv->metrics.n; k++)
+        for (size_t k = 0, color = 0; k < inv->metrics.n && color < PIPE_REPORT_MAX_CHARTS; k++)
             if (inv->metrics.series[k].n > 1)
                 metric_chart(b, inv, &inv->metrics.series[k], color++);
         pipe_tb_puts(b, "</div>\n");
+        if (charts > PIPE_REPORT_MAX_CHARTS)
+            pipe_tb_printf(b, "<p class=\"muted\">%zu more metrics not drawn (at most %d charts an invocation).</p>\n",
+                           charts - PIPE_REPORT_MAX_CHARTS, PIPE_REPORT_MAX_CHARTS);
     }
     if (!with_values)
         return;

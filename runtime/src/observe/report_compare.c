@@ -256,11 +256,7 @@ static const pipe_metric_series *series_of(const pipe_run_view *v, const char *i
     long i = pipe_run_view_find(v, inv);
     if (i < 0)
         return NULL;
-    const pipe_metrics *m = &v->inv[i].metrics;
-    for (size_t k = 0; k < m->n; k++)
-        if (strcmp(m->series[k].name, name) == 0)
-            return &m->series[k];
-    return NULL;
+    return pipe_metrics_find(&v->inv[i].metrics, name);
 }
 
 /* Whether (invocation, metric) was seen in an earlier run or earlier in run r. */
@@ -270,10 +266,8 @@ static bool metric_seen(const runs *R, size_t r, size_t i, size_t k)
     for (size_t q = 0; q < r; q++)
         if (series_of(R->v[q], inv, name))
             return true;
-    for (size_t j = 0; j < k; j++)
-        if (strcmp(R->v[r]->inv[i].metrics.series[j].name, name) == 0)
-            return true;
-    return false;
+    /* Constant time: a run of a million names is compared in n, not n^2. */
+    return pipe_metrics_find(&R->v[r]->inv[i].metrics, name) != &R->v[r]->inv[i].metrics.series[k];
 }
 
 static void metric_figure(pipe_textbuf *b, const runs *R, const char *inv, const char *name)
@@ -401,14 +395,24 @@ static void metrics(pipe_textbuf *b, const runs *R)
         return;
     }
     pipe_tb_puts(b, "<div class=\"grid\">\n");
+    size_t left_out = 0;
     for (size_t r = 0; r < R->n; r++)
-        for (size_t i = 0; i < R->v[r]->n; i++)
+        for (size_t i = 0; i < R->v[r]->n; i++) {
+            size_t drawn = 0;
             for (size_t k = 0; k < R->v[r]->inv[i].metrics.n; k++) {
                 const char *inv = R->v[r]->inv[i].id, *name = R->v[r]->inv[i].metrics.series[k].name;
-                if (!metric_seen(R, r, i, k) && metric_charted(R, inv, name))
+                if (metric_seen(R, r, i, k) || !metric_charted(R, inv, name))
+                    continue;
+                if (drawn++ < PIPE_REPORT_MAX_CHARTS)
                     metric_figure(b, R, inv, name);
+                else
+                    left_out++;
             }
+        }
     pipe_tb_puts(b, "</div>\n");
+    if (left_out)
+        pipe_tb_printf(b, "<p class=\"muted\">%zu more metrics not drawn (at most %d charts an invocation).</p>\n",
+                       left_out, PIPE_REPORT_MAX_CHARTS);
     single_values(b, R);
 }
 

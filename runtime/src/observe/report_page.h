@@ -17,6 +17,11 @@ extern const char pipe_report_css[];
 extern const char *const pipe_report_palette[];
 #define PIPE_REPORT_PALETTE_N 6
 
+/* Metric charts an invocation gets at most (each is at most ~2 points a
+   pixel column): a metrics.csv of a million names makes a page of
+   megabytes, not gigabytes. The rest is named by count. */
+#define PIPE_REPORT_MAX_CHARTS 500
+
 /* The points of a series as arrays (malloc'ed), in step order (the order
    written when steps repeat); PIPE_ENOMEM. */
 int pipe_report_metric_arrays(const pipe_metric_series *s, double **x, double **y);

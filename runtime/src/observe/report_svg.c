@@ -26,9 +26,13 @@ void pipe_format_short(double v, char *buf, size_t size)
         snprintf(buf, size, "%.4g", v);
 }
 
+/* Ticks come from a count, never from stepping a double until it passes
+   the end: at 2^53 adding a step of 1 changes nothing. */
+enum { MAX_TICKS = 12 };
+
 static double nice_step(double span, int target)
 {
-    if (!(span > 0))
+    if (!(span > 0) || !isfinite(span))
         return 1;
     double raw = span / target, mag = pow(10, floor(log10(raw))), f = raw / mag;
     return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
@@ -44,36 +48,75 @@ static int step_decimals(double step)
 }
 
 typedef struct axis {
-    double lo, hi, step; /* in display units */
+    double lo, hi, step; /* in display units; lo < hi, both finite */
+    int nticks;          /* ticks at lo + i * step, i = 0 .. nticks - 1 */
     double scale;        /* data / scale = display */
+    double label_scale;  /* a tick's label shows display * label_scale */
     const char *unit;    /* for labels: "%", " GiB", "" */
-    int decimals;
+    int decimals, digits; /* after the point; significant digits in an exponent form */
 } axis;
 
-static double to_px_x(const axis *a, double x, double pw) { return ML + (x / a->scale - a->lo) / (a->hi - a->lo) * pw; }
+/* Where a value in display units falls between the axis's ends: 0 .. 1. */
+static double frac(const axis *a, double v) { return (v - a->lo) / (a->hi - a->lo); }
+static double to_px_x(const axis *a, double x, double pw) { return ML + frac(a, x / a->scale) * pw; }
 static double to_px_y(const axis *a, double y, double top, double ph)
 {
-    return top + ph - (y / a->scale - a->lo) / (a->hi - a->lo) * ph;
+    return top + ph - frac(a, y / a->scale) * ph;
 }
 
+/* Values near the ends of the double range (1e308, 1e-320) are drawn in
+   units of a power of ten, so that spans, padding and ticks stay finite
+   and normal; the labels show the values themselves. */
+static void normalize(axis *a, double *lo, double *hi)
+{
+    double m = fmax(fabs(*lo), fabs(*hi));
+    a->label_scale = 1;
+    if (!(m > 1e200 || (m > 0 && m < 1e-200)))
+        return;
+    double e = floor(log10(m));
+    double p = pow(10, e < -323 ? -323 : e);
+    a->scale *= p;
+    a->label_scale = p;
+    *lo /= p;
+    *hi /= p;
+}
+
+/* lo <= hi, finite, in display units (normalized). */
 static void make_ticks(axis *a, double lo, double hi, int target, bool integer)
 {
+    /* A span the doubles can resolve: at least a billionth of the values'
+       size (and 1 on a step axis), so that lo + step != lo. */
+    double m = fmax(fabs(lo), fabs(hi)), least = fmax(m * 1e-9, integer ? 1 : m > 0 ? 0 : 1);
+    if (hi - lo < least) {
+        double mid = lo / 2 + hi / 2;
+        lo = mid - least / 2;
+        hi = mid + least / 2;
+    }
     a->step = nice_step(hi - lo, target);
     if (integer && a->step < 1)
         a->step = 1;
     a->lo = floor(lo / a->step + 1e-9) * a->step;
     a->hi = ceil(hi / a->step - 1e-9) * a->step;
-    if (a->hi <= a->lo)
+    if (!(a->hi > a->lo))
         a->hi = a->lo + a->step;
-    a->decimals = step_decimals(a->step);
+    double n = floor((a->hi - a->lo) / a->step + 1e-6) + 1;
+    a->nticks = n < 2 ? 2 : n > MAX_TICKS ? MAX_TICKS : (int)n;
+    a->decimals = step_decimals(a->step * a->label_scale);
+    /* Enough significant digits that neighbouring ticks differ. */
+    double rel = fmax(fabs(a->lo), fabs(a->hi)) / a->step;
+    a->digits = rel > 1 ? (int)ceil(log10(rel)) + 1 : 3;
+    a->digits = a->digits < 3 ? 3 : a->digits > 17 ? 17 : a->digits;
 }
+
+static double tick_value(const axis *a, int i) { return a->lo + (double)i * a->step; }
 
 static void tick_label(const axis *a, double v, char *buf, size_t size)
 {
     if (fabs(v) < a->step * 1e-9)
         v = 0;
-    if (fabs(v) >= 1e7)
-        snprintf(buf, size, "%.3g%s", v, a->unit);
+    v *= a->label_scale;
+    if (v != 0 && (fabs(v) >= 1e7 || a->label_scale != 1 || a->step < 1e-8))
+        snprintf(buf, size, "%.*g%s", a->digits, v, a->unit);
     else
         snprintf(buf, size, "%.*f%s", a->decimals, v, a->unit);
 }
@@ -106,10 +149,10 @@ static bool data_range(const pipe_chart *c, double *xlo, double *xhi, double *yl
 
 /* The indices to draw: all of them, or per pixel column the lowest and the
    highest value in the order they came. */
-static size_t thin(const pipe_chart_series *se, double xlo, double xhi, int columns, size_t *keep)
+static size_t thin(const pipe_chart_series *se, const axis *ax, int columns, size_t *keep)
 {
     size_t n = 0;
-    if (se->n <= (size_t)columns * 2 || !(xhi > xlo)) {
+    if (se->n <= (size_t)columns * 2) {
         for (size_t i = 0; i < se->n; i++)
             keep[n++] = i;
         return n;
@@ -123,9 +166,8 @@ static size_t thin(const pipe_chart_series *se, double xlo, double xhi, int colu
             if (!isfinite(se->y[i])) {
                 c = -3; /* a gap ends the column, and stays a gap */
             } else {
-                c = (long)((se->x[i] - xlo) / (xhi - xlo) * columns);
-                if (c >= columns)
-                    c = columns - 1;
+                double f = frac(ax, se->x[i] / ax->scale);
+                c = !(f > 0) ? 0 : f >= 1 ? columns - 1 : (long)(f * columns);
             }
         }
         if (c != col || c == -3) {
@@ -167,11 +209,13 @@ static void x_axis(const pipe_chart *c, double xlo, double xhi, axis *a, char *l
                 xlo = 0;
             }
         }
-        make_ticks(a, xlo, xhi, 6, true);
+        normalize(a, &xlo, &xhi);
+        make_ticks(a, xlo, xhi, 6, a->label_scale == 1);
         snprintf(label, size, "%s", c->x_label);
         return;
     }
-    /* Time from the step's start: from 0, in s, min or h. */
+    /* Time from the step's start: from 0 (or the earliest sample), in s,
+       min or h. */
     const char *unit = "s";
     if (xhi > 7200) {
         a->scale = 3600;
@@ -181,8 +225,11 @@ static void x_axis(const pipe_chart *c, double xlo, double xhi, axis *a, char *l
         unit = "min";
     }
     /* At least a second: one early sample is not drawn on a scale of milliseconds. */
-    double hi = xhi / a->scale;
-    make_ticks(a, 0, hi > 1.0 / a->scale ? hi : 1.0 / a->scale, 6, false);
+    double lo = fmin(xlo, 0) / a->scale, hi = xhi / a->scale;
+    if (!(hi > 1.0 / a->scale))
+        hi = 1.0 / a->scale;
+    normalize(a, &lo, &hi);
+    make_ticks(a, lo, hi, 6, false);
     snprintf(label, size, "%s (%s)", c->x_label, unit);
 }
 
@@ -192,7 +239,7 @@ static void y_axis(const pipe_chart *c, double ylo, double yhi, axis *a)
     a->unit = c->y_kind == PIPE_Y_PERCENT ? "%" : "";
     if (c->y_from_zero && ylo > 0)
         ylo = 0;
-    if (c->y_max_at_least > 0 && yhi < c->y_max_at_least)
+    if (c->y_max_at_least > 0 && isfinite(c->y_max_at_least) && yhi < c->y_max_at_least)
         yhi = c->y_max_at_least;
     if (c->y_kind == PIPE_Y_MIB) {
         a->unit = " MiB";
@@ -203,6 +250,7 @@ static void y_axis(const pipe_chart *c, double ylo, double yhi, axis *a)
     }
     ylo /= a->scale;
     yhi /= a->scale;
+    normalize(a, &ylo, &yhi);
     if (yhi - ylo <= fabs(yhi) * 1e-9) { /* flat: a band around the value */
         double pad = yhi != 0 ? fabs(yhi) * 0.1 : 1;
         if (!(c->y_from_zero && ylo == 0))
@@ -250,16 +298,16 @@ void pipe_svg_line_chart(pipe_textbuf *b, const pipe_chart *c)
     pipe_tb_html(b, c->title);
     pipe_tb_puts(b, "</title>\n");
     /* Grid and y ticks. */
-    for (double v = ay.lo; v <= ay.hi + ay.step * 1e-6; v += ay.step) {
-        double py = to_px_y(&ay, v * ay.scale, top, ph);
+    for (int i = 0; i < ay.nticks; i++) {
+        double v = tick_value(&ay, i), py = top + ph - frac(&ay, v) * ph;
         tick_label(&ay, v, t, sizeof t);
         pipe_tb_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, py, ML + pw, py);
         pipe_tb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", ML - 6, py + 4,
                        t);
     }
     /* x ticks. */
-    for (double v = ax.lo; v <= ax.hi + ax.step * 1e-6; v += ax.step) {
-        double px = to_px_x(&ax, v * ax.scale, pw);
+    for (int i = 0; i < ax.nticks; i++) {
+        double v = tick_value(&ax, i), px = ML + frac(&ax, v) * pw;
         tick_label(&ax, v, t, sizeof t);
         pipe_tb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", px, top + ph, px,
                        top + ph + 4);
@@ -287,7 +335,7 @@ void pipe_svg_line_chart(pipe_textbuf *b, const pipe_chart *c)
     }
     for (size_t s = 0; s < c->nseries; s++) {
         const pipe_chart_series *se = &c->series[s];
-        size_t n = thin(se, ax.lo * ax.scale, ax.hi * ax.scale, (int)pw, keep);
+        size_t n = thin(se, &ax, (int)pw, keep);
         size_t finite = 0, last = 0;
         for (size_t k = 0; k < n; k++)
             if (isfinite(se->y[keep[k]]) && isfinite(se->x[keep[k]])) {
@@ -297,7 +345,7 @@ void pipe_svg_line_chart(pipe_textbuf *b, const pipe_chart *c)
         if (finite == 1) { /* one point: a dot and its value */
             double px = to_px_x(&ax, se->x[last], pw), py = to_px_y(&ay, se->y[last], top, ph);
             char v[64], num[48];
-            pipe_format_short(se->y[last] / ay.scale, num, sizeof num);
+            pipe_format_short(se->y[last] / ay.scale * ay.label_scale, num, sizeof num);
             snprintf(v, sizeof v, "%s%s", num, ay.unit);
             pipe_tb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>", px, py, se->color);
             pipe_tb_printf(b, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
@@ -327,7 +375,7 @@ void pipe_svg_line_chart(pipe_textbuf *b, const pipe_chart *c)
             break;
         }
         if (s == 0 && c->fill && !gaps && d.len > 0) {
-            double base = to_px_y(&ay, (ay.lo > 0 ? ay.lo : ay.hi < 0 ? ay.hi : 0) * ay.scale, top, ph);
+            double base = top + ph - frac(&ay, ay.lo > 0 ? ay.lo : ay.hi < 0 ? ay.hi : 0) * ph;
             pipe_tb_printf(b, "<path class=\"area\" fill=\"%s\" d=\"%s L%.1f %.1f L%.1f %.1f Z\"/>\n", se->color,
                            d.data, last_x, base, first_x, base);
         }

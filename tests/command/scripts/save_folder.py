@@ -14,5 +14,9 @@ with open(os.environ["PIPE_METRICS"], "a", encoding="utf-8") as m:
     m.write("loss 0 0.5\n")
     m.write("loss 1 0.25\n")
     m.write("this line is not a metric\n")
+    m.write("tiny 1e-320\n")  # subnormal: kept
+    m.write("big 99999999999999999999999 1\n")  # a step past INT64_MAX: skipped, not clamped
+    m.write("twice 0 1\n")
+    m.write("twice 0 2\n")  # a step given twice: both points
     m.write("shards %d" % n)  # the last line, without a newline
 print("saved", n, "shards to", out)

@@ -36,6 +36,7 @@ for what, call in {
     "comma": lambda: pipe.log_metric("a,b", 1),
     "not_number": lambda: pipe.log_metric("x", "abc"),
     "bad_step": lambda: pipe.log_metric("x", 1, step=-1),
+    "huge_step": lambda: pipe.log_metric("x", 1, step=2**63),
     "not_image": lambda: pipe.log_image("x", b"GIF89a..."),
     "ragged": lambda: pipe.log_table("t", [[1, 2]], columns=["a"]),
 }.items():
