@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-b8ca68c0/Dockerfile "$PIPE_REGISTRY/classify-debian-b8ca68c0:3ad13cdcd7e71e61"
+image docker/debian-b8ca68c0/Dockerfile "$PIPE_REGISTRY/classify-debian-b8ca68c0:3a9ce4de5c82db8e"
 

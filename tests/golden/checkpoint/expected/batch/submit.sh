@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:e3ad5c55a27da70e
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:2dfadcd06fb65a91
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-62b37e54c7775cb1 PIPE_REGISTRY/resumable-debian-59b785ba:e3ad5c55a27da70e
-    resumable-2a9fe179f36e413f PIPE_REGISTRY/resumable-debian-59b785ba:e3ad5c55a27da70e
-    resumable-dcddb0be8869e16b PIPE_REGISTRY/resumable-debian-59b785ba:e3ad5c55a27da70e
+    resumable-9209c52bef937fce PIPE_REGISTRY/resumable-debian-59b785ba:2dfadcd06fb65a91
+    resumable-3d19300656f4f86b PIPE_REGISTRY/resumable-debian-59b785ba:2dfadcd06fb65a91
+    resumable-4d1b1186462427a3 PIPE_REGISTRY/resumable-debian-59b785ba:2dfadcd06fb65a91
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-62b37e54c7775cb1 '' '-'
-    train resumable-train resumable-2a9fe179f36e413f '' '0'
-    finetune resumable-finetune resumable-dcddb0be8869e16b '' '1'
+    prepare resumable-prepare resumable-9209c52bef937fce '' '-'
+    train resumable-train resumable-3d19300656f4f86b '' '0'
+    finetune resumable-finetune resumable-4d1b1186462427a3 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/resumable-debian-59b785ba:e3ad5c55a27da70e"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/resumable-debian-59b785ba:2dfadcd06fb65a91"
 

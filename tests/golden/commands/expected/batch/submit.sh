@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:ae8ce305f331dab0
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:d848890af452955e
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:270d163541161961
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:640e2178ad7263be
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-85205e8b9e130f43 PIPE_REGISTRY/commands-python-5fff0840:ae8ce305f331dab0
-    commands-6ad8c8bc58b0e07f PIPE_REGISTRY/commands-pytorch-5a78a011:d848890af452955e
+    commands-594a6b0001656ed8 PIPE_REGISTRY/commands-python-5fff0840:270d163541161961
+    commands-326e6a260d6c98d7 PIPE_REGISTRY/commands-pytorch-5a78a011:640e2178ad7263be
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-85205e8b9e130f43 '' '-'
-    fit commands-fit commands-6ad8c8bc58b0e07f '' '0'
-    note commands-note commands-85205e8b9e130f43 '' '1'
+    prepare commands-prepare commands-594a6b0001656ed8 '' '-'
+    fit commands-fit commands-326e6a260d6c98d7 '' '0'
+    note commands-note commands-594a6b0001656ed8 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

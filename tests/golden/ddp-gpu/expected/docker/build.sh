@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-gpu-debian-59b785ba:593a1f1b1c9a460e"
-image docker/cuda-fd66187e/Dockerfile "$PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:20f57fc62b846fd8"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-gpu-debian-59b785ba:399d2ecf895670b2"
+image docker/cuda-fd66187e/Dockerfile "$PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:2b81b98b6b508281"
 

@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-debian-59b785ba:fedc916875a762c0"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-debian-59b785ba:f6feb90eb617f689"
 

@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/edge-debian-59b785ba:4208ea7979bd94b3"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/edge-debian-59b785ba:f227a3e114797d57"
 

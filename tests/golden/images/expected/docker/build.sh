@@ -51,6 +51,6 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:c08b577137ba4766
-image docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:f175735652eee30e
+image docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:3056d2fa5c54be02
+image docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:0291f8dde9b3e581
 

@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:7aa605a02ac58d33
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:a925195439fc6d19
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    training-c22537f80fa30101 PIPE_REGISTRY/training-debian-59b785ba:7aa605a02ac58d33
+    training-4cc277576d3026e8 PIPE_REGISTRY/training-debian-59b785ba:a925195439fc6d19
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_points training-make_points training-c22537f80fa30101 '' '-'
-    fit training-fit training-c22537f80fa30101 '' '0'
-    evaluate training-evaluate training-c22537f80fa30101 '' '1,0'
+    make_points training-make_points training-4cc277576d3026e8 '' '-'
+    fit training-fit training-4cc277576d3026e8 '' '0'
+    evaluate training-evaluate training-4cc277576d3026e8 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

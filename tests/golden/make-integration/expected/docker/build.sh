@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/training-debian-59b785ba:7aa605a02ac58d33"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/training-debian-59b785ba:a925195439fc6d19"
 

@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/mnist-debian-59b785ba:9ec5c2782f1520cd"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/mnist-debian-59b785ba:ff32a60a4ef0862a"
 

@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:259ad4c196b08a3d
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:ae6f4fa4a85ebf12
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:4cedfe91d3a90774
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:e3fac04a8de8b5b2
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-df3710ddea9bac98 PIPE_REGISTRY/pretrain-cuda-5cdbe631:259ad4c196b08a3d
-    pretrain-3f89967640f305fe PIPE_REGISTRY/pretrain-cuda-87508f2b:ae6f4fa4a85ebf12
-    pretrain-1f4a1f85ba6a21a6 PIPE_REGISTRY/pretrain-cuda-5cdbe631:259ad4c196b08a3d
+    pretrain-f95a72b1ecc52a9e PIPE_REGISTRY/pretrain-cuda-5cdbe631:4cedfe91d3a90774
+    pretrain-56ce372d61389396 PIPE_REGISTRY/pretrain-cuda-87508f2b:e3fac04a8de8b5b2
+    pretrain-2ec6b4a5649928bc PIPE_REGISTRY/pretrain-cuda-5cdbe631:4cedfe91d3a90774
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-df3710ddea9bac98 '' '-'
-    train_lm pretrain-train_lm pretrain-3f89967640f305fe '' '0'
-    export_model pretrain-export_model pretrain-1f4a1f85ba6a21a6 '' '1,0'
+    tokenize pretrain-tokenize pretrain-f95a72b1ecc52a9e '' '-'
+    train_lm pretrain-train_lm pretrain-56ce372d61389396 '' '0'
+    export_model pretrain-export_model pretrain-2ec6b4a5649928bc '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:e8eab1560e5d2f14
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:e44cc14a6a15af24
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:977c1c873744666e
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:b9cab950acc02289
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-f897cf73bd0b4f32 PIPE_REGISTRY/classifier-debian-1329a9c2:e8eab1560e5d2f14
-    classifier-ba697850fd111cbd PIPE_REGISTRY/classifier-cuda-52562ca1:e44cc14a6a15af24
+    classifier-e0772043d39d592e PIPE_REGISTRY/classifier-debian-1329a9c2:977c1c873744666e
+    classifier-513f5cffc7c3baa6 PIPE_REGISTRY/classifier-cuda-52562ca1:b9cab950acc02289
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-f897cf73bd0b4f32 '' '-'
-    split classifier-split classifier-f897cf73bd0b4f32 '' '0'
-    train classifier-train classifier-ba697850fd111cbd '' '1'
-    evaluate classifier-evaluate classifier-f897cf73bd0b4f32 '' '2,1'
+    load_data classifier-load_data classifier-e0772043d39d592e '' '-'
+    split classifier-split classifier-e0772043d39d592e '' '0'
+    train classifier-train classifier-513f5cffc7c3baa6 '' '1'
+    evaluate classifier-evaluate classifier-e0772043d39d592e '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -72,7 +72,7 @@ PIPELINE_LABEL=classifier
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-1329a9c2 PIPE_REGISTRY/classifier-debian-1329a9c2:e8eab1560e5d2f14 cuda-52562ca1 PIPE_REGISTRY/classifier-cuda-52562ca1:e44cc14a6a15af24)
+IMAGES=(debian-1329a9c2 PIPE_REGISTRY/classifier-debian-1329a9c2:977c1c873744666e cuda-52562ca1 PIPE_REGISTRY/classifier-cuda-52562ca1:b9cab950acc02289)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/classifier.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016
