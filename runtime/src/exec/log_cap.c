@@ -35,31 +35,21 @@ int pipe_log_cap_init(pipe_log_cap *c, const char *log_path, char *err, size_t e
     return c->ring_path ? 0 : PIPE_ENOMEM;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+/* All n bytes at off, or at the file's position (appending) when off is
+   AT_POSITION. 0 or the errno. */
+#define AT_POSITION UINT64_MAX
+static int put_all(int fd, const char *p, size_t n, uint64_t off)
 {
     while (n > 0) {
-        ssize_t w = write(fd, p, n);
+        ssize_t w = off == AT_POSITION ? write(fd, p, n) : pwrite(fd, p, n, (off_t)off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
             return w < 0 ? errno : EIO;
         p += w;
         n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int pwrite_all(int fd, const char *p, size_t n, uint64_t off)
-{
-    while (n > 0) {
-        ssize_t w = pwrite(fd, p, n, (off_t)off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return w < 0 ? errno : EIO;
-        p += w;
-        n -= (size_t)w;
-        off += (uint64_t)w;
+        if (off != AT_POSITION)
+            off += (uint64_t)w;
     }
     return 0;
 }
@@ -68,7 +58,7 @@ int pipe_log_cap_write(pipe_log_cap *c, int fd, const char *line, size_t n, cons
 {
     *path = NULL;
     if (c->ring_fd < 0 && (c->max == 0 || c->head + n <= c->head_max)) {
-        int rc = write_all(fd, line, n);
+        int rc = put_all(fd, line, n, AT_POSITION);
         if (rc == 0) {
             c->head += n;
             c->head_lines++;
@@ -86,9 +76,9 @@ int pipe_log_cap_write(pipe_log_cap *c, int fd, const char *line, size_t n, cons
     }
     uint64_t off = c->ring_total % c->ring_size;
     size_t first = n < c->ring_size - off ? n : (size_t)(c->ring_size - off);
-    int rc = pwrite_all(c->ring_fd, line, first, off);
+    int rc = put_all(c->ring_fd, line, first, off);
     if (rc == 0)
-        rc = pwrite_all(c->ring_fd, line + first, n - first, 0);
+        rc = put_all(c->ring_fd, line + first, n - first, 0);
     if (rc != 0) {
         *path = c->ring_path;
         return rc;
@@ -211,13 +201,13 @@ int pipe_log_cap_finish(pipe_log_cap *c, int fd, const char **path)
                          "the log keeps the first %s and the last %s]\n",
                          gone, (unsigned long long)c->head_lines + 1,
                          (unsigned long long)(c->head_lines + cut_lines), first, last);
-        rc = write_all(fd, line, (size_t)n);
+        rc = put_all(fd, line, (size_t)n, AT_POSITION);
         if (rc == 0)
             c->head += (uint64_t)n;
     }
     for (uint64_t at = skip; at < kept && rc == 0;) {
         size_t n = kept - at < CHUNK ? (size_t)(kept - at) : CHUNK;
-        rc = ring_read(c, at, buf, n) != 0 ? EIO : write_all(fd, buf, n);
+        rc = ring_read(c, at, buf, n) != 0 ? EIO : put_all(fd, buf, n, AT_POSITION);
         at += n;
         c->head += n;
     }

@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:2dfadcd06fb65a91
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:de44d061d3424987
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-9209c52bef937fce PIPE_REGISTRY/resumable-debian-59b785ba:2dfadcd06fb65a91
-    resumable-3d19300656f4f86b PIPE_REGISTRY/resumable-debian-59b785ba:2dfadcd06fb65a91
-    resumable-4d1b1186462427a3 PIPE_REGISTRY/resumable-debian-59b785ba:2dfadcd06fb65a91
+    resumable-8586932bbb52755b PIPE_REGISTRY/resumable-debian-59b785ba:de44d061d3424987
+    resumable-f835fed3d6b8d080 PIPE_REGISTRY/resumable-debian-59b785ba:de44d061d3424987
+    resumable-1e98ba4b55fdfc0f PIPE_REGISTRY/resumable-debian-59b785ba:de44d061d3424987
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-9209c52bef937fce '' '-'
-    train resumable-train resumable-3d19300656f4f86b '' '0'
-    finetune resumable-finetune resumable-4d1b1186462427a3 '' '1'
+    prepare resumable-prepare resumable-8586932bbb52755b '' '-'
+    train resumable-train resumable-f835fed3d6b8d080 '' '0'
+    finetune resumable-finetune resumable-1e98ba4b55fdfc0f '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

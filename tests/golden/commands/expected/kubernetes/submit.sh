@@ -67,7 +67,7 @@ PIPELINE_LABEL=commands
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:270d163541161961 pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:640e2178ad7263be)
+IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:cd667c667c89cee0 pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:7631c0be2fff3bbb)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/commands.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -57,8 +57,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:399d2ecf895670b2
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:2b81b98b6b508281
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:412d06e5ea39f6de
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:865b56b4957693d7
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-debian-59b785ba:f6feb90eb617f689"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-debian-59b785ba:68e58c79de4e858f"
 

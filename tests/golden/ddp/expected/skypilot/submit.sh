@@ -59,7 +59,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:f6feb90eb617f689
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:68e58c79de4e858f
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:f227a3e114797d57
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:f5f50fe20ade1979
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-93c131bd8288c208 PIPE_REGISTRY/edge-debian-59b785ba:f227a3e114797d57
-    edge-4b163be749fd2f0e PIPE_REGISTRY/edge-debian-59b785ba:f227a3e114797d57
+    edge-91243c5f9d66e9bd PIPE_REGISTRY/edge-debian-59b785ba:f5f50fe20ade1979
+    edge-bdbeeeba8fc948cc PIPE_REGISTRY/edge-debian-59b785ba:f5f50fe20ade1979
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-93c131bd8288c208 '' '-'
-    transform edge-transform edge-4b163be749fd2f0e '' '0'
-    transform_2 edge-transform_2 edge-4b163be749fd2f0e '' '1'
-    transform_3 edge-transform_3 edge-4b163be749fd2f0e '' '2'
-    consume edge-consume edge-93c131bd8288c208 '' '3'
-    ping edge-ping edge-93c131bd8288c208 '' '-'
+    produce edge-produce edge-91243c5f9d66e9bd '' '-'
+    transform edge-transform edge-bdbeeeba8fc948cc '' '0'
+    transform_2 edge-transform_2 edge-bdbeeeba8fc948cc '' '1'
+    transform_3 edge-transform_3 edge-bdbeeeba8fc948cc '' '2'
+    consume edge-consume edge-91243c5f9d66e9bd '' '3'
+    ping edge-ping edge-91243c5f9d66e9bd '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -51,7 +51,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:f227a3e114797d57
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:f5f50fe20ade1979
 )
 PLACEHOLDER=PIPE_REGISTRY
 

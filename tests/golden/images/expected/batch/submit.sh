@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:3056d2fa5c54be02
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:0291f8dde9b3e581
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:89d67301f44be696
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:b33e86a6719cafa2
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-22fa9e048c702843 registry.example.com:5000/ml/images-debian-59b785ba:3056d2fa5c54be02
-    images-e13bf47e4c72bd7a registry.example.com:5000/ml/images-pytorch-735a62ca:0291f8dde9b3e581
+    images-3022363f3112f867 registry.example.com:5000/ml/images-debian-59b785ba:89d67301f44be696
+    images-727f21689d1c3ab9 registry.example.com:5000/ml/images-pytorch-735a62ca:b33e86a6719cafa2
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-22fa9e048c702843 '' '-'
-    train images-train images-e13bf47e4c72bd7a '' '0'
+    prep images-prep images-3022363f3112f867 '' '-'
+    train images-train images-727f21689d1c3ab9 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

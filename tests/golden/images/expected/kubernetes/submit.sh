@@ -66,7 +66,7 @@ PIPELINE_LABEL=images
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:3056d2fa5c54be02 pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:0291f8dde9b3e581)
+IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:89d67301f44be696 pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:b33e86a6719cafa2)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/images.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:9ea8d54855854698
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:112073368e37d4e5
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:ee0d1f8c68852fe8
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:9e8ce94c28384fc3
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-a2f69f7ffc7e7555 PIPE_REGISTRY/inherit-python-2e3ff5ee:9ea8d54855854698
-    inherit-112d106b61e72c18 PIPE_REGISTRY/inherit-python-1dff48ad:112073368e37d4e5
+    inherit-e97683bbac13cb4a PIPE_REGISTRY/inherit-python-2e3ff5ee:ee0d1f8c68852fe8
+    inherit-58c856c3f18b1403 PIPE_REGISTRY/inherit-python-1dff48ad:9e8ce94c28384fc3
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-a2f69f7ffc7e7555 '' '-'
-    tuned inherit-tuned inherit-112d106b61e72c18 '' '0'
+    plain inherit-plain inherit-e97683bbac13cb4a '' '-'
+    tuned inherit-tuned inherit-58c856c3f18b1403 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

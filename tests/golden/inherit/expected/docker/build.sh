@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/python-2e3ff5ee/Dockerfile "$PIPE_REGISTRY/inherit-python-2e3ff5ee:9ea8d54855854698"
-image docker/python-1dff48ad/Dockerfile "$PIPE_REGISTRY/inherit-python-1dff48ad:112073368e37d4e5"
+image docker/python-2e3ff5ee/Dockerfile "$PIPE_REGISTRY/inherit-python-2e3ff5ee:ee0d1f8c68852fe8"
+image docker/python-1dff48ad/Dockerfile "$PIPE_REGISTRY/inherit-python-1dff48ad:9e8ce94c28384fc3"
 

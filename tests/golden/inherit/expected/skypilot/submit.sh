@@ -47,8 +47,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:9ea8d54855854698
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:112073368e37d4e5
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:ee0d1f8c68852fe8
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:9e8ce94c28384fc3
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:a925195439fc6d19
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:f30ca4f46b435e80
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    training-4cc277576d3026e8 PIPE_REGISTRY/training-debian-59b785ba:a925195439fc6d19
+    training-357f3784a4d8eaec PIPE_REGISTRY/training-debian-59b785ba:f30ca4f46b435e80
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_points training-make_points training-4cc277576d3026e8 '' '-'
-    fit training-fit training-4cc277576d3026e8 '' '0'
-    evaluate training-evaluate training-4cc277576d3026e8 '' '1,0'
+    make_points training-make_points training-357f3784a4d8eaec '' '-'
+    fit training-fit training-357f3784a4d8eaec '' '0'
+    evaluate training-evaluate training-357f3784a4d8eaec '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

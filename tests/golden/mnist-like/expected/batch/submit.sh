@@ -70,20 +70,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:ff32a60a4ef0862a
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:336f143e1d415f09
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    mnist-3965574efe5354bc PIPE_REGISTRY/mnist-debian-59b785ba:ff32a60a4ef0862a
+    mnist-18a3af0efd37dbd8 PIPE_REGISTRY/mnist-debian-59b785ba:336f143e1d415f09
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data mnist-make_data mnist-3965574efe5354bc '' '-'
-    train mnist-train mnist-3965574efe5354bc '' '0'
-    evaluate mnist-evaluate mnist-3965574efe5354bc '' '1,0'
+    make_data mnist-make_data mnist-18a3af0efd37dbd8 '' '-'
+    train mnist-train mnist-18a3af0efd37dbd8 '' '0'
+    evaluate mnist-evaluate mnist-18a3af0efd37dbd8 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

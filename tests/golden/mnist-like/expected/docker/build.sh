@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/mnist-debian-59b785ba:ff32a60a4ef0862a"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/mnist-debian-59b785ba:336f143e1d415f09"
 

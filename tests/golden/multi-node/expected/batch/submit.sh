@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:4cedfe91d3a90774
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:e3fac04a8de8b5b2
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:f80628d7ed82a3e2
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:0935cc8b6cf2ea55
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-f95a72b1ecc52a9e PIPE_REGISTRY/pretrain-cuda-5cdbe631:4cedfe91d3a90774
-    pretrain-56ce372d61389396 PIPE_REGISTRY/pretrain-cuda-87508f2b:e3fac04a8de8b5b2
-    pretrain-2ec6b4a5649928bc PIPE_REGISTRY/pretrain-cuda-5cdbe631:4cedfe91d3a90774
+    pretrain-b6259a0168eb3116 PIPE_REGISTRY/pretrain-cuda-5cdbe631:f80628d7ed82a3e2
+    pretrain-3a3fc4cdd8183478 PIPE_REGISTRY/pretrain-cuda-87508f2b:0935cc8b6cf2ea55
+    pretrain-7c72394d1a2790d0 PIPE_REGISTRY/pretrain-cuda-5cdbe631:f80628d7ed82a3e2
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-f95a72b1ecc52a9e '' '-'
-    train_lm pretrain-train_lm pretrain-56ce372d61389396 '' '0'
-    export_model pretrain-export_model pretrain-2ec6b4a5649928bc '' '1,0'
+    tokenize pretrain-tokenize pretrain-b6259a0168eb3116 '' '-'
+    train_lm pretrain-train_lm pretrain-3a3fc4cdd8183478 '' '0'
+    export_model pretrain-export_model pretrain-7c72394d1a2790d0 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -61,20 +61,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:1e51506607c173a1
+    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:8204c66bef72d14c
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    neuron-09ae769989015d68 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:1e51506607c173a1
-    neuron-3e886d3a48a33dd1 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:1e51506607c173a1
+    neuron-a7195576844ce471 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:8204c66bef72d14c
+    neuron-cdb475f6b735485b PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:8204c66bef72d14c
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    pretrain neuron-pretrain neuron-09ae769989015d68 trn1-queue '-'
-    serve neuron-serve neuron-3e886d3a48a33dd1 inf2-queue '0'
+    pretrain neuron-pretrain neuron-a7195576844ce471 trn1-queue '-'
+    serve neuron-serve neuron-cdb475f6b735485b inf2-queue '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/debian-1329a9c2/Dockerfile "$PIPE_REGISTRY/classifier-debian-1329a9c2:977c1c873744666e"
-image docker/cuda-52562ca1/Dockerfile "$PIPE_REGISTRY/classifier-cuda-52562ca1:b9cab950acc02289"
+image docker/debian-1329a9c2/Dockerfile "$PIPE_REGISTRY/classifier-debian-1329a9c2:5a9ab37835b42dc8"
+image docker/cuda-52562ca1/Dockerfile "$PIPE_REGISTRY/classifier-cuda-52562ca1:00ddf3aab65452ea"
 

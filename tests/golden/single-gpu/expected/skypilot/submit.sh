@@ -54,8 +54,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:977c1c873744666e
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:b9cab950acc02289
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:5a9ab37835b42dc8
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:00ddf3aab65452ea
 )
 PLACEHOLDER=PIPE_REGISTRY
 
