@@ -1,11 +1,13 @@
 /* The artifact store: run ids, paths, run.yaml (atomic, first writer wins),
    listing runs, removing trees. */
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "pipe/error.h"
 #include "step_fixture.h"
 #include "store/store.h"
+#include "util/util.h"
 
 static void test_run_ids(void)
 {
@@ -304,9 +306,32 @@ static void test_mkdirs(void)
     free(under);
 }
 
+/* A temporary name left by a dead process whose PID this one reuses
+   (PATH.tmp.PID) does not stop an atomic write, and is gone after it. */
+static void test_write_over_stale_tmp(void)
+{
+    char tmpl[] = "/tmp/pipe-stale-XXXXXX";
+    char *root = mkdtemp(tmpl), err[256];
+    CHECK(root != NULL);
+    if (!root)
+        return;
+    char *path = pipe_asprintf("%s/error.rank-3", root);
+    char *stale = pipe_asprintf("%s.tmp.%ld", path, (long)getpid());
+    CHECK(fx_write(stale, "left by a dead process"));
+    CHECK_EQ_INT(pipe_write_file_atomic(path, "rank 3 failed\n", 14, err, sizeof err), 0);
+    char *text = fx_read(path);
+    CHECK(text && strcmp(text, "rank 3 failed\n") == 0);
+    CHECK(access(stale, F_OK) != 0);
+    free(text);
+    CHECK_EQ_INT(pipe_remove_tree(root, err, sizeof err), 0);
+    free(path);
+    free(stale);
+}
+
 int main(void)
 {
     test_mkdirs();
+    test_write_over_stale_tmp();
     test_run_ids();
     test_paths();
     test_run_yaml();

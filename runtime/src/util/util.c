@@ -158,6 +158,11 @@ static int write_replace(const char *path, const void *data, size_t len, bool du
         return PIPE_ENOMEM;
     int fd = unnamed_file(path, data, len, durable);
     bool named = fd >= 0 && name_file(fd, tmp) == 0;
+    /* PATH.tmp.PID already there: what a dead process with this PID (reused)
+       left between naming and renaming; this process writes one file at a
+       time, so it is nobody's now. */
+    if (fd >= 0 && !named && errno == EEXIST && unlink(tmp) == 0)
+        named = name_file(fd, tmp) == 0;
     if (fd >= 0 && !named) {
         pipe_errf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
         close(fd);
