@@ -9,7 +9,7 @@
 #   - a row whose step is past INT64_MAX is skipped with a warning naming
 #     the file and the line, and the rest is drawn;
 #   - a step given twice keeps both points;
-#   - 200,000 metric names are read in linear time and draw 500 charts;
+#   - 200,000 metric names draw 500 charts and say how many more there are;
 #   - GPU and process samples at times of 1e308 or 2^53 finish at once;
 #   - a step.yaml whose duration is 1e308 s finishes at once.
 #
@@ -37,23 +37,21 @@ now_ms() { date +%s%3N; }
 inv=s/R/train
 header=name,step,value,time_s
 
-# report NAME: renders the report of R into NAME.html (stderr NAME.err),
-# within 20 s and the memory limit; fails the case unless it exits 0 within 10 s.
+# report NAME: renders the report of R into NAME.html (stderr NAME.err)
+# under the memory limit; fails the case unless it exits 0. The 120 s
+# limit tells an endless loop (the bug these cases once found) from a slow
+# machine or a sanitized build; speed itself is bench/report_names.sh's.
 report() {
     local start status elapsed
     start=$(now_ms)
     (
         if [ "$limit_kb" != 0 ]; then ulimit -v "$limit_kb"; fi
-        exec timeout 20 "$D" report R --store s -o "$1.html"
+        exec timeout 120 "$D" report R --store s -o "$1.html"
     ) >"$1.out" 2>"$1.err"
     status=$?
     elapsed=$(($(now_ms) - start))
     if [ "$status" != 0 ]; then
         fail "report exited $status after $elapsed ms" "$1.err"
-        return 1
-    fi
-    if [ "$elapsed" -gt 10000 ]; then
-        fail "report took $elapsed ms"
         return 1
     fi
     return 0
@@ -120,7 +118,7 @@ if drawn twice twice "4 4"; then
     if grep -q '4 values, steps 0' twice.html; then ok; else fail "the caption does not say 4 values" twice.html; fi
 fi
 
-begin "200,000 metric names: read in linear time, at most 500 charts drawn"
+begin "200,000 metric names: at most 500 charts drawn"
 awk -v h=$header 'BEGIN { print h; for (i = 0; i < 200000; i++) printf "m%d,0,1,0.1\nm%d,1,2,0.2\n", i, i }' >$inv/metrics.csv
 if report names; then
     size=$(wc -c <names.html)
