@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:d33f4b47affbc5d3
+    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:b8774291c780fa9d
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classify-5a148d9f5cbfb1c5 PIPE_REGISTRY/classify-debian-b8ca68c0:d33f4b47affbc5d3
+    classify-5bf00dae3ecf662f PIPE_REGISTRY/classify-debian-b8ca68c0:b8774291c780fa9d
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data classify-make_data classify-5a148d9f5cbfb1c5 '' '-'
-    train classify-train classify-5a148d9f5cbfb1c5 '' '0'
-    evaluate classify-evaluate classify-5a148d9f5cbfb1c5 '' '1,0'
+    make_data classify-make_data classify-5bf00dae3ecf662f '' '-'
+    train classify-train classify-5bf00dae3ecf662f '' '0'
+    evaluate classify-evaluate classify-5bf00dae3ecf662f '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

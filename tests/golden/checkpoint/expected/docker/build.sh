@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/resumable-debian-59b785ba:de44d061d3424987"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/resumable-debian-59b785ba:c56978e4ddcf26eb"
 

@@ -48,7 +48,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:de44d061d3424987
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:c56978e4ddcf26eb
 )
 PLACEHOLDER=PIPE_REGISTRY
 

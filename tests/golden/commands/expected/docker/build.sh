@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/python-5fff0840/Dockerfile "$PIPE_REGISTRY/commands-python-5fff0840:cd667c667c89cee0"
-image docker/pytorch-5a78a011/Dockerfile "$PIPE_REGISTRY/commands-pytorch-5a78a011:7631c0be2fff3bbb"
+image docker/python-5fff0840/Dockerfile "$PIPE_REGISTRY/commands-python-5fff0840:c55201ab887d3adf"
+image docker/pytorch-5a78a011/Dockerfile "$PIPE_REGISTRY/commands-pytorch-5a78a011:122e9c231a24bd26"
 

@@ -70,22 +70,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:412d06e5ea39f6de
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:865b56b4957693d7
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:fd7d0b17a27660a9
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:a9f6b3a900c8871b
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp_gpu-bf2ebdab9019087f PIPE_REGISTRY/ddp-gpu-debian-59b785ba:412d06e5ea39f6de
-    ddp_gpu-de2b523c208a97b7 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:865b56b4957693d7
+    ddp_gpu-d35f8d068328bd85 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:fd7d0b17a27660a9
+    ddp_gpu-a05332623c5d465d PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:a9f6b3a900c8871b
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    gpu_data ddp_gpu-gpu_data ddp_gpu-bf2ebdab9019087f '' '-'
-    train_gpu ddp_gpu-train_gpu ddp_gpu-de2b523c208a97b7 '' '0'
-    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-bf2ebdab9019087f '' '0,1'
+    gpu_data ddp_gpu-gpu_data ddp_gpu-d35f8d068328bd85 '' '-'
+    train_gpu ddp_gpu-train_gpu ddp_gpu-a05332623c5d465d '' '0'
+    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-d35f8d068328bd85 '' '0,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

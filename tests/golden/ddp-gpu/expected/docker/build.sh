@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-gpu-debian-59b785ba:412d06e5ea39f6de"
-image docker/cuda-fd66187e/Dockerfile "$PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:865b56b4957693d7"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-gpu-debian-59b785ba:fd7d0b17a27660a9"
+image docker/cuda-fd66187e/Dockerfile "$PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:a9f6b3a900c8871b"
 

@@ -57,8 +57,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:412d06e5ea39f6de
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:865b56b4957693d7
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:fd7d0b17a27660a9
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:a9f6b3a900c8871b
 )
 PLACEHOLDER=PIPE_REGISTRY
 

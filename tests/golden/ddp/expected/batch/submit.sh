@@ -72,23 +72,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:68e58c79de4e858f
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:feeddb321191c3d8
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp-c4d03de9fdbcae1b PIPE_REGISTRY/ddp-debian-59b785ba:68e58c79de4e858f
+    ddp-9b985f126e719be5 PIPE_REGISTRY/ddp-debian-59b785ba:feeddb321191c3d8
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data ddp-make_data ddp-c4d03de9fdbcae1b '' '-'
-    train_1 ddp-train_1 ddp-c4d03de9fdbcae1b '' '0'
-    train_2 ddp-train_2 ddp-c4d03de9fdbcae1b '' '0'
-    train_4 ddp-train_4 ddp-c4d03de9fdbcae1b '' '0'
-    train_fp16 ddp-train_fp16 ddp-c4d03de9fdbcae1b '' '0'
-    compare ddp-compare ddp-c4d03de9fdbcae1b '' '0,1,2,3,4'
+    make_data ddp-make_data ddp-9b985f126e719be5 '' '-'
+    train_1 ddp-train_1 ddp-9b985f126e719be5 '' '0'
+    train_2 ddp-train_2 ddp-9b985f126e719be5 '' '0'
+    train_4 ddp-train_4 ddp-9b985f126e719be5 '' '0'
+    train_fp16 ddp-train_fp16 ddp-9b985f126e719be5 '' '0'
+    compare ddp-compare ddp-9b985f126e719be5 '' '0,1,2,3,4'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-debian-59b785ba:68e58c79de4e858f"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-debian-59b785ba:feeddb321191c3d8"
 

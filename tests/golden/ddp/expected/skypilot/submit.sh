@@ -59,7 +59,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:68e58c79de4e858f
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:feeddb321191c3d8
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:f5f50fe20ade1979
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:c07e3a45e1af7469
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-91243c5f9d66e9bd PIPE_REGISTRY/edge-debian-59b785ba:f5f50fe20ade1979
-    edge-bdbeeeba8fc948cc PIPE_REGISTRY/edge-debian-59b785ba:f5f50fe20ade1979
+    edge-e520541f146cde05 PIPE_REGISTRY/edge-debian-59b785ba:c07e3a45e1af7469
+    edge-f9aec40470fe7bb4 PIPE_REGISTRY/edge-debian-59b785ba:c07e3a45e1af7469
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-91243c5f9d66e9bd '' '-'
-    transform edge-transform edge-bdbeeeba8fc948cc '' '0'
-    transform_2 edge-transform_2 edge-bdbeeeba8fc948cc '' '1'
-    transform_3 edge-transform_3 edge-bdbeeeba8fc948cc '' '2'
-    consume edge-consume edge-91243c5f9d66e9bd '' '3'
-    ping edge-ping edge-91243c5f9d66e9bd '' '-'
+    produce edge-produce edge-e520541f146cde05 '' '-'
+    transform edge-transform edge-f9aec40470fe7bb4 '' '0'
+    transform_2 edge-transform_2 edge-f9aec40470fe7bb4 '' '1'
+    transform_3 edge-transform_3 edge-f9aec40470fe7bb4 '' '2'
+    consume edge-consume edge-e520541f146cde05 '' '3'
+    ping edge-ping edge-e520541f146cde05 '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/edge-debian-59b785ba:f5f50fe20ade1979"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/edge-debian-59b785ba:c07e3a45e1af7469"
 

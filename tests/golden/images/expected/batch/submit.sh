@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:89d67301f44be696
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:b33e86a6719cafa2
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:ace0a0e2daa98b6f
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:8c47e25123a3f4b1
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-3022363f3112f867 registry.example.com:5000/ml/images-debian-59b785ba:89d67301f44be696
-    images-727f21689d1c3ab9 registry.example.com:5000/ml/images-pytorch-735a62ca:b33e86a6719cafa2
+    images-79f3beedd05a7378 registry.example.com:5000/ml/images-debian-59b785ba:ace0a0e2daa98b6f
+    images-aaec60734c305577 registry.example.com:5000/ml/images-pytorch-735a62ca:8c47e25123a3f4b1
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-3022363f3112f867 '' '-'
-    train images-train images-727f21689d1c3ab9 '' '0'
+    prep images-prep images-79f3beedd05a7378 '' '-'
+    train images-train images-aaec60734c305577 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

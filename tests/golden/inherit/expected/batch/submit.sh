@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:ee0d1f8c68852fe8
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:9e8ce94c28384fc3
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:db9be1ec7e17a573
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:8037e263062749e0
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-e97683bbac13cb4a PIPE_REGISTRY/inherit-python-2e3ff5ee:ee0d1f8c68852fe8
-    inherit-58c856c3f18b1403 PIPE_REGISTRY/inherit-python-1dff48ad:9e8ce94c28384fc3
+    inherit-ee4b22bead5f5c3c PIPE_REGISTRY/inherit-python-2e3ff5ee:db9be1ec7e17a573
+    inherit-28066fe37daed433 PIPE_REGISTRY/inherit-python-1dff48ad:8037e263062749e0
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-e97683bbac13cb4a '' '-'
-    tuned inherit-tuned inherit-58c856c3f18b1403 '' '0'
+    plain inherit-plain inherit-ee4b22bead5f5c3c '' '-'
+    tuned inherit-tuned inherit-28066fe37daed433 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

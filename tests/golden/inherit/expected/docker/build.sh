@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/python-2e3ff5ee/Dockerfile "$PIPE_REGISTRY/inherit-python-2e3ff5ee:ee0d1f8c68852fe8"
-image docker/python-1dff48ad/Dockerfile "$PIPE_REGISTRY/inherit-python-1dff48ad:9e8ce94c28384fc3"
+image docker/python-2e3ff5ee/Dockerfile "$PIPE_REGISTRY/inherit-python-2e3ff5ee:db9be1ec7e17a573"
+image docker/python-1dff48ad/Dockerfile "$PIPE_REGISTRY/inherit-python-1dff48ad:8037e263062749e0"
 

@@ -57,7 +57,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:336f143e1d415f09
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:9d9d4c331ded7aa3
 )
 PLACEHOLDER=PIPE_REGISTRY
 

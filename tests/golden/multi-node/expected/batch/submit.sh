@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:f80628d7ed82a3e2
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:0935cc8b6cf2ea55
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:29d35818040b3759
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:870d14ec04c1e4cb
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-b6259a0168eb3116 PIPE_REGISTRY/pretrain-cuda-5cdbe631:f80628d7ed82a3e2
-    pretrain-3a3fc4cdd8183478 PIPE_REGISTRY/pretrain-cuda-87508f2b:0935cc8b6cf2ea55
-    pretrain-7c72394d1a2790d0 PIPE_REGISTRY/pretrain-cuda-5cdbe631:f80628d7ed82a3e2
+    pretrain-d5b5e1f001bdb773 PIPE_REGISTRY/pretrain-cuda-5cdbe631:29d35818040b3759
+    pretrain-f6ec9476efeffae3 PIPE_REGISTRY/pretrain-cuda-87508f2b:870d14ec04c1e4cb
+    pretrain-ed782d97e8c9dd41 PIPE_REGISTRY/pretrain-cuda-5cdbe631:29d35818040b3759
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-b6259a0168eb3116 '' '-'
-    train_lm pretrain-train_lm pretrain-3a3fc4cdd8183478 '' '0'
-    export_model pretrain-export_model pretrain-7c72394d1a2790d0 '' '1,0'
+    tokenize pretrain-tokenize pretrain-d5b5e1f001bdb773 '' '-'
+    train_lm pretrain-train_lm pretrain-f6ec9476efeffae3 '' '0'
+    export_model pretrain-export_model pretrain-ed782d97e8c9dd41 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

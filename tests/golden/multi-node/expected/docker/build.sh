@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:f80628d7ed82a3e2"
-image docker/cuda-87508f2b/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-87508f2b:0935cc8b6cf2ea55"
+image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:29d35818040b3759"
+image docker/cuda-87508f2b/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-87508f2b:870d14ec04c1e4cb"
 

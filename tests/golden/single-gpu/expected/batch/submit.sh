@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:5a9ab37835b42dc8
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:00ddf3aab65452ea
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:4b9dd321866f145b
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:c08537d371f258c1
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-2083706bac8215af PIPE_REGISTRY/classifier-debian-1329a9c2:5a9ab37835b42dc8
-    classifier-d8c4ce884436d13a PIPE_REGISTRY/classifier-cuda-52562ca1:00ddf3aab65452ea
+    classifier-90e5e9516a8e53f6 PIPE_REGISTRY/classifier-debian-1329a9c2:4b9dd321866f145b
+    classifier-6e9c5ee4e3cecbb5 PIPE_REGISTRY/classifier-cuda-52562ca1:c08537d371f258c1
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-2083706bac8215af '' '-'
-    split classifier-split classifier-2083706bac8215af '' '0'
-    train classifier-train classifier-d8c4ce884436d13a '' '1'
-    evaluate classifier-evaluate classifier-2083706bac8215af '' '2,1'
+    load_data classifier-load_data classifier-90e5e9516a8e53f6 '' '-'
+    split classifier-split classifier-90e5e9516a8e53f6 '' '0'
+    train classifier-train classifier-6e9c5ee4e3cecbb5 '' '1'
+    evaluate classifier-evaluate classifier-90e5e9516a8e53f6 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
