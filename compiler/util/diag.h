@@ -79,6 +79,17 @@ void diag_flush(diag_engine *d, diag_format fmt, diag_writer out, void *user);
    command that prints them. */
 void diag_flush_errors_only(diag_engine *d, const char *check_hint, diag_writer out, void *user);
 
+/* The diagnostics as every format prints them: sorted by file and
+   position, exact duplicates dropped (the language server publishes these).
+   The caller frees the array. */
+diagnostic **diag_sorted(const diag_engine *d, size_t *count);
+/* Error or warning, after -Werror promotion. */
+bool diag_is_error(const diag_engine *d, const diagnostic *dg);
+/* Where a code's explanation is published (SARIF's helpUri, the language
+   server's codeDescription): docs/diagnostics.md, which is `pipec explain
+   --markdown`, at the code's heading. */
+void diag_code_help_uri(diag_code code, char *buf, size_t size);
+
 /* "FILE:LINE:COL" for a span (static buffer-free: written into buf). */
 void diag_format_position(const diag_engine *d, span sp, char *buf, size_t size);
 

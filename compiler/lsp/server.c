@@ -1,0 +1,387 @@
+/* The server's loop: reads a message, answers it, and publishes the
+   diagnostics of changed documents once no more input is waiting (a burst
+   of keystrokes is checked once, at its end). */
+#include "lsp.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "version.h"
+
+/* ---- answering ---- */
+
+static void send(lsp_server *s, strbuf *msg)
+{
+    if (!s->out_closed && !rpc_write(s->out_fd, sb_cstr(msg), msg->len))
+        s->out_closed = true;
+}
+
+/* The id echoed as it came: a number or a string (null when unknown). */
+static void put_id(strbuf *sb, const json_value *id)
+{
+    if (id && id->kind == JSON_NUMBER)
+        sb_puts(sb, id->str);
+    else if (id && id->kind == JSON_STRING)
+        sb_json_string(sb, id->str);
+    else
+        sb_puts(sb, "null");
+}
+
+static void reply(lsp_server *s, const json_value *id, const char *result)
+{
+    strbuf msg = STRBUF_INIT;
+    sb_puts(&msg, "{\"jsonrpc\":\"2.0\",\"id\":");
+    put_id(&msg, id);
+    sb_printf(&msg, ",\"result\":%s}", result && *result ? result : "null");
+    send(s, &msg);
+    sb_free(&msg);
+}
+
+static void reply_error(lsp_server *s, const json_value *id, int code, const char *message)
+{
+    strbuf msg = STRBUF_INIT;
+    sb_puts(&msg, "{\"jsonrpc\":\"2.0\",\"id\":");
+    put_id(&msg, id);
+    sb_printf(&msg, ",\"error\":{\"code\":%d,\"message\":", code);
+    sb_json_string(&msg, message);
+    sb_puts(&msg, "}}");
+    send(s, &msg);
+    sb_free(&msg);
+}
+
+void lsp_notify(lsp_server *s, const char *method, const char *params_json)
+{
+    strbuf msg = STRBUF_INIT;
+    sb_puts(&msg, "{\"jsonrpc\":\"2.0\",\"method\":");
+    sb_json_string(&msg, method);
+    sb_printf(&msg, ",\"params\":%s}", params_json);
+    send(s, &msg);
+    sb_free(&msg);
+}
+
+void lsp_put_position(strbuf *sb, lsp_pos p) { sb_printf(sb, "{\"line\":%u,\"character\":%u}", p.line, p.character); }
+
+void lsp_put_range(strbuf *sb, lsp_pos start, lsp_pos end)
+{
+    sb_puts(sb, "{\"start\":");
+    lsp_put_position(sb, start);
+    sb_puts(sb, ",\"end\":");
+    lsp_put_position(sb, end);
+    sb_putc(sb, '}');
+}
+
+void lsp_put_offsets(strbuf *sb, const lsp_doc *d, uint32_t start, uint32_t end)
+{
+    lsp_put_range(sb, line_index_position(&d->lines, start), line_index_position(&d->lines, end));
+}
+
+static bool get_uint32(const json_value *v, uint32_t *out)
+{
+    int64_t n;
+    if (!json_integer(v, &n) || n < 0 || n > UINT32_MAX)
+        return false;
+    *out = (uint32_t)n;
+    return true;
+}
+
+bool lsp_get_position(const json_value *v, lsp_pos *out)
+{
+    return get_uint32(json_get(v, "line"), &out->line) && get_uint32(json_get(v, "character"), &out->character);
+}
+
+/* ---- documents ---- */
+
+lsp_doc *lsp_find_doc(lsp_server *s, const json_value *params)
+{
+    const char *uri = json_string(json_get(json_get(params, "textDocument"), "uri"));
+    for (size_t i = 0; uri && i < s->ndocs; i++)
+        if (strcmp(s->docs[i]->uri, uri) == 0)
+            return s->docs[i];
+    return NULL;
+}
+
+static void drop_check(lsp_doc *d)
+{
+    if (d->check) {
+        check_session_free(d->check);
+        free(d->check);
+        line_index_free(&d->lines);
+        d->check = NULL;
+    }
+}
+
+check_session *lsp_doc_check(lsp_doc *d)
+{
+    if (!d->check) {
+        d->check = xmalloc(sizeof *d->check);
+        check_session_init(d->check, false);
+        check_session_text(d->check, d->path, d->text, d->len, NULL);
+        const source_file *f = d->check->sources.files[d->check->root];
+        line_index_init(&d->lines, f->text, f->len);
+    }
+    return d->check;
+}
+
+static void set_text(lsp_doc *d, const char *text, size_t len)
+{
+    d->len = 0;
+    text_splice(&d->text, &d->len, &d->cap, 0, 0, text, len);
+}
+
+static void free_doc(lsp_doc *d)
+{
+    drop_check(d);
+    free(d->uri);
+    free(d->path);
+    free(d->text);
+    free(d);
+}
+
+/* ---- notifications ---- */
+
+static int did_open(lsp_server *s, const json_value *params)
+{
+    const json_value *td = json_get(params, "textDocument");
+    const char *uri = json_string(json_get(td, "uri"));
+    const json_value *text = json_get(td, "text");
+    int64_t version = 0;
+    if (!uri || (text && text->kind != JSON_STRING) || !json_integer(json_get(td, "version"), &version))
+        return RPC_INVALID_PARAMS;
+    lsp_doc *d = lsp_find_doc(s, params);
+    if (!d) {
+        d = xcalloc(1, sizeof *d);
+        d->uri = xstrdup(uri);
+        d->path = lsp_uri_to_path(uri);
+        if (s->ndocs == s->cap) {
+            s->cap = s->cap ? s->cap * 2 : 8;
+            s->docs = xrealloc(s->docs, s->cap * sizeof *s->docs);
+        }
+        s->docs[s->ndocs++] = d;
+    }
+    drop_check(d);
+    /* An empty document's text is "" and reads as absent. */
+    set_text(d, text ? text->str : "", text ? text->len : 0);
+    d->version = version;
+    d->published = false;
+    return 0;
+}
+
+static int did_change(lsp_server *s, const json_value *params)
+{
+    lsp_doc *d = lsp_find_doc(s, params);
+    int64_t version;
+    if (!d || !json_integer(json_get(json_get(params, "textDocument"), "version"), &version))
+        return RPC_INVALID_PARAMS;
+    const json_value *changes = json_get(params, "contentChanges");
+    if (changes && changes->kind != JSON_ARRAY)
+        return RPC_INVALID_PARAMS;
+    for (const json_value *c = changes ? changes->first : NULL; c; c = c->next) {
+        const json_value *text = json_get(c, "text"), *range = json_get(c, "range");
+        if (text && text->kind != JSON_STRING)
+            return RPC_INVALID_PARAMS;
+        const char *t = text ? text->str : "";
+        size_t tlen = text ? text->len : 0;
+        if (!range) {
+            set_text(d, t, tlen);
+            continue;
+        }
+        lsp_pos a, b;
+        if (!lsp_get_position(json_get(range, "start"), &a) || !lsp_get_position(json_get(range, "end"), &b))
+            return RPC_INVALID_PARAMS;
+        size_t start = text_offset(d->text, d->len, a), end = text_offset(d->text, d->len, b);
+        if (end < start)
+            end = start;
+        text_splice(&d->text, &d->len, &d->cap, start, end, t, tlen);
+    }
+    drop_check(d);
+    d->version = version;
+    d->published = false;
+    return 0;
+}
+
+static int did_close(lsp_server *s, const json_value *params)
+{
+    lsp_doc *d = lsp_find_doc(s, params);
+    if (!d)
+        return RPC_INVALID_PARAMS;
+    for (size_t i = 0; i < s->ndocs; i++)
+        if (s->docs[i] == d)
+            s->docs[i] = s->docs[--s->ndocs];
+    /* Its diagnostics go with it. */
+    strbuf p = STRBUF_INIT;
+    sb_puts(&p, "{\"uri\":");
+    sb_json_string(&p, d->uri);
+    sb_puts(&p, ",\"diagnostics\":[]}");
+    lsp_notify(s, "textDocument/publishDiagnostics", sb_cstr(&p));
+    sb_free(&p);
+    free_doc(d);
+    return 0;
+}
+
+/* ---- requests ---- */
+
+static int initialize(lsp_server *s, const json_value *params, strbuf *out)
+{
+    (void)params;
+    s->initialized = true;
+    sb_puts(out, "{\"capabilities\":{"
+                 "\"positionEncoding\":\"utf-16\","
+                 "\"textDocumentSync\":{\"openClose\":true,\"change\":2},"
+                 "\"documentFormattingProvider\":true"
+                 "},\"serverInfo\":{\"name\":\"pipec\",\"version\":");
+    sb_json_string(out, PIPEC_VERSION);
+    sb_puts(out, "}}");
+    return 0;
+}
+
+static int shutdown_request(lsp_server *s, const json_value *params, strbuf *out)
+{
+    (void)params;
+    (void)out;
+    s->shutdown = true;
+    return 0;
+}
+
+typedef struct request_method {
+    const char *name;
+    int (*fn)(lsp_server *s, const json_value *params, strbuf *out);
+} request_method;
+
+static const request_method requests[] = {
+    {"initialize", initialize},
+    {"shutdown", shutdown_request},
+    {"textDocument/formatting", lsp_formatting},
+};
+
+typedef struct notification_method {
+    const char *name;
+    int (*fn)(lsp_server *s, const json_value *params);
+} notification_method;
+
+static const notification_method notifications[] = {
+    {"textDocument/didOpen", did_open},
+    {"textDocument/didChange", did_change},
+    {"textDocument/didClose", did_close},
+};
+
+static const char *error_text(int code)
+{
+    switch (code) {
+    case RPC_INVALID_PARAMS: return "invalid params";
+    case RPC_METHOD_NOT_FOUND: return "method not found";
+    default: return "request failed";
+    }
+}
+
+static void handle_request(lsp_server *s, const char *method, const json_value *id, const json_value *params)
+{
+    if (!s->initialized && strcmp(method, "initialize") != 0) {
+        reply_error(s, id, LSP_SERVER_NOT_INITIALIZED, "the server is not initialized yet");
+        return;
+    }
+    if (s->initialized && strcmp(method, "initialize") == 0) {
+        reply_error(s, id, RPC_INVALID_REQUEST, "the server is already initialized");
+        return;
+    }
+    if (s->shutdown) {
+        reply_error(s, id, RPC_INVALID_REQUEST, "the server is shutting down");
+        return;
+    }
+    for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++) {
+        if (strcmp(method, requests[i].name) != 0)
+            continue;
+        strbuf out = STRBUF_INIT;
+        s->error = NULL;
+        int rc = requests[i].fn(s, params, &out);
+        if (rc)
+            reply_error(s, id, rc, s->error ? s->error : error_text(rc));
+        else
+            reply(s, id, sb_cstr(&out));
+        sb_free(&out);
+        return;
+    }
+    reply_error(s, id, RPC_METHOD_NOT_FOUND, "method not found");
+}
+
+static void handle_notification(lsp_server *s, const char *method, const json_value *params)
+{
+    if (strcmp(method, "exit") == 0) {
+        s->exit = true;
+        return;
+    }
+    /* Before `initialize` and after `shutdown` notifications are dropped;
+       unknown ones ($/cancelRequest, $/setTrace, didSave, ...) too: every
+       request is answered before the next is read, so there is nothing to
+       cancel. */
+    if (!s->initialized || s->shutdown)
+        return;
+    for (size_t i = 0; i < sizeof notifications / sizeof notifications[0]; i++)
+        if (strcmp(method, notifications[i].name) == 0) {
+            if (notifications[i].fn(s, params) != 0)
+                fprintf(stderr, "pipec lsp: ignored %s with invalid params\n", method);
+            return;
+        }
+}
+
+static void handle_message(lsp_server *s, const char *body, size_t len)
+{
+    arena a;
+    arena_init(&a);
+    const json_value *msg = json_parse(&a, body, len);
+    if (!msg) {
+        reply_error(s, NULL, RPC_PARSE_ERROR, "the message is not JSON");
+        arena_free(&a);
+        return;
+    }
+    const json_value *id = json_get(msg, "id"), *params = json_get(msg, "params");
+    const char *method = json_string(json_get(msg, "method"));
+    bool has_id = id && (id->kind == JSON_NUMBER || id->kind == JSON_STRING);
+    if (msg->kind != JSON_OBJECT || (id && !has_id && id->kind != JSON_NULL) ||
+        (params && params->kind != JSON_OBJECT && params->kind != JSON_ARRAY)) {
+        reply_error(s, has_id ? id : NULL, RPC_INVALID_REQUEST, "not a JSON-RPC request or notification");
+    } else if (!method) {
+        /* A response to a request of ours: the server sends none. */
+        if (!json_get(msg, "result") && !json_get(msg, "error"))
+            reply_error(s, has_id ? id : NULL, RPC_INVALID_REQUEST, "a message without a method");
+    } else if (has_id) {
+        handle_request(s, method, id, params);
+    } else {
+        handle_notification(s, method, params);
+    }
+    arena_free(&a);
+}
+
+int lsp_serve(int in_fd, int out_fd)
+{
+    /* A closed editor is a write error, not a signal. */
+    signal(SIGPIPE, SIG_IGN);
+    lsp_server s = {.out_fd = out_fd};
+    rpc_reader_init(&s.in, in_fd);
+    while (!s.exit && !s.out_closed) {
+        const char *body;
+        size_t len;
+        char err[128];
+        rpc_status st = rpc_read(&s.in, &body, &len, err, sizeof err);
+        if (st == RPC_EOF)
+            break;
+        if (st == RPC_BAD_FRAME) {
+            fprintf(stderr, "pipec lsp: skipped %s\n", err);
+            reply_error(&s, NULL, RPC_PARSE_ERROR, err);
+            continue;
+        }
+        handle_message(&s, body, len);
+        if (s.exit || rpc_pending(&s.in))
+            continue;
+        for (size_t i = 0; i < s.ndocs; i++)
+            if (!s.docs[i]->published)
+                lsp_publish_diagnostics(&s, s.docs[i]);
+    }
+    for (size_t i = 0; i < s.ndocs; i++)
+        free_doc(s.docs[i]);
+    free(s.docs);
+    rpc_reader_free(&s.in);
+    return s.exit && s.shutdown ? 0 : 1;
+}

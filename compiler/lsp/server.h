@@ -1,0 +1,76 @@
+/* The language server's state and what its parts share: the open
+   documents, each with its last check, and the ways to answer. */
+#ifndef PIPEC_LSP_SERVER_H
+#define PIPEC_LSP_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli/session.h"
+#include "json.h"
+#include "rpc.h"
+#include "text.h"
+#include "util/strbuf.h"
+
+/* JSON-RPC and LSP error codes. */
+enum {
+    RPC_PARSE_ERROR = -32700,
+    RPC_INVALID_REQUEST = -32600,
+    RPC_METHOD_NOT_FOUND = -32601,
+    RPC_INVALID_PARAMS = -32602,
+    RPC_INTERNAL_ERROR = -32603,
+    LSP_SERVER_NOT_INITIALIZED = -32002,
+    LSP_REQUEST_FAILED = -32803,
+};
+
+typedef struct lsp_doc {
+    char *uri;  /* as the editor sent it: diagnostics go back under it */
+    char *path; /* the file it names, where imports and sources are found */
+    int64_t version;
+    char *text; /* NUL-terminated */
+    size_t len, cap;
+    bool published; /* diagnostics sent for this version */
+    /* The check of this version (NULL until something needs it) and its
+       lines; dropped at each change, so memory stays that of one check. */
+    check_session *check;
+    line_index lines;
+} lsp_doc;
+
+typedef struct lsp_server {
+    int out_fd;
+    bool out_closed;
+    rpc_reader in;
+    lsp_doc **docs;
+    size_t ndocs, cap;
+    bool initialized, shutdown, exit;
+    const char *error; /* the message of a handler's error code */
+} lsp_server;
+
+/* The open document params.textDocument.uri names, or NULL. */
+lsp_doc *lsp_find_doc(lsp_server *s, const json_value *params);
+/* The document's check, run now if its text changed since the last one. */
+check_session *lsp_doc_check(lsp_doc *d);
+
+/* {"line":L,"character":C} and {"start":...,"end":...}. */
+void lsp_put_position(strbuf *sb, lsp_pos p);
+void lsp_put_range(strbuf *sb, lsp_pos start, lsp_pos end);
+/* The range of bytes [start, end) of a document's checked text. */
+void lsp_put_offsets(strbuf *sb, const lsp_doc *d, uint32_t start, uint32_t end);
+/* A position from params (a request's "position"); false when absent. */
+bool lsp_get_position(const json_value *v, lsp_pos *out);
+
+/* A notification to the editor. */
+void lsp_notify(lsp_server *s, const char *method, const char *params_json);
+
+/* Diagnostics (diagnostics.c): publishes d's current ones, or an empty
+   list for a closed document (d->text NULL). */
+void lsp_publish_diagnostics(lsp_server *s, lsp_doc *d);
+/* "file:///a%20b/c.pipe" -> "/a b/c.pipe", and back. */
+char *lsp_uri_to_path(const char *uri);
+void lsp_put_file_uri(strbuf *sb, const char *path);
+
+/* Requests about a document: each writes its result's JSON into out and
+   returns 0, or returns an error code with s->error set. */
+int lsp_formatting(lsp_server *s, const json_value *params, strbuf *out);
+
+#endif
