@@ -178,10 +178,17 @@ static int did_change(lsp_server *s, const json_value *params)
     const json_value *changes = json_get(params, "contentChanges");
     if (changes && changes->kind != JSON_ARRAY)
         return RPC_INVALID_PARAMS;
+    /* All checked before any is applied: a change is taken whole or not at all. */
     for (const json_value *c = changes ? changes->first : NULL; c; c = c->next) {
         const json_value *text = json_get(c, "text"), *range = json_get(c, "range");
-        if (text && text->kind != JSON_STRING)
+        lsp_pos a, b;
+        if ((text && text->kind != JSON_STRING) ||
+            (range && (!lsp_get_position(json_get(range, "start"), &a) ||
+                       !lsp_get_position(json_get(range, "end"), &b))))
             return RPC_INVALID_PARAMS;
+    }
+    for (const json_value *c = changes ? changes->first : NULL; c; c = c->next) {
+        const json_value *text = json_get(c, "text"), *range = json_get(c, "range");
         const char *t = text ? text->str : "";
         size_t tlen = text ? text->len : 0;
         if (!range) {
@@ -189,8 +196,8 @@ static int did_change(lsp_server *s, const json_value *params)
             continue;
         }
         lsp_pos a, b;
-        if (!lsp_get_position(json_get(range, "start"), &a) || !lsp_get_position(json_get(range, "end"), &b))
-            return RPC_INVALID_PARAMS;
+        lsp_get_position(json_get(range, "start"), &a);
+        lsp_get_position(json_get(range, "end"), &b);
         size_t start = text_offset(d->text, d->len, a), end = text_offset(d->text, d->len, b);
         if (end < start)
             end = start;
@@ -276,8 +283,17 @@ static const char *error_text(int code)
     }
 }
 
+static void publish_changed(lsp_server *s)
+{
+    for (size_t i = 0; i < s->ndocs; i++)
+        if (!s->docs[i]->published)
+            lsp_publish_diagnostics(s, s->docs[i]);
+}
+
 static void handle_request(lsp_server *s, const char *method, const json_value *id, const json_value *params)
 {
+    /* An answer never comes before the diagnostics of the text it is about. */
+    publish_changed(s);
     if (!s->initialized && strcmp(method, "initialize") != 0) {
         reply_error(s, id, LSP_SERVER_NOT_INITIALIZED, "the server is not initialized yet");
         return;
@@ -340,7 +356,7 @@ static void handle_message(lsp_server *s, const char *body, size_t len)
     const char *method = json_string(json_get(msg, "method"));
     bool has_id = id && (id->kind == JSON_NUMBER || id->kind == JSON_STRING);
     if (msg->kind != JSON_OBJECT || (id && !has_id && id->kind != JSON_NULL) ||
-        (params && params->kind != JSON_OBJECT && params->kind != JSON_ARRAY)) {
+        (params && params->kind != JSON_OBJECT && params->kind != JSON_ARRAY && params->kind != JSON_NULL)) {
         reply_error(s, has_id ? id : NULL, RPC_INVALID_REQUEST, "not a JSON-RPC request or notification");
     } else if (!method) {
         /* A response to a request of ours: the server sends none. */
@@ -373,11 +389,8 @@ int lsp_serve(int in_fd, int out_fd)
             continue;
         }
         handle_message(&s, body, len);
-        if (s.exit || rpc_pending(&s.in))
-            continue;
-        for (size_t i = 0; i < s.ndocs; i++)
-            if (!s.docs[i]->published)
-                lsp_publish_diagnostics(&s, s.docs[i]);
+        if (!s.exit && !rpc_pending(&s.in))
+            publish_changed(&s);
     }
     for (size_t i = 0; i < s.ndocs; i++)
         free_doc(s.docs[i]);

@@ -1,0 +1,238 @@
+"""`pipec lsp` through pytest-lsp's client (pygls): the lifecycle, text
+sync, diagnostics, formatting. PIPEC names the pipec under test."""
+import os
+import pathlib
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+PIPEC = os.environ["PIPEC"]
+
+GOOD = """\
+step load(path: string) -> data: dataset {
+    command = ["cp", "{path}", "{data}"]
+}
+
+step train(data: dataset, epochs: int = 3) -> model: model {
+    command = ["echo", "{data}", "{epochs}", "{model}"]
+}
+
+pipeline p(path: string = "in.csv") {
+    d = load(path = path)
+    train(data = d)
+}
+"""
+
+
+def capabilities():
+    return types.ClientCapabilities(
+        general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf16]),
+        text_document=types.TextDocumentClientCapabilities(
+            synchronization=types.TextDocumentSyncClientCapabilities(),
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
+                related_information=True, version_support=True, code_description_support=True),
+            formatting=types.DocumentFormattingClientCapabilities(),
+        ),
+    )
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[PIPEC, "lsp"]))
+async def client(lsp_client: LanguageClient):
+    result = await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities()))
+    lsp_client.init_result = result
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture
+def uri(tmp_path):
+    return (tmp_path / "t.pipe").as_uri()
+
+
+async def open_doc(client, uri, text, version=1):
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="pipe", version=version, text=text)))
+    return await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+
+async def change(client, uri, version, edits):
+    """edits: (start_line, start_char, end_line, end_char, text), or a whole text."""
+    changes = []
+    for e in edits:
+        if isinstance(e, str):
+            changes.append(types.TextDocumentContentChangeWholeDocument(text=e))
+        else:
+            sl, sc, el, ec, text = e
+            changes.append(types.TextDocumentContentChangePartial(
+                range=types.Range(start=types.Position(line=sl, character=sc), end=types.Position(line=el, character=ec)),
+                text=text))
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=changes))
+    return await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+
+async def test_initialize(client: LanguageClient):
+    caps = client.init_result.capabilities
+    assert client.init_result.server_info.name == "pipec"
+    assert caps.position_encoding == types.PositionEncodingKind.Utf16
+    assert caps.text_document_sync.change == types.TextDocumentSyncKind.Incremental
+    assert caps.text_document_sync.open_close
+    assert caps.document_formatting_provider
+
+
+async def test_open_clean_file(client, uri):
+    params = await open_doc(client, uri, GOOD)
+    assert params.uri == uri and params.version == 1
+    assert params.diagnostics == ()
+
+
+async def test_open_with_error(client, uri):
+    text = GOOD.replace("train(data = d)", "trian(data = d)")
+    params = await open_doc(client, uri, text, version=7)
+    assert params.version == 7
+    [d] = params.diagnostics
+    assert d.code == "E0102" and d.source == "pipec"
+    assert d.severity == types.DiagnosticSeverity.Error
+    # The callee name: line 10, columns 4 to 9.
+    assert (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character) == (10, 4, 10, 9)
+    assert "no step named `trian`" in d.message and "help: did you mean `train`?" in d.message
+    assert d.code_description.href.endswith("docs/diagnostics.md#e0102")
+    # The note "`train` is declared here" points at the step's name.
+    [rel] = d.related_information
+    assert rel.location.uri == uri
+    assert rel.location.range.start == types.Position(line=4, character=5)
+
+
+async def test_same_diagnostics_as_check(client, uri, tmp_path):
+    """The server's diagnostics are `pipec check`'s, code and place for each."""
+    import json
+    import subprocess
+    text = GOOD.replace("epochs: int = 3", "epochs: int = \"x\"").replace("d = load(path = path)",
+                                                                        "d = load(path = path, extra = 1)")
+    path = tmp_path / "t.pipe"
+    path.write_text(text)
+    out = subprocess.run([PIPEC, "check", str(path), "--diagnostics-format=json"], capture_output=True, text=True)
+    expected = [(o["code"], o["line"] - 1, o["column"] - 1) for o in map(json.loads, out.stdout.splitlines())]
+    params = await open_doc(client, uri, text)
+    got = [(d.code, d.range.start.line, d.range.start.character) for d in params.diagnostics]
+    assert len(expected) >= 2 and got == expected
+
+
+async def test_incremental_change(client, uri):
+    params = await open_doc(client, uri, GOOD)
+    assert params.diagnostics == ()
+    # Misspell `train` in the call (line 10, `    train(...)`).
+    params = await change(client, uri, 2, [(10, 4, 10, 9, "trian")])
+    assert params.version == 2
+    assert [d.code for d in params.diagnostics] == ["E0102"]
+    # Two edits in one change, applied in order: fix it back in two steps.
+    params = await change(client, uri, 3, [(10, 4, 10, 9, "t"), (10, 5, 10, 5, "rain")])
+    assert params.version == 3 and params.diagnostics == ()
+    # A whole-document change.
+    params = await change(client, uri, 4, ["pipeline p() {\n    x()\n}\n"])
+    assert params.version == 4 and [d.code for d in params.diagnostics] == ["E0102"]
+
+
+async def test_utf16_positions(client, uri):
+    """Ranges count UTF-16 code units: a character outside the BMP is two."""
+    text = GOOD.replace('path: string = "in.csv"', 'path: string = "\U0001F600\u00e9"')
+    params = await open_doc(client, uri, text)
+    assert params.diagnostics == ()
+    line = text.splitlines()[8]
+    # Misspell `load` on line 9; the line before has the emoji: nothing moves.
+    params = await change(client, uri, 2, [(9, 8, 9, 12, "lod")])
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in params.diagnostics] == [("E0102", 9, 8)]
+    # An edit after the emoji on its own line, in UTF-16 units: the closing
+    # quote is at len(line) in code points plus one for the surrogate pair.
+    quote = line.index('"', line.index("\u00e9"))
+    params = await change(client, uri, 3, [(9, 8, 9, 11, "load"), (8, quote + 1, 8, quote + 1, "x")])
+    assert params.diagnostics == ()
+    formatted = await client.text_document_formatting_async(types.DocumentFormattingParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), options=types.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert formatted == ()  # canonical already, so the edit landed where meant
+    params = await change(client, uri, 4, [(8, quote + 2, 8, quote + 2, "\"")])
+    # Had the edit landed one unit early, the string would have been intact.
+    assert params.diagnostics and params.diagnostics[0].code in ("E0010", "E0002")
+
+
+async def test_error_cleared(client, uri):
+    params = await open_doc(client, uri, GOOD.replace("d = load(path = path)", "d = load(path = 1)"))
+    assert [d.code for d in params.diagnostics] == ["E0201"]
+    params = await change(client, uri, 2, [(9, 20, 9, 21, "path")])
+    assert params.diagnostics == ()
+
+
+async def test_warning_severity(client, uri):
+    params = await open_doc(client, uri, GOOD + "\nstep unused() {\n    command = [\"true\"]\n}\n")
+    [d] = params.diagnostics
+    assert d.code == "W0405" and d.severity == types.DiagnosticSeverity.Warning
+
+
+async def test_half_typed_file(client, uri):
+    """Every prefix of a file: diagnostics each time, never a crash."""
+    await open_doc(client, uri, "")
+    version = 1
+    for cut in range(0, len(GOOD), 7):
+        version += 1
+        params = await change(client, uri, version, [GOOD[:cut]])
+        assert params.version == version
+    formatted = await client.text_document_formatting_async(types.DocumentFormattingParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), options=types.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert formatted is None or isinstance(formatted, list)
+
+
+async def test_close_clears(client, uri):
+    await open_doc(client, uri, "pipeline p() { x() }\n")
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert params.uri == uri and params.diagnostics == ()
+
+
+async def test_imports_on_disk(client, tmp_path):
+    """Imports resolve next to the document's file."""
+    (tmp_path / "steps.pipe").write_text('step s() {\n    command = ["true"]\n}\n')
+    uri = (tmp_path / "main.pipe").as_uri()
+    params = await open_doc(client, uri, 'import "steps.pipe"\n\npipeline p() {\n    s()\n}\n')
+    assert params.diagnostics == ()
+    params = await open_doc(client, (tmp_path / "other.pipe").as_uri(), 'import "nope.pipe"\n')
+    assert [d.code for d in params.diagnostics] == ["E0111"]
+
+
+async def test_formatting(client, uri):
+    ugly = "step a(x: int) {\n  command = [\"echo\",\"{x}\"]\n}\npipeline p() {\n  a(x=1)\n}"
+    await open_doc(client, uri, ugly)
+    edits = await client.text_document_formatting_async(types.DocumentFormattingParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), options=types.FormattingOptions(tab_size=4, insert_spaces=True)))
+    [e] = edits
+    assert e.range.start == types.Position(line=0, character=0)
+    assert e.range.end == types.Position(line=5, character=1)
+    path = pathlib.Path(uri[len("file://"):])
+    path.write_text(ugly)
+    import subprocess
+    subprocess.run([PIPEC, "fmt", str(path)], check=True)
+    assert e.new_text == path.read_text()
+    # Applied, the document is canonical: no more edits.
+    await change(client, uri, 2, [e.new_text])
+    edits = await client.text_document_formatting_async(types.DocumentFormattingParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), options=types.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert edits == ()
+
+
+async def test_formatting_refuses_broken(client, uri):
+    await open_doc(client, uri, "step a( {\n")
+    edits = await client.text_document_formatting_async(types.DocumentFormattingParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), options=types.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert edits is None
+
+
+async def test_unknown_request(client):
+    with pytest.raises(Exception) as info:
+        await client.protocol.send_request_async("pipe/noSuchMethod", {})
+    assert "-32601" in str(info.value) or "not found" in str(info.value)
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__]))
