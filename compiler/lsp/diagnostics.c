@@ -49,26 +49,6 @@ void lsp_put_file_uri(strbuf *sb, const char *path)
     sb_free(&uri);
 }
 
-/* A note's location: in the document itself, or in a file it imports. */
-static void put_location(strbuf *sb, const lsp_doc *d, const check_session *c, span sp)
-{
-    sb_puts(sb, "{\"uri\":");
-    if (sp.file == c->root) {
-        sb_json_string(sb, d->uri);
-        sb_puts(sb, ",\"range\":");
-        lsp_put_offsets(sb, d, sp.start, sp.end);
-    } else {
-        const source_file *f = c->sources.files[sp.file];
-        line_index li;
-        line_index_init(&li, f->text, f->len);
-        lsp_put_file_uri(sb, f->path);
-        sb_puts(sb, ",\"range\":");
-        lsp_put_range(sb, line_index_position(&li, sp.start), line_index_position(&li, sp.end));
-        line_index_free(&li);
-    }
-    sb_putc(sb, '}');
-}
-
 static void put_diagnostic(strbuf *sb, const lsp_doc *d, const check_session *c, const diagnostic *dg)
 {
     sb_puts(sb, "{\"range\":");
@@ -107,7 +87,7 @@ static void put_diagnostic(strbuf *sb, const lsp_doc *d, const check_session *c,
             if (!n->has_span)
                 continue;
             sb_puts(sb, k++ ? ",{\"location\":" : "{\"location\":");
-            put_location(sb, d, c, n->sp);
+            lsp_put_location(sb, d, c, n->sp);
             sb_puts(sb, ",\"message\":");
             sb_json_string(sb, n->message);
             sb_putc(sb, '}');

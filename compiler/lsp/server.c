@@ -78,6 +78,25 @@ void lsp_put_offsets(strbuf *sb, const lsp_doc *d, uint32_t start, uint32_t end)
     lsp_put_range(sb, line_index_position(&d->lines, start), line_index_position(&d->lines, end));
 }
 
+void lsp_put_location(strbuf *sb, const lsp_doc *d, const check_session *c, span sp)
+{
+    sb_puts(sb, "{\"uri\":");
+    if (sp.file == c->root) {
+        sb_json_string(sb, d->uri);
+        sb_puts(sb, ",\"range\":");
+        lsp_put_offsets(sb, d, sp.start, sp.end);
+    } else {
+        const source_file *f = c->sources.files[sp.file];
+        line_index li;
+        line_index_init(&li, f->text, f->len);
+        lsp_put_file_uri(sb, f->path);
+        sb_puts(sb, ",\"range\":");
+        lsp_put_range(sb, line_index_position(&li, sp.start), line_index_position(&li, sp.end));
+        line_index_free(&li);
+    }
+    sb_putc(sb, '}');
+}
+
 static bool get_uint32(const json_value *v, uint32_t *out)
 {
     int64_t n;
@@ -123,6 +142,25 @@ check_session *lsp_doc_check(lsp_doc *d)
         line_index_init(&d->lines, f->text, f->len);
     }
     return d->check;
+}
+
+lsp_doc *lsp_request_doc(lsp_server *s, const json_value *params, uint32_t *offset)
+{
+    lsp_doc *d = lsp_find_doc(s, params);
+    lsp_pos pos = {0, 0};
+    if (!d) {
+        s->error = "the document is not open";
+        return NULL;
+    }
+    if (offset && !lsp_get_position(json_get(params, "position"), &pos)) {
+        s->error = "no position";
+        return NULL;
+    }
+    check_session *c = lsp_doc_check(d);
+    const source_file *f = c->sources.files[c->root];
+    if (offset)
+        *offset = (uint32_t)text_offset(f->text, f->len, pos);
+    return d;
 }
 
 static void set_text(lsp_doc *d, const char *text, size_t len)
@@ -237,7 +275,11 @@ static int initialize(lsp_server *s, const json_value *params, strbuf *out)
     sb_puts(out, "{\"capabilities\":{"
                  "\"positionEncoding\":\"utf-16\","
                  "\"textDocumentSync\":{\"openClose\":true,\"change\":2},"
-                 "\"documentFormattingProvider\":true"
+                 "\"documentFormattingProvider\":true,"
+                 "\"documentSymbolProvider\":true,"
+                 "\"definitionProvider\":true,"
+                 "\"referencesProvider\":true,"
+                 "\"hoverProvider\":true"
                  "},\"serverInfo\":{\"name\":\"pipec\",\"version\":");
     sb_json_string(out, PIPEC_VERSION);
     sb_puts(out, "}}");
@@ -261,6 +303,10 @@ static const request_method requests[] = {
     {"initialize", initialize},
     {"shutdown", shutdown_request},
     {"textDocument/formatting", lsp_formatting},
+    {"textDocument/documentSymbol", lsp_document_symbols},
+    {"textDocument/definition", lsp_definition},
+    {"textDocument/references", lsp_references},
+    {"textDocument/hover", lsp_hover},
 };
 
 typedef struct notification_method {

@@ -56,6 +56,12 @@ void lsp_put_position(strbuf *sb, lsp_pos p);
 void lsp_put_range(strbuf *sb, lsp_pos start, lsp_pos end);
 /* The range of bytes [start, end) of a document's checked text. */
 void lsp_put_offsets(strbuf *sb, const lsp_doc *d, uint32_t start, uint32_t end);
+/* {"uri":...,"range":...} of a span in the document or a file it imports. */
+void lsp_put_location(strbuf *sb, const lsp_doc *d, const check_session *c, span sp);
+/* The document a request names, checked, and the byte offset of its
+   params.position; NULL (with s->error) when there is none. */
+lsp_doc *lsp_request_doc(lsp_server *s, const json_value *params, uint32_t *offset);
+
 /* A position from params (a request's "position"); false when absent. */
 bool lsp_get_position(const json_value *v, lsp_pos *out);
 
@@ -72,5 +78,9 @@ void lsp_put_file_uri(strbuf *sb, const char *path);
 /* Requests about a document: each writes its result's JSON into out and
    returns 0, or returns an error code with s->error set. */
 int lsp_formatting(lsp_server *s, const json_value *params, strbuf *out);
+int lsp_document_symbols(lsp_server *s, const json_value *params, strbuf *out);
+int lsp_definition(lsp_server *s, const json_value *params, strbuf *out);
+int lsp_references(lsp_server *s, const json_value *params, strbuf *out);
+int lsp_hover(lsp_server *s, const json_value *params, strbuf *out);
 
 #endif

@@ -35,6 +35,10 @@ def capabilities():
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
                 related_information=True, version_support=True, code_description_support=True),
             formatting=types.DocumentFormattingClientCapabilities(),
+            document_symbol=types.DocumentSymbolClientCapabilities(hierarchical_document_symbol_support=True),
+            hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
+            definition=types.DefinitionClientCapabilities(),
+            references=types.ReferenceClientCapabilities(),
         ),
     )
 
@@ -81,6 +85,8 @@ async def test_initialize(client: LanguageClient):
     assert caps.text_document_sync.change == types.TextDocumentSyncKind.Incremental
     assert caps.text_document_sync.open_close
     assert caps.document_formatting_provider
+    assert caps.document_symbol_provider and caps.definition_provider and caps.references_provider
+    assert caps.hover_provider
 
 
 async def test_open_clean_file(client, uri):
@@ -232,6 +238,171 @@ async def test_unknown_request(client):
     with pytest.raises(Exception) as info:
         await client.protocol.send_request_async("pipe/noSuchMethod", {})
     assert "-32601" in str(info.value) or "not found" in str(info.value)
+
+
+NAV = """\
+import "steps.pipe"
+
+@resources(cpu = 2, memory = "4GB")
+step train(data: dataset, epochs: int = 3) -> model: model {
+    command = ["echo", "{data}", "{epochs}", "{model}"]
+}
+
+pipeline p(path: string = "in.csv", n: int = 2) {
+    d = load(path = path)
+    m = train(data = d, epochs = n)
+    m2 = train(data = d)
+    publish(model = m)
+    publish(model = m2)
+}
+"""
+
+STEPS = """\
+step load(path: string) -> data: dataset {
+    command = ["cp", "{path}", "{data}"]
+}
+
+step publish(model: model) {
+    command = ["echo", "{model}"]
+}
+"""
+
+
+def pos(text, needle, nth=0, delta=0):
+    """The LSP position of the nth occurrence of needle (+delta characters)."""
+    at = -1
+    for _ in range(nth + 1):
+        at = text.index(needle, at + 1)
+    at += delta
+    line = text.count("\n", 0, at)
+    return types.Position(line=line, character=at - (text.rfind("\n", 0, at) + 1))
+
+
+@pytest.fixture
+def nav(tmp_path):
+    (tmp_path / "steps.pipe").write_text(STEPS)
+    return (tmp_path / "main.pipe").as_uri(), (tmp_path / "steps.pipe").as_uri()
+
+
+def doc(uri):
+    return types.TextDocumentIdentifier(uri=uri)
+
+
+async def test_document_symbols(client, nav):
+    uri, _ = nav
+    params = await open_doc(client, uri, NAV)
+    assert params.diagnostics == ()
+    syms = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(uri)))
+    assert [(s.name, s.kind) for s in syms] == [("train", types.SymbolKind.Function), ("p", types.SymbolKind.Module)]
+    train, p = syms
+    assert [c.name for c in train.children] == ["data", "epochs", "model"]
+    assert train.selection_range.start == pos(NAV, "train")
+    # Invocations by their ids, after the pipeline's parameters.
+    assert [c.name for c in p.children] == ["path", "n", "load", "train", "train_2", "publish", "publish_2"]
+    assert [c.detail for c in p.children][2:] == ["load", "train", "train", "publish", "publish"]
+    for s in [train, p] + list(train.children) + list(p.children):
+        assert (s.range.start.line, s.range.start.character) <= (s.selection_range.start.line, s.selection_range.start.character)
+        assert (s.range.end.line, s.range.end.character) >= (s.selection_range.end.line, s.selection_range.end.character)
+
+
+async def definition(client, uri, position):
+    return await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=position))
+
+
+async def test_definition(client, nav):
+    uri, steps_uri = nav
+    await open_doc(client, uri, NAV)
+    # A step declared here: its name after `step`.
+    loc = await definition(client, uri, pos(NAV, "train(data = d, epochs", delta=2))
+    assert loc.uri == uri and loc.range.start == pos(NAV, "train(data: dataset")
+    # A step from an imported file.
+    loc = await definition(client, uri, pos(NAV, "load(path"))
+    assert loc.uri == steps_uri and loc.range.start == pos(STEPS, "load")
+    # A keyword argument: the step's parameter.
+    loc = await definition(client, uri, pos(NAV, "epochs = n"))
+    assert loc.uri == uri and loc.range.start == pos(NAV, "epochs: int")
+    loc = await definition(client, uri, pos(NAV, "model = m)"))
+    assert loc.uri == steps_uri and loc.range.start == pos(STEPS, "model: model")
+    # An artifact: where it is bound; a pipeline parameter: its declaration.
+    loc = await definition(client, uri, pos(NAV, "data = d,", delta=7))
+    assert loc.range.start == pos(NAV, "d = load")
+    loc = await definition(client, uri, pos(NAV, "epochs = n", delta=9))
+    assert loc.range.start == pos(NAV, "n: int")
+    # The cursor right after a name is still on it; nothing else has one.
+    loc = await definition(client, uri, pos(NAV, "m2 = train", delta=2))
+    assert loc.range.start == pos(NAV, "m2 = train")
+    assert await definition(client, uri, pos(NAV, "4GB")) is None
+
+
+async def references(client, uri, position, include=True):
+    return await client.text_document_references_async(types.ReferenceParams(
+        text_document=doc(uri), position=position, context=types.ReferenceContext(include_declaration=include)))
+
+
+async def test_references(client, nav):
+    uri, steps_uri = nav
+    await open_doc(client, uri, NAV)
+    refs = await references(client, uri, pos(NAV, "train"))
+    assert [(r.uri, r.range.start) for r in refs] == [
+        (uri, pos(NAV, "train")), (uri, pos(NAV, "train", 1)), (uri, pos(NAV, "train", 2))]
+    refs = await references(client, uri, pos(NAV, "train"), include=False)
+    assert len(refs) == 2
+    # An artifact: its binding and its two uses.
+    refs = await references(client, uri, pos(NAV, "d = load"))
+    assert [r.range.start for r in refs] == [pos(NAV, "d = load"), pos(NAV, "data = d", 0, 7), pos(NAV, "data = d", 1, 7)]
+    # An imported step: its declaration there and the calls here.
+    refs = await references(client, uri, pos(NAV, "publish"))
+    assert sorted(r.uri for r in refs) == sorted([steps_uri, uri, uri])
+    # A step's parameter: the declaration and the keyword argument.
+    refs = await references(client, uri, pos(NAV, "epochs: int"))
+    assert [r.range.start for r in refs] == [pos(NAV, "epochs: int"), pos(NAV, "epochs = n")]
+
+
+async def hover(client, uri, position):
+    return await client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=position))
+
+
+async def test_hover(client, nav):
+    uri, _ = nav
+    await open_doc(client, uri, NAV)
+    h = await hover(client, uri, pos(NAV, "memory ="))
+    assert h.contents.kind == types.MarkupKind.Markdown
+    assert h.contents.value.startswith("**@resources(memory)**") and "size" in h.contents.value
+    assert h.range.start == pos(NAV, "memory =")
+    # The same words as `pipec explain @resources` (the settings table).
+    import subprocess
+    explain = subprocess.run([PIPEC, "explain", "@resources"], capture_output=True, text=True, check=True).stdout
+    doc_line = h.contents.value.split(": ", 1)[1].split("\n")[0]
+    assert doc_line in explain
+    h = await hover(client, uri, pos(NAV, "resources"))
+    assert h.contents.value.startswith("**@resources**") and "`memory`" in h.contents.value
+    h = await hover(client, uri, pos(NAV, "load(path"))
+    assert "step load(path: string) -> data: dataset" in h.contents.value and "steps.pipe" in h.contents.value
+    h = await hover(client, uri, pos(NAV, "epochs = n"))
+    assert "epochs: int = 3" in h.contents.value and "step `train`" in h.contents.value
+    h = await hover(client, uri, pos(NAV, "m2 = train"))
+    assert "m2: model" in h.contents.value and "invocation `train_2`" in h.contents.value
+    h = await hover(client, uri, pos(NAV, "path: string"))
+    assert 'path: string = "in.csv"' in h.contents.value
+    assert await hover(client, uri, pos(NAV, "4GB")) is None
+
+
+async def test_requests_on_half_typed_file(client, nav):
+    """Every request at every few positions of every prefix: an answer, never a crash."""
+    uri, _ = nav
+    await open_doc(client, uri, "")
+    version = 1
+    for cut in range(0, len(NAV), 23):
+        version += 1
+        text = NAV[:cut]
+        await change(client, uri, version, [text])
+        await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(uri)))
+        for at in range(0, len(text), 31):
+            p = types.Position(
+                line=text.count("\n", 0, at), character=at - (text.rfind("\n", 0, at) + 1))
+            await definition(client, uri, p)
+            await references(client, uri, p)
+            await hover(client, uri, p)
 
 
 if __name__ == "__main__":

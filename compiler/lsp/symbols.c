@@ -1,0 +1,113 @@
+/* textDocument/documentSymbol: the outline. Steps (Function) with their
+   parameters and outputs; pipelines (Module) with their parameters and
+   invocations (Event, named by their invocation ids: train, train_2). */
+#include <string.h>
+
+#include "server.h"
+
+enum { KIND_MODULE = 2, KIND_PROPERTY = 7, KIND_FUNCTION = 12, KIND_VARIABLE = 13, KIND_EVENT = 24 };
+
+static void put_symbol(strbuf *sb, const lsp_doc *d, const char *name, const char *detail, int kind, span range,
+                       span selection)
+{
+    /* The selection must lie inside the range. */
+    if (selection.start < range.start || selection.end > range.end)
+        range = span_join(range, selection);
+    sb_puts(sb, "{\"name\":");
+    sb_json_string(sb, name);
+    if (detail) {
+        sb_puts(sb, ",\"detail\":");
+        sb_json_string(sb, detail);
+    }
+    sb_printf(sb, ",\"kind\":%d,\"range\":", kind);
+    lsp_put_offsets(sb, d, range.start, range.end);
+    sb_puts(sb, ",\"selectionRange\":");
+    lsp_put_offsets(sb, d, selection.start, selection.end);
+}
+
+static void put_params(strbuf *sb, const lsp_doc *d, const ptr_vec *params, size_t *n)
+{
+    for (size_t i = 0; i < params->len; i++) {
+        const ast_param *p = params->items[i];
+        if (!p->name.text || !*p->name.text)
+            continue;
+        sb_puts(sb, (*n)++ ? "," : "");
+        put_symbol(sb, d, p->name.text, p->type.text, KIND_VARIABLE, p->sp, p->name.sp);
+        sb_putc(sb, '}');
+    }
+}
+
+static void put_step(strbuf *sb, const lsp_doc *d, const ast_step *st)
+{
+    put_symbol(sb, d, st->name.text, "step", KIND_FUNCTION, st->sp, st->name.sp);
+    sb_puts(sb, ",\"children\":[");
+    size_t n = 0;
+    put_params(sb, d, &st->params, &n);
+    for (size_t i = 0; i < st->outputs.len; i++) {
+        const ast_output *o = st->outputs.items[i];
+        if (!o->name.text || !*o->name.text)
+            continue;
+        sb_puts(sb, n++ ? "," : "");
+        put_symbol(sb, d, o->name.text, o->type.text, KIND_PROPERTY, span_join(o->name.sp, o->type.sp), o->name.sp);
+        sb_putc(sb, '}');
+    }
+    sb_puts(sb, "]}");
+}
+
+/* The invocation id the checker gave a statement, or NULL. */
+static const char *invocation_id(const program *pg, const ast_pipeline *decl, const ast_statement *st)
+{
+    for (size_t i = 0; i < pg->pipelines.len; i++) {
+        const pipeline_info *pl = pg->pipelines.items[i];
+        if (pl->decl != decl)
+            continue;
+        for (size_t k = 0; k < pl->invocations.len; k++) {
+            const invocation *inv = pl->invocations.items[k];
+            if (inv->stmt == st)
+                return inv->id;
+        }
+    }
+    return NULL;
+}
+
+static void put_pipeline(strbuf *sb, const lsp_doc *d, const program *pg, const ast_pipeline *pl)
+{
+    put_symbol(sb, d, pl->name.text, "pipeline", KIND_MODULE, pl->sp, pl->name.sp);
+    sb_puts(sb, ",\"children\":[");
+    size_t n = 0;
+    put_params(sb, d, &pl->params, &n);
+    for (size_t i = 0; i < pl->statements.len; i++) {
+        const ast_statement *st = pl->statements.items[i];
+        if (!st->call || !st->call->callee.text || !*st->call->callee.text)
+            continue;
+        const char *id = invocation_id(pg, pl, st);
+        sb_puts(sb, n++ ? "," : "");
+        put_symbol(sb, d, id ? id : st->call->callee.text, st->call->callee.text, KIND_EVENT, st->sp,
+                   st->call->callee.sp);
+        sb_putc(sb, '}');
+    }
+    sb_puts(sb, "]}");
+}
+
+int lsp_document_symbols(lsp_server *s, const json_value *params, strbuf *out)
+{
+    lsp_doc *d = lsp_request_doc(s, params, NULL);
+    if (!d)
+        return RPC_INVALID_PARAMS;
+    check_session *c = lsp_doc_check(d);
+    const ast_file *root = c->pg.root;
+    size_t n = 0;
+    sb_putc(out, '[');
+    for (size_t i = 0; root && i < root->items.len; i++) {
+        const ast_item *it = root->items.items[i];
+        if (it->kind == ITEM_STEP && it->u.step->name.text && *it->u.step->name.text) {
+            sb_puts(out, n++ ? "," : "");
+            put_step(out, d, it->u.step);
+        } else if (it->kind == ITEM_PIPELINE && it->u.pipeline->name.text && *it->u.pipeline->name.text) {
+            sb_puts(out, n++ ? "," : "");
+            put_pipeline(out, d, &c->pg, it->u.pipeline);
+        }
+    }
+    sb_putc(out, ']');
+    return 0;
+}
