@@ -6,49 +6,6 @@
 
 #include "server.h"
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-char *lsp_uri_to_path(const char *uri)
-{
-    static const char scheme[] = "file://";
-    if (strncmp(uri, scheme, sizeof scheme - 1) != 0 || uri[sizeof scheme - 1] != '/')
-        return xstrdup(uri); /* untitled:... and the like: a name only */
-    const char *p = uri + sizeof scheme - 1;
-    char *path = xmalloc(strlen(p) + 1);
-    size_t n = 0;
-    for (; *p; p++) {
-        int hi, lo;
-        if (*p == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0) {
-            path[n++] = (char)(hi * 16 + lo);
-            p += 2;
-        } else {
-            path[n++] = *p;
-        }
-    }
-    path[n] = '\0';
-    return path;
-}
-
-void lsp_put_file_uri(strbuf *sb, const char *path)
-{
-    strbuf uri = STRBUF_INIT;
-    sb_puts(&uri, "file://");
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
-            sb_putc(&uri, (char)*p);
-        else
-            sb_printf(&uri, "%%%02X", *p);
-    }
-    sb_json_string(sb, sb_cstr(&uri));
-    sb_free(&uri);
-}
-
 static void put_diagnostic(strbuf *sb, const lsp_doc *d, const check_session *c, const diagnostic *dg)
 {
     sb_puts(sb, "{\"range\":");

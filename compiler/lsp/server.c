@@ -11,173 +11,6 @@
 #include "server.h"
 #include "version.h"
 
-/* ---- answering ---- */
-
-static void send(lsp_server *s, strbuf *msg)
-{
-    if (!s->out_closed && !rpc_write(s->out_fd, sb_cstr(msg), msg->len))
-        s->out_closed = true;
-}
-
-/* The id echoed as it came: a number or a string (null when unknown). */
-static void put_id(strbuf *sb, const json_value *id)
-{
-    if (id && id->kind == JSON_NUMBER)
-        sb_puts(sb, id->str);
-    else if (id && id->kind == JSON_STRING)
-        sb_json_string(sb, id->str);
-    else
-        sb_puts(sb, "null");
-}
-
-static void reply(lsp_server *s, const json_value *id, const char *result)
-{
-    strbuf msg = STRBUF_INIT;
-    sb_puts(&msg, "{\"jsonrpc\":\"2.0\",\"id\":");
-    put_id(&msg, id);
-    sb_printf(&msg, ",\"result\":%s}", result && *result ? result : "null");
-    send(s, &msg);
-    sb_free(&msg);
-}
-
-static void reply_error(lsp_server *s, const json_value *id, int code, const char *message)
-{
-    strbuf msg = STRBUF_INIT;
-    sb_puts(&msg, "{\"jsonrpc\":\"2.0\",\"id\":");
-    put_id(&msg, id);
-    sb_printf(&msg, ",\"error\":{\"code\":%d,\"message\":", code);
-    sb_json_string(&msg, message);
-    sb_puts(&msg, "}}");
-    send(s, &msg);
-    sb_free(&msg);
-}
-
-void lsp_notify(lsp_server *s, const char *method, const char *params_json)
-{
-    strbuf msg = STRBUF_INIT;
-    sb_puts(&msg, "{\"jsonrpc\":\"2.0\",\"method\":");
-    sb_json_string(&msg, method);
-    sb_printf(&msg, ",\"params\":%s}", params_json);
-    send(s, &msg);
-    sb_free(&msg);
-}
-
-void lsp_put_position(strbuf *sb, lsp_pos p) { sb_printf(sb, "{\"line\":%u,\"character\":%u}", p.line, p.character); }
-
-void lsp_put_range(strbuf *sb, lsp_pos start, lsp_pos end)
-{
-    sb_puts(sb, "{\"start\":");
-    lsp_put_position(sb, start);
-    sb_puts(sb, ",\"end\":");
-    lsp_put_position(sb, end);
-    sb_putc(sb, '}');
-}
-
-void lsp_put_offsets(strbuf *sb, const lsp_doc *d, uint32_t start, uint32_t end)
-{
-    lsp_put_range(sb, line_index_position(&d->lines, start), line_index_position(&d->lines, end));
-}
-
-void lsp_put_location(strbuf *sb, const lsp_doc *d, const check_session *c, span sp)
-{
-    sb_puts(sb, "{\"uri\":");
-    if (sp.file == c->root) {
-        sb_json_string(sb, d->uri);
-        sb_puts(sb, ",\"range\":");
-        lsp_put_offsets(sb, d, sp.start, sp.end);
-    } else {
-        const source_file *f = c->sources.files[sp.file];
-        line_index li;
-        line_index_init(&li, f->text, f->len);
-        lsp_put_file_uri(sb, f->path);
-        sb_puts(sb, ",\"range\":");
-        lsp_put_range(sb, line_index_position(&li, sp.start), line_index_position(&li, sp.end));
-        line_index_free(&li);
-    }
-    sb_putc(sb, '}');
-}
-
-static bool get_uint32(const json_value *v, uint32_t *out)
-{
-    int64_t n;
-    if (!json_integer(v, &n) || n < 0 || n > UINT32_MAX)
-        return false;
-    *out = (uint32_t)n;
-    return true;
-}
-
-bool lsp_get_position(const json_value *v, lsp_pos *out)
-{
-    return get_uint32(json_get(v, "line"), &out->line) && get_uint32(json_get(v, "character"), &out->character);
-}
-
-/* ---- documents ---- */
-
-lsp_doc *lsp_find_doc(lsp_server *s, const json_value *params)
-{
-    const char *uri = json_string(json_get(json_get(params, "textDocument"), "uri"));
-    for (size_t i = 0; uri && i < s->ndocs; i++)
-        if (strcmp(s->docs[i]->uri, uri) == 0)
-            return s->docs[i];
-    return NULL;
-}
-
-static void drop_check(lsp_doc *d)
-{
-    if (d->check) {
-        check_session_free(d->check);
-        free(d->check);
-        line_index_free(&d->lines);
-        d->check = NULL;
-    }
-}
-
-check_session *lsp_doc_check(lsp_doc *d)
-{
-    if (!d->check) {
-        d->check = xmalloc(sizeof *d->check);
-        check_session_init(d->check, false);
-        check_session_text(d->check, d->path, d->text, d->len, NULL);
-        const source_file *f = d->check->sources.files[d->check->root];
-        line_index_init(&d->lines, f->text, f->len);
-    }
-    return d->check;
-}
-
-lsp_doc *lsp_request_doc(lsp_server *s, const json_value *params, uint32_t *offset)
-{
-    lsp_doc *d = lsp_find_doc(s, params);
-    lsp_pos pos = {0, 0};
-    if (!d) {
-        s->error = "the document is not open";
-        return NULL;
-    }
-    if (offset && !lsp_get_position(json_get(params, "position"), &pos)) {
-        s->error = "no position";
-        return NULL;
-    }
-    check_session *c = lsp_doc_check(d);
-    const source_file *f = c->sources.files[c->root];
-    if (offset)
-        *offset = (uint32_t)text_offset(f->text, f->len, pos);
-    return d;
-}
-
-static void set_text(lsp_doc *d, const char *text, size_t len)
-{
-    d->len = 0;
-    text_splice(&d->text, &d->len, &d->cap, 0, 0, text, len);
-}
-
-static void free_doc(lsp_doc *d)
-{
-    drop_check(d);
-    free(d->uri);
-    free(d->path);
-    free(d->text);
-    free(d);
-}
-
 /* ---- notifications ---- */
 
 static int did_open(lsp_server *s, const json_value *params)
@@ -199,9 +32,9 @@ static int did_open(lsp_server *s, const json_value *params)
         }
         s->docs[s->ndocs++] = d;
     }
-    drop_check(d);
+    lsp_doc_drop_check(d);
     /* An empty document's text is "" and reads as absent. */
-    set_text(d, text ? text->str : "", text ? text->len : 0);
+    lsp_doc_set_text(d, text ? text->str : "", text ? text->len : 0);
     d->version = version;
     d->published = false;
     return 0;
@@ -230,7 +63,7 @@ static int did_change(lsp_server *s, const json_value *params)
         const char *t = text ? text->str : "";
         size_t tlen = text ? text->len : 0;
         if (!range) {
-            set_text(d, t, tlen);
+            lsp_doc_set_text(d, t, tlen);
             continue;
         }
         lsp_pos a, b;
@@ -241,7 +74,7 @@ static int did_change(lsp_server *s, const json_value *params)
             end = start;
         text_splice(&d->text, &d->len, &d->cap, start, end, t, tlen);
     }
-    drop_check(d);
+    lsp_doc_drop_check(d);
     d->version = version;
     d->published = false;
     return 0;
@@ -262,7 +95,7 @@ static int did_close(lsp_server *s, const json_value *params)
     sb_puts(&p, ",\"diagnostics\":[]}");
     lsp_notify(s, "textDocument/publishDiagnostics", sb_cstr(&p));
     sb_free(&p);
-    free_doc(d);
+    lsp_doc_free(d);
     return 0;
 }
 
@@ -341,15 +174,15 @@ static void handle_request(lsp_server *s, const char *method, const json_value *
     /* An answer never comes before the diagnostics of the text it is about. */
     publish_changed(s);
     if (!s->initialized && strcmp(method, "initialize") != 0) {
-        reply_error(s, id, LSP_SERVER_NOT_INITIALIZED, "the server is not initialized yet");
+        lsp_reply_error(s, id, LSP_SERVER_NOT_INITIALIZED, "the server is not initialized yet");
         return;
     }
     if (s->initialized && strcmp(method, "initialize") == 0) {
-        reply_error(s, id, RPC_INVALID_REQUEST, "the server is already initialized");
+        lsp_reply_error(s, id, RPC_INVALID_REQUEST, "the server is already initialized");
         return;
     }
     if (s->shutdown) {
-        reply_error(s, id, RPC_INVALID_REQUEST, "the server is shutting down");
+        lsp_reply_error(s, id, RPC_INVALID_REQUEST, "the server is shutting down");
         return;
     }
     for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++) {
@@ -359,13 +192,13 @@ static void handle_request(lsp_server *s, const char *method, const json_value *
         s->error = NULL;
         int rc = requests[i].fn(s, params, &out);
         if (rc)
-            reply_error(s, id, rc, s->error ? s->error : error_text(rc));
+            lsp_reply_error(s, id, rc, s->error ? s->error : error_text(rc));
         else
-            reply(s, id, sb_cstr(&out));
+            lsp_reply(s, id, sb_cstr(&out));
         sb_free(&out);
         return;
     }
-    reply_error(s, id, RPC_METHOD_NOT_FOUND, "method not found");
+    lsp_reply_error(s, id, RPC_METHOD_NOT_FOUND, "method not found");
 }
 
 static void handle_notification(lsp_server *s, const char *method, const json_value *params)
@@ -394,7 +227,7 @@ static void handle_message(lsp_server *s, const char *body, size_t len)
     arena_init(&a);
     const json_value *msg = json_parse(&a, body, len);
     if (!msg) {
-        reply_error(s, NULL, RPC_PARSE_ERROR, "the message is not JSON");
+        lsp_reply_error(s, NULL, RPC_PARSE_ERROR, "the message is not JSON");
         arena_free(&a);
         return;
     }
@@ -403,11 +236,11 @@ static void handle_message(lsp_server *s, const char *body, size_t len)
     bool has_id = id && (id->kind == JSON_NUMBER || id->kind == JSON_STRING);
     if (msg->kind != JSON_OBJECT || (id && !has_id && id->kind != JSON_NULL) ||
         (params && params->kind != JSON_OBJECT && params->kind != JSON_ARRAY && params->kind != JSON_NULL)) {
-        reply_error(s, has_id ? id : NULL, RPC_INVALID_REQUEST, "not a JSON-RPC request or notification");
+        lsp_reply_error(s, has_id ? id : NULL, RPC_INVALID_REQUEST, "not a JSON-RPC request or notification");
     } else if (!method) {
         /* A response to a request of ours: the server sends none. */
         if (!json_get(msg, "result") && !json_get(msg, "error"))
-            reply_error(s, has_id ? id : NULL, RPC_INVALID_REQUEST, "a message without a method");
+            lsp_reply_error(s, has_id ? id : NULL, RPC_INVALID_REQUEST, "a message without a method");
     } else if (has_id) {
         handle_request(s, method, id, params);
     } else {
@@ -431,7 +264,7 @@ int lsp_serve(int in_fd, int out_fd)
             break;
         if (st == RPC_BAD_FRAME) {
             fprintf(stderr, "pipec lsp: skipped %s\n", err);
-            reply_error(&s, NULL, RPC_PARSE_ERROR, err);
+            lsp_reply_error(&s, NULL, RPC_PARSE_ERROR, err);
             continue;
         }
         handle_message(&s, body, len);
@@ -439,7 +272,7 @@ int lsp_serve(int in_fd, int out_fd)
             publish_changed(&s);
     }
     for (size_t i = 0; i < s.ndocs; i++)
-        free_doc(s.docs[i]);
+        lsp_doc_free(s.docs[i]);
     free(s.docs);
     rpc_reader_free(&s.in);
     return s.exit && s.shutdown ? 0 : 1;

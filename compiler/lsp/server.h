@@ -46,6 +46,10 @@ typedef struct lsp_server {
     const char *error; /* the message of a handler's error code */
 } lsp_server;
 
+/* Documents (document.c). A new text drops the check of the old one. */
+void lsp_doc_set_text(lsp_doc *d, const char *text, size_t len);
+void lsp_doc_drop_check(lsp_doc *d);
+void lsp_doc_free(lsp_doc *d);
 /* The open document params.textDocument.uri names, or NULL. */
 lsp_doc *lsp_find_doc(lsp_server *s, const json_value *params);
 /* The document's check, run now if its text changed since the last one. */
@@ -65,13 +69,16 @@ lsp_doc *lsp_request_doc(lsp_server *s, const json_value *params, uint32_t *offs
 /* A position from params (a request's "position"); false when absent. */
 bool lsp_get_position(const json_value *v, lsp_pos *out);
 
-/* A notification to the editor. */
+/* Messages to the editor (send.c): an answer (result: JSON text, NULL or
+   "" for null), an error answer, a notification. id NULL: null. */
+void lsp_reply(lsp_server *s, const json_value *id, const char *result);
+void lsp_reply_error(lsp_server *s, const json_value *id, int code, const char *message);
 void lsp_notify(lsp_server *s, const char *method, const char *params_json);
 
 /* Diagnostics (diagnostics.c): publishes d's current ones, or an empty
    list for a closed document (d->text NULL). */
 void lsp_publish_diagnostics(lsp_server *s, lsp_doc *d);
-/* "file:///a%20b/c.pipe" -> "/a b/c.pipe", and back. */
+/* "file:///a%20b/c.pipe" -> "/a b/c.pipe", and back (document.c). */
 char *lsp_uri_to_path(const char *uri);
 void lsp_put_file_uri(strbuf *sb, const char *path);
 
