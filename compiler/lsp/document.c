@@ -61,7 +61,8 @@ void lsp_put_range(strbuf *sb, lsp_pos start, lsp_pos end)
 
 void lsp_put_offsets(strbuf *sb, const lsp_doc *d, uint32_t start, uint32_t end)
 {
-    lsp_put_range(sb, line_index_position(&d->lines, start), line_index_position(&d->lines, end));
+    const source_file *f = d->check->sources.files[d->check->root];
+    lsp_put_range(sb, text_position(f, start), text_position(f, end));
 }
 
 void lsp_put_location(strbuf *sb, const lsp_doc *d, const check_session *c, span sp)
@@ -73,12 +74,9 @@ void lsp_put_location(strbuf *sb, const lsp_doc *d, const check_session *c, span
         lsp_put_offsets(sb, d, sp.start, sp.end);
     } else {
         const source_file *f = c->sources.files[sp.file];
-        line_index li;
-        line_index_init(&li, f->text, f->len);
         lsp_put_file_uri(sb, f->path);
         sb_puts(sb, ",\"range\":");
-        lsp_put_range(sb, line_index_position(&li, sp.start), line_index_position(&li, sp.end));
-        line_index_free(&li);
+        lsp_put_range(sb, text_position(f, sp.start), text_position(f, sp.end));
     }
     sb_putc(sb, '}');
 }
@@ -111,7 +109,6 @@ void lsp_doc_drop_check(lsp_doc *d)
     if (d->check) {
         check_session_free(d->check);
         free(d->check);
-        line_index_free(&d->lines);
         d->check = NULL;
     }
 }
@@ -122,8 +119,6 @@ check_session *lsp_doc_check(lsp_doc *d)
         d->check = xmalloc(sizeof *d->check);
         check_session_init(d->check, false);
         check_session_text(d->check, d->path, d->text, d->len, NULL);
-        const source_file *f = d->check->sources.files[d->check->root];
-        line_index_init(&d->lines, f->text, f->len);
     }
     return d->check;
 }

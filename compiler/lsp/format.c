@@ -26,14 +26,11 @@ int lsp_formatting(lsp_server *s, const json_value *params, strbuf *out)
     } else if (text.len == d->len && memcmp(text.data, d->text, d->len) == 0) {
         sb_puts(out, "[]");
     } else {
-        line_index li;
-        line_index_init(&li, d->text, d->len);
         sb_puts(out, "[{\"range\":");
-        lsp_put_range(out, (lsp_pos){0, 0}, line_index_position(&li, d->len));
+        lsp_put_range(out, (lsp_pos){0, 0}, text_position(sources.files[file], d->len));
         sb_puts(out, ",\"newText\":");
         sb_json_string(out, sb_cstr(&text));
         sb_puts(out, "}]");
-        line_index_free(&li);
     }
     sb_free(&text);
     source_set_free(&sources);

@@ -140,25 +140,20 @@ static bool hover_text(strbuf *sb, const check_session *c, const occurrence *o)
 
 int lsp_hover(lsp_server *s, const json_value *params, strbuf *out)
 {
-    uint32_t offset;
-    lsp_doc *d = lsp_request_doc(s, params, &offset);
-    if (!d)
+    name_lookup l;
+    if (!name_lookup_init(&l, s, params))
         return RPC_INVALID_PARAMS;
-    check_session *c = lsp_doc_check(d);
-    doc_index ix;
-    doc_index_build(&ix, c);
-    const occurrence *o = doc_index_at(&ix, c->root, offset);
     strbuf text = STRBUF_INIT;
-    if (o && hover_text(&text, c, o)) {
+    if (l.at && hover_text(&text, l.check, l.at)) {
         sb_puts(out, "{\"contents\":{\"kind\":\"markdown\",\"value\":");
         sb_json_string(out, sb_cstr(&text));
         sb_puts(out, "},\"range\":");
-        lsp_put_offsets(out, d, o->sp.start, o->sp.end);
+        lsp_put_offsets(out, l.doc, l.at->sp.start, l.at->sp.end);
         sb_putc(out, '}');
     } else {
         sb_puts(out, "null");
     }
     sb_free(&text);
-    doc_index_free(&ix);
+    name_lookup_free(&l);
     return 0;
 }

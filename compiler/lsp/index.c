@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server.h"
+
 static void add(doc_index *ix, occ_kind kind, const char *name, const char *scope, span sp, bool definition)
 {
     if (!name || !*name)
@@ -132,3 +134,18 @@ const occurrence *doc_index_definition(const doc_index *ix, const occurrence *o)
             return &ix->items[i];
     return NULL;
 }
+
+bool name_lookup_init(name_lookup *l, lsp_server *s, const json_value *params)
+{
+    uint32_t offset;
+    memset(l, 0, sizeof *l);
+    l->doc = lsp_request_doc(s, params, &offset);
+    if (!l->doc)
+        return false;
+    l->check = lsp_doc_check(l->doc);
+    doc_index_build(&l->ix, l->check);
+    l->at = doc_index_at(&l->ix, l->check->root, offset);
+    return true;
+}
+
+void name_lookup_free(name_lookup *l) { doc_index_free(&l->ix); }

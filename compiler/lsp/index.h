@@ -44,4 +44,19 @@ bool occ_same(const occurrence *a, const occurrence *b);
 /* Its declaration, or NULL (an unknown step, a misspelt name). */
 const occurrence *doc_index_definition(const doc_index *ix, const occurrence *o);
 
+/* A request about the name at params.position: its document (checked),
+   the index, and the occurrence there (NULL when none). */
+typedef struct name_lookup {
+    struct lsp_doc *doc;
+    check_session *check;
+    doc_index ix;
+    const occurrence *at;
+} name_lookup;
+
+struct lsp_server;
+struct json_value;
+/* False (with s->error) when params name no open document or position. */
+bool name_lookup_init(name_lookup *l, struct lsp_server *s, const struct json_value *params);
+void name_lookup_free(name_lookup *l);
+
 #endif

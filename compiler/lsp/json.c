@@ -82,6 +82,17 @@ static char *decode(arena *a, const char *s, size_t len, size_t *out_len)
     return out;
 }
 
+static json_value *append(builder *b, json_value *parent)
+{
+    json_value *c = arena_alloc(b->a, sizeof *c);
+    if (parent->last)
+        parent->last->next = c;
+    else
+        parent->first = c;
+    parent->last = c;
+    return c;
+}
+
 /* The member of parent that step names, added when missing. */
 static json_value *child(builder *b, json_value *parent, const pipe_json_step *step)
 {
@@ -96,24 +107,14 @@ static json_value *child(builder *b, json_value *parent, const pipe_json_step *s
         for (json_value *c = parent->first; c; c = c->next)
             if (c->key && strcmp(c->key, key) == 0)
                 return c;
-        json_value *c = arena_alloc(b->a, sizeof *c);
+        json_value *c = append(b, parent);
         c->key = key;
-        if (parent->last)
-            parent->last->next = c;
-        else
-            parent->first = c;
-        parent->last = c;
         return c;
     }
     if (parent->last && !parent->last->key && parent->last->index == step->index)
         return parent->last;
-    json_value *c = arena_alloc(b->a, sizeof *c);
+    json_value *c = append(b, parent);
     c->index = step->index;
-    if (parent->last)
-        parent->last->next = c;
-    else
-        parent->first = c;
-    parent->last = c;
     return c;
 }
 

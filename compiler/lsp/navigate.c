@@ -5,53 +5,45 @@
 #include "index.h"
 #include "server.h"
 
+/* Decorators and options are looked up in the settings table, not declared. */
+static bool declared_kind(const occurrence *o) { return o && o->kind != OCC_DECORATOR && o->kind != OCC_OPTION; }
+
 int lsp_definition(lsp_server *s, const json_value *params, strbuf *out)
 {
-    uint32_t offset;
-    lsp_doc *d = lsp_request_doc(s, params, &offset);
-    if (!d)
+    name_lookup l;
+    if (!name_lookup_init(&l, s, params))
         return RPC_INVALID_PARAMS;
-    check_session *c = lsp_doc_check(d);
-    doc_index ix;
-    doc_index_build(&ix, c);
-    const occurrence *o = doc_index_at(&ix, c->root, offset);
-    const occurrence *def = o && o->kind != OCC_DECORATOR && o->kind != OCC_OPTION ? doc_index_definition(&ix, o)
-                                                                                    : NULL;
+    const occurrence *def = declared_kind(l.at) ? doc_index_definition(&l.ix, l.at) : NULL;
     if (def)
-        lsp_put_location(out, d, c, def->sp);
+        lsp_put_location(out, l.doc, l.check, def->sp);
     else
         sb_puts(out, "null");
-    doc_index_free(&ix);
+    name_lookup_free(&l);
     return 0;
 }
 
 int lsp_references(lsp_server *s, const json_value *params, strbuf *out)
 {
-    uint32_t offset;
-    lsp_doc *d = lsp_request_doc(s, params, &offset);
-    if (!d)
+    name_lookup l;
+    if (!name_lookup_init(&l, s, params))
         return RPC_INVALID_PARAMS;
     const json_value *decl = json_get(json_get(params, "context"), "includeDeclaration");
     bool with_decl = !decl || (decl->kind == JSON_BOOL && decl->boolean);
-    check_session *c = lsp_doc_check(d);
-    doc_index ix;
-    doc_index_build(&ix, c);
-    const occurrence *o = doc_index_at(&ix, c->root, offset);
-    if (!o || o->kind == OCC_DECORATOR || o->kind == OCC_OPTION) {
+    if (!declared_kind(l.at)) {
         sb_puts(out, "null");
     } else {
         size_t n = 0;
         sb_putc(out, '[');
-        for (size_t i = 0; i < ix.len; i++) {
-            const occurrence *r = &ix.items[i];
-            if (!occ_same(r, o) || (r->definition && !with_decl))
+        for (size_t i = 0; i < l.ix.len; i++) {
+            const occurrence *r = &l.ix.items[i];
+            if (!occ_same(r, l.at) || (r->definition && !with_decl))
                 continue;
             if (n++)
                 sb_putc(out, ',');
-            lsp_put_location(out, d, c, r->sp);
+            lsp_put_location(out, l.doc, l.check, r->sp);
         }
         sb_putc(out, ']');
     }
-    doc_index_free(&ix);
+    name_lookup_free(&l);
     return 0;
 }

@@ -100,7 +100,7 @@ static long long content_length(const char *h, size_t n)
 rpc_status rpc_read(rpc_reader *r, const char **body, size_t *len, char *err, size_t errsize)
 {
     const char *blank;
-    while (!(blank = find_blank_line(r->buf + r->start, r->len - r->start))) {
+    while (!(blank = r->buf ? find_blank_line(r->buf + r->start, r->len - r->start) : NULL)) {
         if (r->len - r->start > RPC_MAX_HEADER) {
             /* Not a header: drop it, keeping the last bytes in case a real
                header block starts among them. */

@@ -30,10 +30,9 @@ typedef struct lsp_doc {
     char *text; /* NUL-terminated */
     size_t len, cap;
     bool published; /* diagnostics sent for this version */
-    /* The check of this version (NULL until something needs it) and its
-       lines; dropped at each change, so memory stays that of one check. */
+    /* The check of this version (NULL until something needs it); dropped
+       at each change, so memory stays that of one check. */
     check_session *check;
-    line_index lines;
 } lsp_doc;
 
 typedef struct lsp_server {
@@ -58,7 +57,8 @@ check_session *lsp_doc_check(lsp_doc *d);
 /* {"line":L,"character":C} and {"start":...,"end":...}. */
 void lsp_put_position(strbuf *sb, lsp_pos p);
 void lsp_put_range(strbuf *sb, lsp_pos start, lsp_pos end);
-/* The range of bytes [start, end) of a document's checked text. */
+/* The range of bytes [start, end) of a document's checked text (after
+   lsp_doc_check). */
 void lsp_put_offsets(strbuf *sb, const lsp_doc *d, uint32_t start, uint32_t end);
 /* {"uri":...,"range":...} of a span in the document or a file it imports. */
 void lsp_put_location(strbuf *sb, const lsp_doc *d, const check_session *c, span sp);

@@ -50,49 +50,16 @@ size_t text_offset(const char *text, size_t len, lsp_pos pos)
     return at;
 }
 
-void line_index_init(line_index *li, const char *text, size_t len)
+lsp_pos text_position(const source_file *f, size_t offset)
 {
-    size_t cap = 64;
-    li->text = text;
-    li->len = len;
-    li->starts = xmalloc(cap * sizeof *li->starts);
-    li->nlines = 0;
-    li->starts[li->nlines++] = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] == '\r' && i + 1 < len && text[i + 1] == '\n')
-            continue;
-        if (text[i] == '\n' || text[i] == '\r') {
-            if (li->nlines == cap) {
-                cap *= 2;
-                li->starts = xrealloc(li->starts, cap * sizeof *li->starts);
-            }
-            li->starts[li->nlines++] = (uint32_t)(i + 1);
-        }
-    }
-}
-
-void line_index_free(line_index *li)
-{
-    free(li->starts);
-    li->starts = NULL;
-}
-
-lsp_pos line_index_position(const line_index *li, size_t offset)
-{
-    if (offset > li->len)
-        offset = li->len;
-    size_t lo = 0, hi = li->nlines;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (li->starts[mid] <= offset)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    lsp_pos pos = {(uint32_t)lo, 0};
-    for (size_t at = li->starts[lo]; at < offset;) {
+    if (offset > f->len)
+        offset = f->len;
+    unsigned line, col;
+    source_position(f, (uint32_t)offset, &line, &col);
+    lsp_pos pos = {line - 1, 0};
+    for (size_t at = f->line_starts[line - 1]; at < offset;) {
         uint32_t u;
-        at += char_at(li->text + at, offset - at, &u);
+        at += char_at(f->text + at, offset - at, &u);
         pos.character += u;
     }
     return pos;

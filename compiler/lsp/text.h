@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "front/source.h"
+
 typedef struct lsp_pos {
     uint32_t line, character;
 } lsp_pos;
@@ -16,17 +18,9 @@ typedef struct lsp_pos {
    inside a character is its start. */
 size_t text_offset(const char *text, size_t len, lsp_pos pos);
 
-/* Line starts of a text, for converting many offsets. */
-typedef struct line_index {
-    const char *text;
-    size_t len;
-    uint32_t *starts;
-    size_t nlines;
-} line_index;
-
-void line_index_init(line_index *li, const char *text, size_t len);
-void line_index_free(line_index *li);
-lsp_pos line_index_position(const line_index *li, size_t offset);
+/* The position of byte offset in a loaded file (its line table,
+   front/source.c). */
+lsp_pos text_position(const source_file *f, size_t offset);
 
 /* Replaces text[start..end) of the buffer *text (length *len, capacity *cap)
    with repl[0..rlen). */
