@@ -54,18 +54,12 @@ static void put_step(strbuf *sb, const lsp_doc *d, const ast_step *st)
     sb_puts(sb, "]}");
 }
 
-/* The invocation id the checker gave a statement, or NULL. */
-static const char *invocation_id(const program *pg, const ast_pipeline *decl, const ast_statement *st)
+static const pipeline_info *pipeline_of(const program *pg, const ast_pipeline *decl)
 {
     for (size_t i = 0; i < pg->pipelines.len; i++) {
         const pipeline_info *pl = pg->pipelines.items[i];
-        if (pl->decl != decl)
-            continue;
-        for (size_t k = 0; k < pl->invocations.len; k++) {
-            const invocation *inv = pl->invocations.items[k];
-            if (inv->stmt == st)
-                return inv->id;
-        }
+        if (pl->decl == decl)
+            return pl;
     }
     return NULL;
 }
@@ -74,13 +68,21 @@ static void put_pipeline(strbuf *sb, const lsp_doc *d, const program *pg, const 
 {
     put_symbol(sb, d, pl->name.text, "pipeline", KIND_MODULE, pl->sp, pl->name.sp);
     sb_puts(sb, ",\"children\":[");
-    size_t n = 0;
+    size_t n = 0, next = 0;
     put_params(sb, d, &pl->params, &n);
+    /* The checker's invocations are in statement order (those it could
+       check): one walk along both lists. */
+    const pipeline_info *info = pipeline_of(pg, pl);
     for (size_t i = 0; i < pl->statements.len; i++) {
         const ast_statement *st = pl->statements.items[i];
+        const invocation *inv = info && next < info->invocations.len ? info->invocations.items[next] : NULL;
+        const char *id = NULL;
+        if (inv && inv->stmt == st) {
+            id = inv->id;
+            next++;
+        }
         if (!st->call || !st->call->callee.text || !*st->call->callee.text)
             continue;
-        const char *id = invocation_id(pg, pl, st);
         sb_puts(sb, n++ ? "," : "");
         put_symbol(sb, d, id ? id : st->call->callee.text, st->call->callee.text, KIND_EVENT, st->sp,
                    st->call->callee.sp);
