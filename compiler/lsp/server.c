@@ -112,7 +112,8 @@ static int initialize(lsp_server *s, const json_value *params, strbuf *out)
                  "\"documentSymbolProvider\":true,"
                  "\"definitionProvider\":true,"
                  "\"referencesProvider\":true,"
-                 "\"hoverProvider\":true"
+                 "\"hoverProvider\":true,"
+                 "\"completionProvider\":{\"triggerCharacters\":[\"@\",\"(\",\",\"]}"
                  "},\"serverInfo\":{\"name\":\"pipec\",\"version\":");
     sb_json_string(out, PIPEC_VERSION);
     sb_puts(out, "}}");
@@ -140,6 +141,7 @@ static const request_method requests[] = {
     {"textDocument/definition", lsp_definition},
     {"textDocument/references", lsp_references},
     {"textDocument/hover", lsp_hover},
+    {"textDocument/completion", lsp_completion},
 };
 
 typedef struct notification_method {

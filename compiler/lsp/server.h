@@ -89,5 +89,6 @@ int lsp_document_symbols(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_definition(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_references(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_hover(lsp_server *s, const json_value *params, strbuf *out);
+int lsp_completion(lsp_server *s, const json_value *params, strbuf *out);
 
 #endif

@@ -39,6 +39,8 @@ def capabilities():
             hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
             definition=types.DefinitionClientCapabilities(),
             references=types.ReferenceClientCapabilities(),
+            completion=types.CompletionClientCapabilities(
+                completion_item=types.ClientCompletionItemOptions(documentation_format=[types.MarkupKind.Markdown])),
         ),
     )
 
@@ -403,6 +405,46 @@ async def test_requests_on_half_typed_file(client, nav):
             await definition(client, uri, p)
             await references(client, uri, p)
             await hover(client, uri, p)
+
+
+async def complete(client, uri, text, at=None):
+    """Completion at the end of text (or at the marker `|`), text being the whole document."""
+    at = text.index("|") if "|" in text else len(text)
+    text = text.replace("|", "")
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=complete.version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    complete.version += 1
+    position = types.Position(line=text.count("\n", 0, at), character=at - (text.rfind("\n", 0, at) + 1))
+    return await client.text_document_completion_async(types.CompletionParams(text_document=doc(uri), position=position))
+
+
+complete.version = 2
+
+
+async def test_completion(client, uri):
+    await open_doc(client, uri, "")
+    caps = client.init_result.capabilities.completion_provider
+    assert "@" in caps.trigger_characters
+    # Decorators after `@`, with their docs from the settings table.
+    result = await complete(client, uri, "@res")
+    labels = [i.label for i in result.items]
+    assert {"resources", "docker", "run_with_accelerate", "slurm", "kubernetes", "retry", "timeout"} <= set(labels)
+    item = result.items[labels.index("resources")]
+    assert item.kind == types.CompletionItemKind.Function and item.documentation.value.startswith("**@resources**")
+    # Options where an option's name goes: after `(`, after `,`, on a new line.
+    for text in ["@resources(", "@resources(cpu = 2, ", "@resources(cpu = 2,\n    mem", "@resources(|)\nstep a() {}\n",
+                 '@docker(environment = {"A": "(x"}, |']:
+        result = await complete(client, uri, text)
+        labels = [i.label for i in result.items]
+        assert {"cpu", "gpu", "memory"} <= set(labels) or "parent_image" in labels, text
+    result = await complete(client, uri, "@run_with_accelerate(")
+    item = [i for i in result.items if i.label == "mixed_precision"][0]
+    assert item.insert_text == "mixed_precision = " and '"bf16"' in item.documentation.value
+    assert item.kind == types.CompletionItemKind.Property
+    # Nothing where no decorator or option name goes.
+    for text in ["@resources(cpu = ", '@resources(gpu_type = "H1', "# @res", "step a(", "@nosuch(", "pipeline p() {\n    x("]:
+        assert await complete(client, uri, text) is None, text
 
 
 if __name__ == "__main__":
