@@ -113,6 +113,7 @@ static int initialize(lsp_server *s, const json_value *params, strbuf *out)
                  "\"definitionProvider\":true,"
                  "\"referencesProvider\":true,"
                  "\"hoverProvider\":true,"
+                 "\"renameProvider\":{\"prepareProvider\":true},"
                  "\"completionProvider\":{\"triggerCharacters\":[\"@\",\"(\",\",\"]}"
                  "},\"serverInfo\":{\"name\":\"pipec\",\"version\":");
     sb_json_string(out, PIPEC_VERSION);
@@ -142,6 +143,8 @@ static const request_method requests[] = {
     {"textDocument/references", lsp_references},
     {"textDocument/hover", lsp_hover},
     {"textDocument/completion", lsp_completion},
+    {"textDocument/prepareRename", lsp_prepare_rename},
+    {"textDocument/rename", lsp_rename},
 };
 
 typedef struct notification_method {

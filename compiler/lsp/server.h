@@ -90,5 +90,7 @@ int lsp_definition(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_references(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_hover(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_completion(lsp_server *s, const json_value *params, strbuf *out);
+int lsp_prepare_rename(lsp_server *s, const json_value *params, strbuf *out);
+int lsp_rename(lsp_server *s, const json_value *params, strbuf *out);
 
 #endif

@@ -39,6 +39,7 @@ def capabilities():
             hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
             definition=types.DefinitionClientCapabilities(),
             references=types.ReferenceClientCapabilities(),
+            rename=types.RenameClientCapabilities(prepare_support=True),
             completion=types.CompletionClientCapabilities(
                 completion_item=types.ClientCompletionItemOptions(documentation_format=[types.MarkupKind.Markdown])),
         ),
@@ -445,6 +446,71 @@ async def test_completion(client, uri):
     # Nothing where no decorator or option name goes.
     for text in ["@resources(cpu = ", '@resources(gpu_type = "H1', "# @res", "step a(", "@nosuch(", "pipeline p() {\n    x("]:
         assert await complete(client, uri, text) is None, text
+
+
+def apply(text, edits):
+    """The text after TextEdits (non-overlapping), applied from the last."""
+    lines = text.split("\n")
+    def offset(p):
+        return sum(len(l) + 1 for l in lines[:p.line]) + p.character
+    for e in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[:offset(e.range.start)] + e.new_text + text[offset(e.range.end):]
+    return text
+
+
+async def rename(client, uri, position, name):
+    return await client.text_document_rename_async(types.RenameParams(text_document=doc(uri), position=position, new_name=name))
+
+
+async def test_rename(client, nav, tmp_path):
+    import subprocess
+    uri, _ = nav
+    await open_doc(client, uri, NAV)
+    version, text = 1, NAV
+    cases = [
+        # A step's parameter: declaration, keyword argument and `{epochs}` in its command.
+        ("epochs = n", "num_epochs", ["num_epochs: int = 3", "{num_epochs}", "num_epochs = n"]),
+        # An artifact: binding and uses.
+        ("d = load", "rows", ["rows = load", "data = rows, ", "train(data = rows)"]),
+        # A step: declaration and calls.
+        ("train(data: dataset", "fit", ["step fit(", "m = fit(", "m2 = fit("]),
+        # A pipeline parameter.
+        ("n: int", "count", ["count: int = 2", "num_epochs = count"]),
+    ]
+    for at, new, expect in cases:
+        prep = await client.text_document_prepare_rename_async(types.PrepareRenameParams(
+            text_document=doc(uri), position=pos(text, at)))
+        assert prep.range.start == pos(text, at)
+        edit = await rename(client, uri, pos(text, at), new)
+        assert list(edit.changes) == [uri]
+        text = apply(text, edit.changes[uri])
+        for e in expect:
+            assert e in text, (e, text)
+        version += 1
+        params = await change(client, uri, version, [text])
+        assert params.diagnostics == (), (at, text, params.diagnostics)
+    # `pipec check` agrees on the renamed file.
+    path = tmp_path / "main.pipe"
+    path.write_text(text)
+    assert subprocess.run([PIPEC, "check", str(path)], capture_output=True).returncode == 0
+
+
+async def test_rename_refused(client, nav):
+    uri, _ = nav
+    await open_doc(client, uri, NAV)
+    from pygls.exceptions import JsonRpcException
+    for at, new, why in [("d = load", "m", "already declared"), ("d = load", "path", "already declared"),
+                         ("epochs = n", "model", "already declared"), ("train(data: dataset", "p", "already declared"),
+                         ("d = load", "step", "not a name"), ("d = load", "2x", "not a name"),
+                         ("load(path", "fetch", "declared in"), ("path = path", "p2", "declared in"),
+                         ("memory =", "x", "nothing")]:
+        with pytest.raises(JsonRpcException) as info:
+            await rename(client, uri, pos(NAV, at), new)
+        assert why in str(info.value) or (why == "nothing" and "to rename" in str(info.value)), (at, new, info.value)
+    # prepareRename says no where rename would refuse for the place itself.
+    for at in ["memory =", "load(path", "resources"]:
+        assert await client.text_document_prepare_rename_async(types.PrepareRenameParams(
+            text_document=doc(uri), position=pos(NAV, at))) is None
 
 
 if __name__ == "__main__":
