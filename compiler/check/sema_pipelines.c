@@ -127,6 +127,7 @@ static void report_unknown_name(scope *sc, ast_name *name, const param_info *p)
         binding *meant = symtab_get(&sc->names, close);
         meant->used = true; /* it was meant to be used: no W0404 for it */
         diag_help(pg->diag, dg, "did you mean `%s`?", close);
+        diag_fix(pg->diag, dg, "%s", close);
     } else if (p && p->type == TYPE_STRING) {
         diag_help(pg->diag, dg, "to pass the text, write it in quotes: `%s = \"%s\"`", p->name, name->text);
     } else if (n == 0) {
@@ -350,8 +351,10 @@ static size_t unknown_parameter(scope *sc, step_info *st, ast_arg *a)
                                  a->name.text);
     diag_label(pg->diag, dg, "unknown parameter");
     const char *close = suggest_closest_or_prefix(a->name.text, names, st->nparams);
-    if (close)
+    if (close) {
         diag_help(pg->diag, dg, "did you mean `%s`? the parameters of `%s` are %s", close, st->name, list);
+        diag_fix(pg->diag, dg, "%s", close);
+    }
     else if (st->nparams)
         diag_help(pg->diag, dg, "the parameters of `%s` are %s", st->name, list);
     else
@@ -559,6 +562,7 @@ static void unknown_step(scope *sc, ast_call *call)
         step_info *meant = program_find_step(pg, close);
         meant->invoked = true; /* it was meant to be invoked: no W0405 for it */
         diag_help(pg->diag, dg, "did you mean `%s`?", close);
+        diag_fix(pg->diag, dg, "%s", close);
         diag_note(pg->diag, dg, meant->decl->name.sp, "`%s` is declared here", close);
     } else {
         diag_help(pg->diag, dg, "declare it with `step %s(...) { source = \"...\" }` or import the file that "

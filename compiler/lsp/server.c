@@ -113,6 +113,10 @@ static int initialize(lsp_server *s, const json_value *params, strbuf *out)
                  "\"definitionProvider\":true,"
                  "\"referencesProvider\":true,"
                  "\"hoverProvider\":true,"
+                 "\"semanticTokensProvider\":{\"legend\":{\"tokenTypes\":[\"decorator\",\"property\","
+                 "\"function\",\"namespace\",\"parameter\",\"variable\",\"type\",\"string\"],"
+                 "\"tokenModifiers\":[\"declaration\"]},\"full\":true},"
+                 "\"codeActionProvider\":{\"codeActionKinds\":[\"quickfix\"]},"
                  "\"renameProvider\":{\"prepareProvider\":true},"
                  "\"completionProvider\":{\"triggerCharacters\":[\"@\",\"(\",\",\"]}"
                  "},\"serverInfo\":{\"name\":\"pipec\",\"version\":");
@@ -145,6 +149,8 @@ static const request_method requests[] = {
     {"textDocument/completion", lsp_completion},
     {"textDocument/prepareRename", lsp_prepare_rename},
     {"textDocument/rename", lsp_rename},
+    {"textDocument/codeAction", lsp_code_action},
+    {"textDocument/semanticTokens/full", lsp_semantic_tokens},
 };
 
 typedef struct notification_method {

@@ -92,5 +92,7 @@ int lsp_hover(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_completion(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_prepare_rename(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_rename(lsp_server *s, const json_value *params, strbuf *out);
+int lsp_code_action(lsp_server *s, const json_value *params, strbuf *out);
+int lsp_semantic_tokens(lsp_server *s, const json_value *params, strbuf *out);
 
 #endif

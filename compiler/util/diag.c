@@ -127,6 +127,16 @@ void diag_help(diag_engine *d, diagnostic *dg, const char *fmt, ...)
     va_end(ap);
 }
 
+void diag_fix(diag_engine *d, diagnostic *dg, const char *fmt, ...)
+{
+    if (is_sink(d, dg))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    dg->fix = arena_vprintf(d->arena, fmt, ap);
+    va_end(ap);
+}
+
 void diag_note(diag_engine *d, diagnostic *dg, span sp, const char *fmt, ...)
 {
     if (is_sink(d, dg))

@@ -26,6 +26,9 @@ typedef struct diagnostic {
     char *message;
     char *label; /* printed after the underline */
     char *help;
+    /* What replaces sp to make it go away (the help line's suggestion), or
+       NULL: the language server's quick fix. */
+    char *fix;
     ptr_vec notes; /* note_entry* */
     size_t seq;
 } diagnostic;
@@ -61,6 +64,7 @@ diagnostic *diag_given_twice(diag_engine *d, span second, span first, const char
 
 void diag_label(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_help(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_fix(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_note(diag_engine *d, diagnostic *dg, span sp, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note_plain(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Its LINE:COL (text, JSON, SARIF) counts bytes of the line: for positions

@@ -40,6 +40,13 @@ def capabilities():
             definition=types.DefinitionClientCapabilities(),
             references=types.ReferenceClientCapabilities(),
             rename=types.RenameClientCapabilities(prepare_support=True),
+            semantic_tokens=types.SemanticTokensClientCapabilities(
+                requests=types.ClientSemanticTokensRequestOptions(full=True),
+                token_types=["decorator", "property", "function", "namespace", "parameter", "variable", "type", "string"],
+                token_modifiers=["declaration"], formats=[types.TokenFormat.Relative]),
+            code_action=types.CodeActionClientCapabilities(
+                code_action_literal_support=types.ClientCodeActionLiteralOptions(
+                    code_action_kind=types.ClientCodeActionKindOptions(value_set=[types.CodeActionKind.QuickFix]))),
             completion=types.CompletionClientCapabilities(
                 completion_item=types.ClientCompletionItemOptions(documentation_format=[types.MarkupKind.Markdown])),
         ),
@@ -400,12 +407,17 @@ async def test_requests_on_half_typed_file(client, nav):
         text = NAV[:cut]
         await change(client, uri, version, [text])
         await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(uri)))
+        await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(text_document=doc(uri)))
         for at in range(0, len(text), 31):
             p = types.Position(
                 line=text.count("\n", 0, at), character=at - (text.rfind("\n", 0, at) + 1))
             await definition(client, uri, p)
             await references(client, uri, p)
             await hover(client, uri, p)
+            await client.text_document_completion_async(types.CompletionParams(text_document=doc(uri), position=p))
+            await client.text_document_prepare_rename_async(types.PrepareRenameParams(text_document=doc(uri), position=p))
+            await client.text_document_code_action_async(types.CodeActionParams(
+                text_document=doc(uri), range=types.Range(start=p, end=p), context=types.CodeActionContext(diagnostics=[])))
 
 
 async def complete(client, uri, text, at=None):
@@ -511,6 +523,91 @@ async def test_rename_refused(client, nav):
     for at in ["memory =", "load(path", "resources"]:
         assert await client.text_document_prepare_rename_async(types.PrepareRenameParams(
             text_document=doc(uri), position=pos(NAV, at))) is None
+
+
+FIXABLE = [
+    # (the mistake, the code it gets, what the fix writes)
+    ("trian(data = d)", "E0102", "train(data = d)"),
+    ("train(dta = d)", "E0103", "train(data = d)"),
+    ("train(data = dd)", "E0106", "train(data = d)"),
+    ("@resourcse(cpu = 2)", "E0108", "@resources(cpu = 2)"),
+    ("@resources(cpus = 2)", "E0109", "@resources(cpu = 2)"),
+    ("@run_with_accelerate(num_processes = 1, mixed_precision = \"bf61\")", "E0204",
+     "mixed_precision = \"bf16\""),
+    ("    comand = [", "E0110", "    command = ["),
+]
+
+FIX_BASE = """\
+@resources(cpu = 2)
+@run_with_accelerate(num_processes = 1, mixed_precision = "bf16")
+step train(data: dataset) {
+    command = ["echo", "{data}"]
+}
+
+step load() -> out: dataset {
+    command = ["echo", "{out}"]
+}
+
+pipeline p() {
+    d = load()
+    train(data = d)
+}
+"""
+
+
+async def test_quick_fixes(client, uri):
+    """Each fix, applied, makes its diagnostic go away and leaves the file clean."""
+    await open_doc(client, uri, FIX_BASE)
+    version = 1
+    right = {"E0102": "train(data = d)", "E0103": "train(data = d)", "E0106": "train(data = d)",
+             "E0108": "@resources(cpu = 2)", "E0109": "@resources(cpu = 2)",
+             "E0204": "@run_with_accelerate(num_processes = 1, mixed_precision = \"bf16\")",
+             "E0110": "    command = ["}
+    for wrong, code, fixed in FIXABLE:
+        text = FIX_BASE.replace(right[code], wrong, 1)
+        assert text != FIX_BASE, wrong
+        version += 1
+        params = await change(client, uri, version, [text])
+        [d] = [d for d in params.diagnostics if d.code == code]
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=doc(uri), range=d.range, context=types.CodeActionContext(diagnostics=[d])))
+        [action] = actions
+        assert action.kind == types.CodeActionKind.QuickFix and action.diagnostics[0].code == code
+        text = apply(text, action.edit.changes[uri])
+        assert fixed in text and text == FIX_BASE, (code, text)
+        version += 1
+        params = await change(client, uri, version, [text])
+        assert params.diagnostics == (), (code, params.diagnostics)
+    # No fix where no diagnostic suggests one.
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=doc(uri), range=types.Range(start=types.Position(line=0, character=0),
+                                                  end=types.Position(line=20, character=0)),
+        context=types.CodeActionContext(diagnostics=[])))
+    assert actions == ()
+
+
+async def test_semantic_tokens(client, nav):
+    uri, _ = nav
+    await open_doc(client, uri, NAV)
+    legend = client.init_result.capabilities.semantic_tokens_provider.legend
+    result = await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(text_document=doc(uri)))
+    data, tokens, line, char = result.data, {}, 0, 0
+    assert len(data) % 5 == 0 and data
+    lines = NAV.split("\n")
+    for i in range(0, len(data), 5):
+        dl, dc, length, kind, mods = data[i:i + 5]
+        line, char = line + dl, (char + dc if dl == 0 else dc)
+        text = lines[line][char:char + length]
+        tokens.setdefault(text, set()).add((legend.token_types[kind], bool(mods & 1)))
+    assert tokens["resources"] == {("decorator", False)}
+    assert tokens["memory"] == {("property", False)}
+    assert tokens["train"] == {("function", True), ("function", False)}
+    assert tokens["dataset"] == {("type", False)}
+    assert ("parameter", True) in tokens["epochs"] and ("parameter", False) in tokens["epochs"]
+    assert tokens["d"] == {("variable", True), ("variable", False)}
+    assert tokens["p"] == {("namespace", True)}
+    assert tokens['"4GB"'] == {("string", False)} and tokens['"steps.pipe"'] == {("string", False)}
+    assert tokens["load"] == {("function", False)}
 
 
 if __name__ == "__main__":
