@@ -612,3 +612,57 @@ async def test_semantic_tokens(client, nav):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))
+
+
+COMPLETE_SRC = '''step prep(rows: int = 3) -> cleaned: dataset {
+    command = "prep --rows {rows} --out {|"
+}
+
+step train(data: dataset, epochs: int = 1) -> model: dataset {
+    command = "train {data}"
+}
+
+@run_with_accelerate(mixed_precision = |)
+pipeline p(lr: float = 0.1) {
+    c = prep(rows = 2)
+    m = |
+}
+'''
+
+
+async def test_completion_names(client, uri):
+    """Enum values, steps at a call, a step's parameters, artifacts and
+    pipeline parameters in scope, and `{NAME}` placeholders in `command`."""
+    def at(k, tail=""):
+        """COMPLETE_SRC with the cursor at its k-th `|` (the others removed), tail inserted there."""
+        parts = COMPLETE_SRC.split("|")
+        return "".join(p + (tail + "|" if i == k else "") for i, p in enumerate(parts[:-1])) + parts[-1]
+    await open_doc(client, uri, "")
+    labels = lambda r: [i.label for i in r.items]
+    # Placeholders: the step's parameters and outputs.
+    result = await complete(client, uri, at(0))
+    assert set(labels(result)) == {"rows", "cleaned"}
+    # Enum values: quoted after `=`, bare inside the string.
+    result = await complete(client, uri, at(1))
+    assert set(labels(result)) == {"no", "fp16", "bf16", "fp8"}
+    assert [i.insert_text for i in result.items if i.label == "bf16"] == ['"bf16"']
+    assert [i.kind for i in result.items][0] == types.CompletionItemKind.EnumMember
+    result = await complete(client, uri, at(1, '"b'))
+    assert [i.insert_text for i in result.items if i.label == "bf16"] == ["bf16"]
+    # Steps where a call goes.
+    result = await complete(client, uri, at(2))
+    assert {"prep", "train"} <= set(labels(result)) and "p" not in labels(result)
+    result = await complete(client, uri, at(2).replace("    m = |", "    |"))
+    assert {"prep", "train"} <= set(labels(result))
+    # A call's parameters, then the artifacts and pipeline parameters in scope.
+    result = await complete(client, uri, at(2, "train("))
+    assert set(labels(result)) == {"data", "epochs"}
+    assert [i.insert_text for i in result.items if i.label == "data"] == ["data = "]
+    result = await complete(client, uri, at(2, "train(epochs = 2, "))
+    assert set(labels(result)) == {"data", "epochs"}
+    result = await complete(client, uri, at(2, "train(data = "))
+    assert {"c", "lr"} <= set(labels(result)) and "rows" not in labels(result)
+    # Not an enum, not a command, not a placeholder: nothing.
+    assert await complete(client, uri, "@resources(memory = ") is None
+    assert await complete(client, uri, 'step a() {\n    source = "{') is None
+    assert await complete(client, uri, 'step a() {\n    command = "x {y} |"\n}\n') is None
