@@ -1,7 +1,9 @@
 /* textDocument/codeAction: quick fixes from the checker's suggestions. A
    diagnostic whose help line suggests a replacement for its own span (a
    misspelt step, parameter, artifact, decorator, option, field or enum
-   value: diag_fix) offers it as an edit that makes it go away. */
+   value: diag_fix), or an edit elsewhere (a positional call rewritten with
+   keywords, missing parameters added: diag_fix_at), offers it as an edit
+   that makes it go away. */
 #include <stdlib.h>
 
 #include "server.h"
@@ -35,7 +37,12 @@ int lsp_code_action(lsp_server *s, const json_value *params, strbuf *out)
             continue;
         sb_puts(out, k++ ? ",{\"title\":" : "{\"title\":");
         strbuf title = STRBUF_INIT;
-        sb_printf(&title, "Replace with `%s`", dg->fix);
+        if (dg->code == DIAG_E0303)
+            sb_puts(&title, "Pass the arguments by keyword");
+        else if (dg->code == DIAG_E0104)
+            sb_printf(&title, "Add `%s`", dg->fix + (dg->fix[0] == ',' ? 2 : 0));
+        else
+            sb_printf(&title, "Replace with `%s`", dg->fix);
         sb_json_string(out, sb_cstr(&title));
         sb_free(&title);
         sb_puts(out, ",\"kind\":\"quickfix\",\"isPreferred\":true,\"diagnostics\":[{\"range\":");
@@ -47,7 +54,8 @@ int lsp_code_action(lsp_server *s, const json_value *params, strbuf *out)
         sb_puts(out, "}],\"edit\":{\"changes\":{");
         sb_json_string(out, d->uri);
         sb_puts(out, ":[{\"range\":");
-        lsp_put_offsets(out, d, dg->sp.start, dg->sp.end);
+        span at = dg->has_fix_sp ? dg->fix_sp : dg->sp;
+        lsp_put_offsets(out, d, at.start, at.end);
         sb_puts(out, ",\"newText\":");
         sb_json_string(out, dg->fix);
         sb_puts(out, "}]}}}");

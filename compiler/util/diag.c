@@ -137,6 +137,18 @@ void diag_fix(diag_engine *d, diagnostic *dg, const char *fmt, ...)
     va_end(ap);
 }
 
+void diag_fix_at(diag_engine *d, diagnostic *dg, span at, const char *fmt, ...)
+{
+    if (is_sink(d, dg))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    dg->fix = arena_vprintf(d->arena, fmt, ap);
+    va_end(ap);
+    dg->fix_sp = at;
+    dg->has_fix_sp = true;
+}
+
 void diag_note(diag_engine *d, diagnostic *dg, span sp, const char *fmt, ...)
 {
     if (is_sink(d, dg))

@@ -29,6 +29,8 @@ typedef struct diagnostic {
     /* What replaces sp to make it go away (the help line's suggestion), or
        NULL: the language server's quick fix. */
     char *fix;
+    span fix_sp; /* what fix replaces: sp unless diag_fix_at said otherwise */
+    bool has_fix_sp;
     ptr_vec notes; /* note_entry* */
     size_t seq;
 } diagnostic;
@@ -65,6 +67,9 @@ diagnostic *diag_given_twice(diag_engine *d, span second, span first, const char
 void diag_label(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_help(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_fix(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A fix that replaces at, not the diagnostic's own span (an empty at
+   inserts): a call's arguments rewritten, a missing one added. */
+void diag_fix_at(diag_engine *d, diagnostic *dg, span at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note(diag_engine *d, diagnostic *dg, span sp, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note_plain(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Its LINE:COL (text, JSON, SARIF) counts bytes of the line: for positions

@@ -578,6 +578,39 @@ async def test_quick_fixes(client, uri):
         version += 1
         params = await change(client, uri, version, [text])
         assert params.diagnostics == (), (code, params.diagnostics)
+    # A positional call to an accelerated step rewritten with keywords (E0303),
+    # a missing parameter added (E0104): the last artifact of its type.
+    for wrong, code, title in [("train(d)", "E0303", "Pass the arguments by keyword"),
+                               ("train()", "E0104", "Add `data = d`")]:
+        text = FIX_BASE.replace("train(data = d)", wrong, 1)
+        version += 1
+        params = await change(client, uri, version, [text])
+        [d] = [d for d in params.diagnostics if d.code == code]
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=doc(uri), range=d.range, context=types.CodeActionContext(diagnostics=[d])))
+        [action] = actions
+        assert action.title == title and action.diagnostics[0].code == code
+        text = apply(text, action.edit.changes[uri])
+        assert text == FIX_BASE, (code, text)
+        version += 1
+        params = await change(client, uri, version, [text])
+        assert params.diagnostics == (), (code, params.diagnostics)
+    # Several at once: each positional argument named, each missing one added.
+    two = FIX_BASE.replace("step train(data: dataset)", "step train(data: dataset, n: int, s: string)").replace(
+        '"{data}"]', '"{data}", "{n}", "{s}"]')
+    for wrong, fixed in [('train(d, 2, "x")', 'train(data = d, n = 2, s = "x")'),
+                         ("train(data = d)", 'train(data = d, n = 0, s = "")')]:
+        text = two.replace("train(data = d)", wrong, 1)
+        version += 1
+        params = await change(client, uri, version, [text])
+        [d] = [d for d in params.diagnostics if d.code in ("E0303", "E0104")]
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=doc(uri), range=d.range, context=types.CodeActionContext(diagnostics=[d])))
+        text = apply(text, actions[0].edit.changes[uri])
+        assert fixed in text, text
+        version += 1
+        params = await change(client, uri, version, [text])
+        assert params.diagnostics == (), params.diagnostics
     # No fix where no diagnostic suggests one.
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         text_document=doc(uri), range=types.Range(start=types.Position(line=0, character=0),
