@@ -1,11 +1,14 @@
 /* textDocument/hover: a decorator's or an option's doc from the settings
-   table (the text of `pipec explain @NAME`), a step's signature, a
+   table (the text of `pipec explain @NAME`), a step's signature (and, on a
+   call, the invocation's entry of bundle.yaml: its effective settings), a
    parameter's or an artifact's type. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/decorator_doc.h"
+#include "gen/bundle.h"
+#include "model/model_build.h"
 #include "index.h"
 #include "server.h"
 
@@ -89,6 +92,47 @@ static void artifact_words(strbuf *sb, const check_session *c, const occurrence 
     sb_printf(sb, "artifact `%s`\n", o->name);
 }
 
+/* The invocation whose call names the step at o (a call, not the
+   declaration): its entry of bundle.yaml, from the same model and writer
+   as `pipec build`, so what it shows is what will be deployed. Only for a
+   file without errors (the model is built from a checked program). */
+static void invocation_settings(strbuf *sb, const check_session *c, const occurrence *o)
+{
+    if (o->definition || o->sp.file != c->root)
+        return;
+    if (diag_error_count(&c->diag)) {
+        sb_puts(sb, "\n*Its effective settings show once the file has no errors.*\n");
+        return;
+    }
+    for (size_t i = 0; i < c->pg.pipelines.len; i++) {
+        const pipeline_info *pl = c->pg.pipelines.items[i];
+        for (size_t k = 0; k < pl->invocations.len; k++) {
+            const invocation *inv = pl->invocations.items[k];
+            if (strcmp(inv->step->name, o->name) != 0 || !inv->stmt || inv->stmt->sp.start > o->sp.start ||
+                inv->stmt->sp.end < o->sp.end)
+                continue;
+            /* A statement with nested calls holds several: the one whose callee is here. */
+            if (inv->stmt->call && inv->stmt->call->callee.sp.start != o->sp.start &&
+                strcmp(inv->stmt->call->callee.text, o->name) == 0)
+                continue;
+            arena a;
+            arena_init(&a);
+            model m;
+            model_build(&m, &a, &c->pg, pl);
+            strbuf yaml = STRBUF_INIT;
+            char err[256];
+            if (inv->index < m.manifest.ninvocations &&
+                gen_invocation_text(&m.manifest, inv->index, &yaml, err, sizeof err) == 0)
+                sb_printf(sb, "\nInvocation `%s` of pipeline `%s`, as `bundle.yaml` will have it (after the "
+                              "pipeline's defaults):\n\n```yaml\n%s```\n",
+                          inv->id, pl->name, sb_cstr(&yaml));
+            sb_free(&yaml);
+            arena_free(&a);
+            return;
+        }
+    }
+}
+
 static bool hover_text(strbuf *sb, const check_session *c, const occurrence *o)
 {
     switch (o->kind) {
@@ -108,8 +152,10 @@ static bool hover_text(strbuf *sb, const check_session *c, const occurrence *o)
     }
     case OCC_STEP: {
         const step_info *st = program_find_step(&c->pg, o->name);
-        if (st)
+        if (st) {
             step_signature(sb, c, st);
+            invocation_settings(sb, c, o);
+        }
         return st != NULL;
     }
     case OCC_STEP_PARAM: {

@@ -397,6 +397,32 @@ async def test_hover(client, nav):
     assert await hover(client, uri, pos(NAV, "4GB")) is None
 
 
+async def test_hover_invocation(client, nav, tmp_path):
+    """On a call: the invocation's entry of bundle.yaml, as `pipec build` writes it."""
+    import subprocess
+    import yaml
+    uri, _ = nav
+    await open_doc(client, uri, NAV)
+    h = await hover(client, uri, pos(NAV, "train(data = d)"))
+    text = h.contents.value
+    assert "step train(" in text and "Invocation `train_2` of pipeline `p`" in text, text
+    entry = yaml.safe_load(text.split("```yaml\n", 1)[1].split("```", 1)[0])
+    path = uri[len("file://"):]
+    (tmp_path / "main.pipe").write_text(NAV)
+    subprocess.run([PIPEC, "build", path, "-o", str(tmp_path / "b"), "--target", "local"], check=True,
+                   capture_output=True)
+    bundle = yaml.safe_load((tmp_path / "b" / "bundle.yaml").read_text())
+    [want] = [i for i in bundle["invocations"] if i["id"] == "train_2"]
+    assert entry == want, (entry, want)
+    assert entry["resources"]["memory"] == 4000000000 and entry["resources"]["cpu"] == 2
+    # Not on the declaration; not while the file has errors.
+    h = await hover(client, uri, pos(NAV, "train(data: dataset"))
+    assert "Invocation" not in h.contents.value
+    await change(client, uri, 2, [NAV.replace("load(path = path)", "load(path = nosuch)")])
+    h = await hover(client, uri, pos(NAV, "train(data = d)"))
+    assert "Invocation" not in h.contents.value and "no errors" in h.contents.value
+
+
 async def test_requests_on_half_typed_file(client, nav):
     """Every request at every few positions of every prefix: an answer, never a crash."""
     uri, _ = nav
