@@ -145,6 +145,7 @@ bool name_lookup_init(name_lookup *l, lsp_server *s, const json_value *params)
     l->check = lsp_doc_check(l->doc);
     doc_index_build(&l->ix, l->check);
     l->at = doc_index_at(&l->ix, l->check->root, offset);
+    l->offset = offset;
     return true;
 }
 

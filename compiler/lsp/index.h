@@ -51,6 +51,7 @@ typedef struct name_lookup {
     check_session *check;
     doc_index ix;
     const occurrence *at;
+    uint32_t offset; /* of the position, in the document's text */
 } name_lookup;
 
 struct lsp_server;

@@ -344,6 +344,30 @@ async def test_definition(client, nav):
     assert await definition(client, uri, pos(NAV, "4GB")) is None
 
 
+async def test_definition_into_code(client, tmp_path):
+    """From a step's name after `step` (or its `entry`, `command` value) to
+    its C entry function or its command's script."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.c").write_text('#include "p.h"\n\n/* prep(x) { */\nint prep_main(pipe_ctx *ctx, const p_prep_args *a)\n{\n    return 0;\n}\n')
+    (tmp_path / "train.py").write_text("print(1)\n")
+    text = ('step prep() {\n    source = "src/a.c"\n    entry = "prep_main"\n}\n\n'
+            'step train() {\n    command = ["python3", "train.py", "--x"]\n    source = "train.py"\n}\n\n'
+            "pipeline p() {\n    prep()\n    train()\n}\n")
+    uri = (tmp_path / "main.pipe").as_uri()
+    params = await open_doc(client, uri, text)
+    assert params.diagnostics == (), params.diagnostics
+    c_uri = (tmp_path / "src" / "a.c").as_uri()
+    for at in [pos(text, "prep() {"), pos(text, '"prep_main"', delta=3)]:
+        loc = await definition(client, uri, at)
+        assert loc.uri == c_uri and loc.range.start == types.Position(line=3, character=4), loc
+    for at in [pos(text, "train() {"), pos(text, '"train.py", "--x"', delta=2)]:
+        loc = await definition(client, uri, at)
+        assert loc.uri == (tmp_path / "train.py").as_uri() and loc.range.start.line == 0, loc
+    # A call still goes to the step's declaration.
+    loc = await definition(client, uri, pos(text, "prep()\n    train"))
+    assert loc.uri == uri and loc.range.start == pos(text, "prep() {")
+
+
 async def references(client, uri, position, include=True):
     return await client.text_document_references_async(types.ReferenceParams(
         text_document=doc(uri), position=position, context=types.ReferenceContext(include_declaration=include)))
