@@ -1,6 +1,8 @@
-/* The server's loop: reads a message, answers it, and publishes the
-   diagnostics of changed documents once no more input is waiting (a burst
-   of keystrokes is checked once, at its end). */
+/* The server's loop: reads every message waiting, answers them in order
+   (a request cancelled by a later `$/cancelRequest` among them gets
+   RequestCancelled instead), and publishes the diagnostics of changed
+   documents once no more input is waiting (a burst of keystrokes is
+   checked once, at its end). */
 #include "lsp.h"
 
 #include <signal.h>
@@ -219,9 +221,10 @@ static void handle_notification(lsp_server *s, const char *method, const json_va
         return;
     }
     /* Before `initialize` and after `shutdown` notifications are dropped;
-       unknown ones ($/cancelRequest, $/setTrace, didSave, ...) too: every
-       request is answered before the next is read, so there is nothing to
-       cancel. */
+       unknown ones ($/setTrace, didSave, ...) too. $/cancelRequest was
+       read with its batch (cancelled_ids): a request it names that came
+       before it in the batch was answered RequestCancelled; one already
+       answered needs nothing more. */
     if (!s->initialized || s->shutdown)
         return;
     for (size_t i = 0; i < sizeof notifications / sizeof notifications[0]; i++)
@@ -232,7 +235,66 @@ static void handle_notification(lsp_server *s, const char *method, const json_va
         }
 }
 
-static void handle_message(lsp_server *s, const char *body, size_t len)
+/* The key of a request id in the batch's list of cancelled ones. */
+static void id_key(strbuf *sb, const json_value *id)
+{
+    sb_reset(sb);
+    sb_putc(sb, id->kind == JSON_NUMBER ? 'n' : 's');
+    sb_puts(sb, id->str ? id->str : "");
+    sb_putc(sb, '\n');
+}
+
+static bool is_cancelled(const strbuf *cancelled, const json_value *id)
+{
+    if (!cancelled->len)
+        return false;
+    /* The list is "\nKEY\nKEY\n": "\nKEY\n" matches one whole key. */
+    strbuf key = STRBUF_INIT;
+    id_key(&key, id);
+    strbuf line = STRBUF_INIT;
+    sb_putc(&line, '\n');
+    sb_puts(&line, sb_cstr(&key));
+    bool found = strstr(cancelled->data, sb_cstr(&line)) != NULL;
+    sb_free(&line);
+    sb_free(&key);
+    return found;
+}
+
+/* A message's body, kept past the next read. */
+static char *copy_body(const char *body, size_t len)
+{
+    char *p = xmalloc(len + 1);
+    memcpy(p, body, len);
+    p[len] = '\0';
+    return p;
+}
+
+/* The ids of the $/cancelRequest notifications among a batch's bodies, as
+   "\nKEY\nKEY\n...". */
+static void cancelled_ids(char **bodies, size_t *lens, size_t n, strbuf *out)
+{
+    strbuf key = STRBUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        if (!bodies[i] || !strstr(bodies[i], "$/cancelRequest"))
+            continue;
+        arena a;
+        arena_init(&a);
+        const json_value *msg = json_parse(&a, bodies[i], lens[i]);
+        const json_value *id = json_get(json_get(msg, "params"), "id");
+        const char *method = json_string(json_get(msg, "method"));
+        if (method && strcmp(method, "$/cancelRequest") == 0 && !json_get(msg, "id") && id &&
+            (id->kind == JSON_NUMBER || id->kind == JSON_STRING)) {
+            if (!out->len)
+                sb_putc(out, '\n');
+            id_key(&key, id);
+            sb_puts(out, sb_cstr(&key));
+        }
+        arena_free(&a);
+    }
+    sb_free(&key);
+}
+
+static void handle_message(lsp_server *s, const char *body, size_t len, const strbuf *cancelled)
 {
     arena a;
     arena_init(&a);
@@ -252,6 +314,10 @@ static void handle_message(lsp_server *s, const char *body, size_t len)
         /* A response to a request of ours: the server sends none. */
         if (!json_get(msg, "result") && !json_get(msg, "error"))
             lsp_reply_error(s, has_id ? id : NULL, RPC_INVALID_REQUEST, "a message without a method");
+    } else if (has_id && is_cancelled(cancelled, id) && strcmp(method, "initialize") != 0 &&
+               strcmp(method, "shutdown") != 0) { /* the lifecycle's are always answered */
+        publish_changed(s);
+        lsp_reply_error(s, id, LSP_REQUEST_CANCELLED, "cancelled");
     } else if (has_id) {
         handle_request(s, method, id, params);
     } else {
@@ -266,20 +332,43 @@ int lsp_serve(int in_fd, int out_fd)
     signal(SIGPIPE, SIG_IGN);
     lsp_server s = {.out_fd = out_fd};
     rpc_reader_init(&s.in, in_fd);
-    while (!s.exit && !s.out_closed) {
-        const char *body;
-        size_t len;
-        char err[128];
-        rpc_status st = rpc_read(&s.in, &body, &len, err, sizeof err);
-        if (st == RPC_EOF)
-            break;
-        if (st == RPC_BAD_FRAME) {
-            fprintf(stderr, "pipec lsp: skipped %s\n", err);
-            lsp_reply_error(&s, NULL, RPC_PARSE_ERROR, err);
-            continue;
+    /* A batch: the messages waiting (at most BATCH), each body copied; a
+       frame that was not one is a NULL body with its reason. */
+    enum { BATCH = 256 };
+    char *bodies[BATCH], *bad[BATCH];
+    size_t lens[BATCH];
+    bool eof = false;
+    while (!s.exit && !s.out_closed && !eof) {
+        size_t n = 0;
+        do {
+            const char *body;
+            size_t len;
+            char err[128];
+            rpc_status st = rpc_read(&s.in, &body, &len, err, sizeof err);
+            if (st == RPC_EOF) {
+                eof = true;
+                break;
+            }
+            bodies[n] = st == RPC_MESSAGE ? copy_body(body, len) : NULL;
+            bad[n] = st == RPC_MESSAGE ? NULL : xstrdup(err);
+            lens[n++] = len;
+        } while (n < BATCH && rpc_pending(&s.in));
+        strbuf cancelled = STRBUF_INIT;
+        cancelled_ids(bodies, lens, n, &cancelled);
+        for (size_t i = 0; i < n; i++) {
+            if (!s.exit && !s.out_closed) {
+                if (bodies[i]) {
+                    handle_message(&s, bodies[i], lens[i], &cancelled);
+                } else {
+                    fprintf(stderr, "pipec lsp: skipped %s\n", bad[i]);
+                    lsp_reply_error(&s, NULL, RPC_PARSE_ERROR, bad[i]);
+                }
+            }
+            free(bodies[i]);
+            free(bad[i]);
         }
-        handle_message(&s, body, len);
-        if (!s.exit && !rpc_pending(&s.in))
+        sb_free(&cancelled);
+        if (!s.exit && !eof && !rpc_pending(&s.in))
             publish_changed(&s);
     }
     for (size_t i = 0; i < s.ndocs; i++)

@@ -139,6 +139,23 @@ check(rc == 1, "exit without shutdown: status 1")
 msgs, rc, _ = run(INIT + frame(req(2, "shutdown")) + frame(req(3, "textDocument/formatting", {})) + frame(note("exit", None)))
 check(rc == 0 and by_id(msgs, 3)[0]["error"]["code"] == -32600, "a request after shutdown: -32600")
 
+# 8. Cancellation: the messages waiting are read before any is answered; a
+# request that a later $/cancelRequest names gets -32800 and no result, the
+# others their results; a cancel for an answered or unknown id changes nothing.
+text = 'step a() {\n    command = ["true"]\n}\n'
+pos = {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 5}}
+data = (INIT + frame(note("textDocument/didOpen", {"textDocument": {"uri": URI, "version": 1, "text": text}}))
+        + frame(req(10, "textDocument/hover", pos)) + frame(req("t", "textDocument/definition", pos))
+        + frame(req(12, "textDocument/hover", pos)) + frame(note("$/cancelRequest", {"id": 10}))
+        + frame(note("$/cancelRequest", {"id": "t"})) + frame(note("$/cancelRequest", {"id": 1}))
+        + frame(note("$/cancelRequest", {"id": 777})) + END)
+msgs, rc, _ = run(data)
+check([m.get("error", {}).get("code") for m in by_id(msgs, 10) + by_id(msgs, "t")] == [-32800, -32800],
+      "cancelled requests: -32800 (got %r)" % (by_id(msgs, 10) + by_id(msgs, "t")))
+check(by_id(msgs, 12) and "result" in by_id(msgs, 12)[0] and by_id(msgs, 12)[0]["result"], "the others answered")
+check(by_id(msgs, 1) and "result" in by_id(msgs, 1)[0], "initialize is never cancelled")
+check(rc == 0 and [m.get("id") for m in msgs if "id" in m] == [1, 10, "t", 12, 99], "answered in order, once each")
+
 if failures:
     print("%d check(s) failed" % len(failures))
     sys.exit(1)
