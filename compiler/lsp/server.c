@@ -111,6 +111,7 @@ static int initialize(lsp_server *s, const json_value *params, strbuf *out)
                  "\"positionEncoding\":\"utf-16\","
                  "\"textDocumentSync\":{\"openClose\":true,\"change\":2},"
                  "\"documentFormattingProvider\":true,"
+                 "\"documentRangeFormattingProvider\":true,"
                  "\"documentSymbolProvider\":true,"
                  "\"definitionProvider\":true,"
                  "\"referencesProvider\":true,"
@@ -144,6 +145,7 @@ static const request_method requests[] = {
     {"initialize", initialize},
     {"shutdown", shutdown_request},
     {"textDocument/formatting", lsp_formatting},
+    {"textDocument/rangeFormatting", lsp_range_formatting},
     {"textDocument/documentSymbol", lsp_document_symbols},
     {"textDocument/definition", lsp_definition},
     {"textDocument/references", lsp_references},

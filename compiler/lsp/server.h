@@ -86,6 +86,7 @@ void lsp_put_file_uri(strbuf *sb, const char *path);
 /* Requests about a document: each writes its result's JSON into out and
    returns 0, or returns an error code with s->error set. */
 int lsp_formatting(lsp_server *s, const json_value *params, strbuf *out);
+int lsp_range_formatting(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_document_symbols(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_definition(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_references(lsp_server *s, const json_value *params, strbuf *out);

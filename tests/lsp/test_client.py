@@ -174,6 +174,40 @@ async def test_utf16_positions(client, uri):
     assert params.diagnostics and params.diagnostics[0].code in ("E0010", "E0002")
 
 
+async def test_range_formatting(client, uri):
+    """Only the lines fmt changes within the range; the whole range, then the rest, gives fmt's text."""
+    import subprocess
+    messy = ('step a(x:int)->o:dataset{\n    command=["true", "{x}", "{o}"]\n}\n\n'
+             'step b(y: int) {\n  command = [ "true","{y}" ]\n}\n\n'
+             "pipeline p() {\n    o = a(x = 1)\n    b(y = 2)\n}\n")
+    import tempfile, os
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "m.pipe")
+        with open(path, "w") as f:
+            f.write(messy)
+        subprocess.run([PIPEC, "fmt", path], check=True, capture_output=True)
+        canonical = open(path).read()
+    assert canonical and canonical != messy
+    await open_doc(client, uri, messy)
+    assert client.init_result.capabilities.document_range_formatting_provider
+    opts = types.FormattingOptions(tab_size=4, insert_spaces=True)
+    async def fmt_range(text, l0, l1):
+        return await client.text_document_range_formatting_async(types.DocumentRangeFormattingParams(
+            text_document=doc(uri), range=types.Range(start=types.Position(line=l0, character=0),
+                                                      end=types.Position(line=l1, character=0)), options=opts))
+    # Step b only (lines 4 to 6): step a stays as it was.
+    edits = await fmt_range(messy, 4, 7)
+    assert edits and all(4 <= e.range.start.line and e.range.end.line <= 7 for e in edits), edits
+    text = apply(messy, edits)
+    assert text.startswith(messy.split("\n\n")[0]) and 'command = ["true", "{y}"]' in text, text
+    # Then the rest: the same as fmt on the whole file.
+    await change(client, uri, 2, [text])
+    text = apply(text, await fmt_range(text, 0, len(text.split("\n"))))
+    assert text == canonical, (text, canonical)
+    await change(client, uri, 3, [text])
+    assert await fmt_range(text, 0, 3) == ()
+
+
 async def test_error_cleared(client, uri):
     params = await open_doc(client, uri, GOOD.replace("d = load(path = path)", "d = load(path = 1)"))
     assert [d.code for d in params.diagnostics] == ["E0201"]
