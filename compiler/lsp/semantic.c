@@ -1,6 +1,8 @@
 /* textDocument/semanticTokens/full: decorators, options, steps,
    pipelines, parameters, artifacts, types and strings, from the checker's
-   trees (index.h for the names), declarations marked. */
+   trees (index.h for the names), declarations marked; in a step's
+   `command`, each `{NAME}` placeholder is a parameter token of its own
+   between the string's pieces. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,7 @@ typedef struct tokens {
     token *items;
     size_t len, cap;
     uint32_t file;
+    const char *text; /* the file's */
 } tokens;
 
 static void add(tokens *t, span sp, int type, bool declaration)
@@ -57,6 +60,44 @@ static void add_expr(tokens *t, const ast_expr *e)
     }
 }
 
+static bool word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+/* A string of `command` as written: its `{NAME}` placeholders as
+   parameters, the pieces between as strings (`{{` and `}}` are text). */
+static void add_command_string(tokens *t, span sp)
+{
+    uint32_t piece = sp.start;
+    for (uint32_t i = sp.start; i < sp.end; i++) {
+        if (t->text[i] == '\\') {
+            i++;
+        } else if (t->text[i] == '{' && i + 1 < sp.end && t->text[i + 1] == '{') {
+            i++;
+        } else if (t->text[i] == '{') {
+            uint32_t e = i + 1;
+            while (e < sp.end && word_char(t->text[e]))
+                e++;
+            if (e == i + 1 || e >= sp.end || t->text[e] != '}')
+                continue;
+            add(t, (span){sp.file, piece, i}, TOK_STRING, false);
+            add(t, (span){sp.file, i, e + 1}, TOK_PARAMETER, false);
+            piece = e + 1;
+            i = e;
+        }
+    }
+    add(t, (span){sp.file, piece, sp.end}, TOK_STRING, false);
+}
+
+static void add_command(tokens *t, const ast_expr *e)
+{
+    if (e && e->kind == EXPR_STRING)
+        add_command_string(t, e->sp);
+    else if (e && e->kind == EXPR_LIST)
+        for (size_t i = 0; i < e->u.items.len; i++)
+            add_command(t, e->u.items.items[i]);
+    else
+        add_expr(t, e);
+}
+
 static void add_args(tokens *t, const ptr_vec *args)
 {
     for (size_t i = 0; i < args->len; i++)
@@ -91,8 +132,13 @@ static void add_literals(tokens *t, const ast_file *f)
             add_params(t, &st->params);
             for (size_t k = 0; k < st->outputs.len; k++)
                 add(t, ((const ast_output *)st->outputs.items[k])->type.sp, TOK_TYPE, false);
-            for (size_t k = 0; k < st->fields.len; k++)
-                add_expr(t, ((const ast_field *)st->fields.items[k])->value);
+            for (size_t k = 0; k < st->fields.len; k++) {
+                const ast_field *fd = st->fields.items[k];
+                if (fd->name.text && strcmp(fd->name.text, "command") == 0)
+                    add_command(t, fd->value);
+                else
+                    add_expr(t, fd->value);
+            }
         } else {
             const ast_pipeline *pl = it->u.pipeline;
             add_decorators(t, &pl->decorators);
@@ -127,7 +173,7 @@ int lsp_semantic_tokens(lsp_server *s, const json_value *params, strbuf *out)
     check_session *c = lsp_doc_check(d);
     doc_index ix;
     doc_index_build(&ix, c);
-    tokens t = {.file = c->root};
+    tokens t = {.file = c->root, .text = c->sources.files[c->root]->text};
     for (size_t i = 0; i < ix.len; i++)
         add(&t, ix.items[i].sp, type_of[ix.items[i].kind], ix.items[i].definition);
     if (c->pg.root)

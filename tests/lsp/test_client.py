@@ -725,6 +725,24 @@ async def test_semantic_tokens(client, nav):
     assert tokens["p"] == {("namespace", True)}
     assert tokens['"4GB"'] == {("string", False)} and tokens['"steps.pipe"'] == {("string", False)}
     assert tokens["load"] == {("function", False)}
+    # `{NAME}` placeholders in `command`: parameters between the string's pieces.
+    assert tokens["{epochs}"] == {("parameter", False)} and tokens["{data}"] == {("parameter", False)}
+    assert tokens['"echo"'] == {("string", False)} and '"{epochs}"' not in tokens
+
+
+async def test_semantic_placeholders(client, uri):
+    text = 'step s(n: int) -> out: dataset {\n    command = "run --n={n} {{literal}} > {out}.txt"\n}\n'
+    await open_doc(client, uri, text)
+    legend = client.init_result.capabilities.semantic_tokens_provider.legend
+    result = await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(text_document=doc(uri)))
+    line, char, found = 0, 0, []
+    for i in range(0, len(result.data), 5):
+        dl, dc, length, kind, _ = result.data[i:i + 5]
+        line, char = line + dl, (char + dc if dl == 0 else dc)
+        if line == 1:
+            found.append((text.split("\n")[1][char:char + length], legend.token_types[kind]))
+    assert found == [('"run --n=', "string"), ("{n}", "parameter"), (" {{literal}} > ", "string"),
+                     ("{out}", "parameter"), ('.txt"', "string")], found
 
 
 if __name__ == "__main__":
