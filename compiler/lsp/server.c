@@ -113,6 +113,7 @@ static int initialize(lsp_server *s, const json_value *params, strbuf *out)
                  "\"documentFormattingProvider\":true,"
                  "\"documentRangeFormattingProvider\":true,"
                  "\"documentSymbolProvider\":true,"
+                 "\"workspaceSymbolProvider\":true,"
                  "\"definitionProvider\":true,"
                  "\"referencesProvider\":true,"
                  "\"hoverProvider\":true,"
@@ -147,6 +148,7 @@ static const request_method requests[] = {
     {"textDocument/formatting", lsp_formatting},
     {"textDocument/rangeFormatting", lsp_range_formatting},
     {"textDocument/documentSymbol", lsp_document_symbols},
+    {"workspace/symbol", lsp_workspace_symbols},
     {"textDocument/definition", lsp_definition},
     {"textDocument/references", lsp_references},
     {"textDocument/hover", lsp_hover},

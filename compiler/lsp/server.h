@@ -88,6 +88,7 @@ void lsp_put_file_uri(strbuf *sb, const char *path);
 int lsp_formatting(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_range_formatting(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_document_symbols(lsp_server *s, const json_value *params, strbuf *out);
+int lsp_workspace_symbols(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_definition(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_references(lsp_server *s, const json_value *params, strbuf *out);
 int lsp_hover(lsp_server *s, const json_value *params, strbuf *out);

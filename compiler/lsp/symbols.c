@@ -1,6 +1,8 @@
 /* textDocument/documentSymbol: the outline. Steps (Function) with their
    parameters and outputs; pipelines (Module) with their parameters and
-   invocations (Event, named by their invocation ids: train, train_2). */
+   invocations (Event, named by their invocation ids: train, train_2).
+   workspace/symbol: the steps and pipelines of every open document and
+   the files it imports, by a query's letters in order. */
 #include <string.h>
 
 #include "server.h"
@@ -111,5 +113,74 @@ int lsp_document_symbols(lsp_server *s, const json_value *params, strbuf *out)
         }
     }
     sb_putc(out, ']');
+    return 0;
+}
+
+/* Whether query's letters appear in name in order, ignoring case (what
+   editors' symbol pickers expect). */
+static bool matches(const char *name, const char *query)
+{
+    for (; *query; query++) {
+        char q = (char)(*query >= 'A' && *query <= 'Z' ? *query - 'A' + 'a' : *query);
+        while (*name && (*name >= 'A' && *name <= 'Z' ? *name - 'A' + 'a' : *name) != q)
+            name++;
+        if (!*name)
+            return false;
+        name++;
+    }
+    return true;
+}
+
+static void put_workspace_symbol(strbuf *sb, size_t *n, const lsp_doc *d, const check_session *c, const char *name,
+                                 int kind, span sp, const char *container)
+{
+    sb_puts(sb, (*n)++ ? ",{\"name\":" : "{\"name\":");
+    sb_json_string(sb, name);
+    sb_printf(sb, ",\"kind\":%d,\"location\":", kind);
+    lsp_put_location(sb, d, c, sp);
+    sb_puts(sb, ",\"containerName\":");
+    sb_json_string(sb, container);
+    sb_putc(sb, '}');
+}
+
+int lsp_workspace_symbols(lsp_server *s, const json_value *params, strbuf *out)
+{
+    const char *query = json_string(json_get(params, "query"));
+    if (!query)
+        query = "";
+    /* A file imported by several open documents is listed once. */
+    ptr_vec seen = {0};
+    arena a;
+    arena_init(&a);
+    size_t n = 0;
+    sb_putc(out, '[');
+    for (size_t k = 0; k < s->ndocs; k++) {
+        lsp_doc *d = s->docs[k];
+        if (!d->text)
+            continue;
+        check_session *c = lsp_doc_check(d);
+        for (size_t f = 0; f < c->pg.files.len; f++) {
+            const ast_file *file = c->pg.files.items[f];
+            const char *path = c->sources.files[file->file]->path;
+            bool dup = false;
+            for (size_t i = 0; i < seen.len && !dup; i++)
+                dup = strcmp(seen.items[i], path) == 0;
+            if (dup)
+                continue;
+            vec_push(&a, &seen, arena_strdup(&a, path));
+            for (size_t i = 0; i < file->items.len; i++) {
+                const ast_item *it = file->items.items[i];
+                if (it->kind == ITEM_STEP && it->u.step->name.text && matches(it->u.step->name.text, query))
+                    put_workspace_symbol(out, &n, d, c, it->u.step->name.text, KIND_FUNCTION, it->u.step->name.sp,
+                                         path);
+                else if (it->kind == ITEM_PIPELINE && it->u.pipeline->name.text &&
+                         matches(it->u.pipeline->name.text, query))
+                    put_workspace_symbol(out, &n, d, c, it->u.pipeline->name.text, KIND_MODULE,
+                                         it->u.pipeline->name.sp, path);
+            }
+        }
+    }
+    sb_putc(out, ']');
+    arena_free(&a);
     return 0;
 }

@@ -34,13 +34,16 @@ for path in files:
         "textDocument": {"uri": uri, "languageId": "pipe", "version": 1, "text": text}}}))
     td = {"uri": uri}
     requests = [("textDocument/documentSymbol", {}), ("textDocument/semanticTokens/full", {}),
-                ("textDocument/formatting", {"options": {"tabSize": 4, "insertSpaces": True}})]
+                ("textDocument/formatting", {"options": {"tabSize": 4, "insertSpaces": True}}),
+                ("workspace/symbol", {"query": "a"})]
     for at in range(0, len(text) + 1, max(1, len(text) // 12)):
         p = position(text, at)
         requests += [("textDocument/hover", {"position": p}), ("textDocument/definition", {"position": p}),
                      ("textDocument/references", {"position": p, "context": {"includeDeclaration": True}}),
                      ("textDocument/completion", {"position": p}), ("textDocument/prepareRename", {"position": p}),
-                     ("textDocument/codeAction", {"range": {"start": p, "end": p}, "context": {"diagnostics": []}})]
+                     ("textDocument/codeAction", {"range": {"start": p, "end": p}, "context": {"diagnostics": []}}),
+                     ("textDocument/rangeFormatting", {"range": {"start": position(text, 0), "end": p},
+                                                       "options": {"tabSize": 4, "insertSpaces": True}})]
     for method, params in requests:
         ids[next_id] = (path, method)
         out.append(frame({"jsonrpc": "2.0", "id": next_id, "method": method, "params": dict(params, textDocument=td)}))

@@ -378,6 +378,24 @@ async def test_definition(client, nav):
     assert await definition(client, uri, pos(NAV, "4GB")) is None
 
 
+async def test_workspace_symbols(client, nav):
+    uri, steps_uri = nav
+    await open_doc(client, uri, NAV)
+    assert client.init_result.capabilities.workspace_symbol_provider
+    async def query(q):
+        result = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=q))
+        return {(r.name, r.kind, r.location.uri) for r in result}
+    K = types.SymbolKind
+    assert await query("") == {("train", K.Function, uri), ("p", K.Module, uri), ("load", K.Function, steps_uri),
+                               ("publish", K.Function, steps_uri)}
+    # The query's letters in order, any case.
+    assert await query("LD") == {("load", K.Function, steps_uri)}
+    assert await query("pub") == {("publish", K.Function, steps_uri)}
+    assert await query("zz") == set()
+    result = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="load"))
+    assert result[0].location.range.start == pos(STEPS, "load")
+
+
 async def test_definition_into_code(client, tmp_path):
     """From a step's name after `step` (or its `entry`, `command` value) to
     its C entry function or its command's script."""
