@@ -50,6 +50,7 @@ TEST_REQUIRED=(
     "buildah         cmd:buildah"
     "debootstrap     pkg:debootstrap"
     "debian-archive-keyring pkg:debian-archive-keyring"
+    "neovim          cmd:nvim"
 )
 
 # The tests' Python environment (the `pip install` requirement, then the
