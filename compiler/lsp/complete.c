@@ -19,7 +19,7 @@
 #include "pipe/settings.h"
 #include "server.h"
 
-enum { ITEM_FUNCTION = 3, ITEM_VARIABLE = 6, ITEM_MODULE = 9, ITEM_PROPERTY = 10, ITEM_ENUM_MEMBER = 20, MAX_DEPTH = 64 };
+enum { ITEM_FUNCTION = 3, ITEM_VARIABLE = 6, ITEM_PROPERTY = 10, ITEM_ENUM_MEMBER = 20, MAX_DEPTH = 64 };
 
 static bool ident_char(char c)
 {
@@ -141,10 +141,14 @@ static place find_place(const char *text, size_t at)
         size_t start = at;
         while (start > string_start + 1 && ident_char(text[start - 1]))
             start--;
+        /* `command = "..."` or `command = [..., "..."]` in a step's block. */
+        size_t field_at = top == '[' ? open[depth - 1] : string_start, block = top == '[' ? depth - 1 : depth;
         char field[16];
-        if (top == '{' && text[start - 1] == '{' && after_assign(text, string_start, field, sizeof field) &&
-            strcmp(field, "command") == 0 && block_owner(text, open[depth - 1], p.owner, sizeof p.owner) &&
-            strcmp(block_owner(text, open[depth - 1], p.owner, sizeof p.owner), "step") == 0) {
+        const char *owner = block > 0 && kind[block - 1] == '{'
+                                ? block_owner(text, open[block - 1], p.owner, sizeof p.owner)
+                                : NULL;
+        if (owner && strcmp(owner, "step") == 0 && text[start - 1] == '{' &&
+            after_assign(text, field_at, field, sizeof field) && strcmp(field, "command") == 0) {
             p.kind = PLACE_PLACEHOLDER;
         } else if (top == '(' && start == string_start + 1 &&
                    after_assign(text, string_start, p.option, sizeof p.option) && open[depth - 1] > 0 &&
@@ -197,8 +201,9 @@ static place find_place(const char *text, size_t at)
     }
     /* A call in a pipeline's body: `(` inside the pipeline's `{`. */
     char pipeline[64];
-    if (depth < 2 || kind[depth - 2] != '{' || !block_owner(text, open[depth - 2], pipeline, sizeof pipeline) ||
-        strcmp(block_owner(text, open[depth - 2], pipeline, sizeof pipeline), "pipeline") != 0)
+    const char *owner = depth >= 2 && kind[depth - 2] == '{' ? block_owner(text, open[depth - 2], pipeline, sizeof pipeline)
+                                                              : NULL;
+    if (!owner || strcmp(owner, "pipeline") != 0)
         return p;
     if (name_place) {
         snprintf(p.owner, sizeof p.owner, "%s", callee);

@@ -815,6 +815,9 @@ async def test_completion_names(client, uri):
     assert set(labels(result)) == {"data", "epochs"}
     result = await complete(client, uri, at(2, "train(data = "))
     assert {"c", "lr"} <= set(labels(result)) and "rows" not in labels(result)
+    # In a command given as a list.
+    result = await complete(client, uri, 'step a(n: int) -> out: dataset {\n    command = ["x", "--n={|"]\n}\n')
+    assert set(labels(result)) == {"n", "out"}
     # Not an enum, not a command, not a placeholder: nothing.
     assert await complete(client, uri, "@resources(memory = ") is None
     assert await complete(client, uri, 'step a() {\n    source = "{') is None
