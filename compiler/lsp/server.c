@@ -122,7 +122,7 @@ static int initialize(lsp_server *s, const json_value *params, strbuf *out)
                  "\"tokenModifiers\":[\"declaration\"]},\"full\":true},"
                  "\"codeActionProvider\":{\"codeActionKinds\":[\"quickfix\"]},"
                  "\"renameProvider\":{\"prepareProvider\":true},"
-                 "\"completionProvider\":{\"triggerCharacters\":[\"@\",\"(\",\",\"]}"
+                 "\"completionProvider\":{\"triggerCharacters\":[\"@\",\"(\",\",\",\"{\"]}"
                  "},\"serverInfo\":{\"name\":\"pipec\",\"version\":");
     sb_json_string(out, PIPEC_VERSION);
     sb_puts(out, "}}");

@@ -540,7 +540,7 @@ complete.version = 2
 async def test_completion(client, uri):
     await open_doc(client, uri, "")
     caps = client.init_result.capabilities.completion_provider
-    assert "@" in caps.trigger_characters
+    assert "@" in caps.trigger_characters and "{" in caps.trigger_characters
     # Decorators after `@`, with their docs from the settings table.
     result = await complete(client, uri, "@res")
     labels = [i.label for i in result.items]
