@@ -50,6 +50,7 @@ TEST_REQUIRED=(
     "buildah         cmd:buildah"
     "debootstrap     pkg:debootstrap"
     "debian-archive-keyring pkg:debian-archive-keyring"
+    "neovim          cmd:nvim"
 )
 
 # The tests' Python environment (the `pip install` requirement, then the
@@ -71,6 +72,10 @@ VENV_REQUIRED=(
     # pip warns, and nothing the tests import uses that CLI.
     "skypilot==0.14.1            import:sky"
     "hera==7.1.0                 import:hera.workflows.models"
+    # A real LSP client for tests/lsp (`pipec lsp`), with its protocol models.
+    "lsprotocol==2025.0.0        import:lsprotocol"
+    "pygls==2.1.1                import:pygls"
+    "pytest-lsp==1.0.1           import:pytest_lsp"
 )
 # A second environment, build/venv-aws, for the AWS Batch checks
 # (tests/deploy/batch_check.py, PIPEC_AWS_VENV): a current botocore, whose

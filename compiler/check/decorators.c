@@ -48,8 +48,10 @@ static void unknown_option(diag_engine *d, const decorator_schema *s, ast_arg *a
     list_names(&sb, names, (size_t)s->noptions);
     if (s->noptions == 0)
         diag_help(d, dg, "@%s takes no options: write `@%s`", s->name, s->name);
-    else if (close)
+    else if (close) {
         diag_help(d, dg, "did you mean `%s`? the options of @%s are %s", close, s->name, sb_cstr(&sb));
+        diag_fix(d, dg, "%s", close);
+    }
     else
         diag_help(d, dg, "the options of @%s are %s", s->name, sb_cstr(&sb));
     sb_free(&sb);
@@ -170,6 +172,7 @@ void decorators_check(arena *a, diag_engine *d, const ptr_vec *decorators, bool 
             const char *close = suggest_closest_or_prefix(dec->name.text, names, DEC_COUNT);
             if (close) {
                 diag_help(d, dg, "did you mean `@%s`?", close);
+                diag_fix(d, dg, "%s", close);
                 out->misspelled[decorator_lookup(close)->id] = true;
             } else {
                 const char *list[DEC_COUNT];

@@ -455,10 +455,12 @@ static bool check_enum(option_ctx *c)
                                      v->u.s.text, c->o->name, c->s->name);
         diag_label(c->d, dg, "not one of the allowed values");
         const char *close = suggest_closest(v->u.s.text, values, n);
-        if (close)
+        if (close) {
             diag_help(c->d, dg, "did you mean \"%s\"? the allowed values are %s", close, sb_cstr(&sb));
-        else
+            diag_fix(c->d, dg, "\"%s\"", close); /* the table's values need no escape */
+        } else {
             diag_help(c->d, dg, "the allowed values are %s", sb_cstr(&sb));
+        }
         sb_free(&sb);
         return false;
     }

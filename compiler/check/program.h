@@ -69,6 +69,8 @@ typedef struct step_info {
     library_ref *libraries;
     size_t nlibraries;
     const char *entry;       /* C function name; NULL for a command step */
+    bool entry_found;        /* W0407's scan found its definition: at entry_offset of sources[entry_source] */
+    size_t entry_source, entry_offset;
     const char *description; /* NULL when absent */
     bool cache;
     ast_expr *environment;   /* EXPR_MAP or NULL */

@@ -3,6 +3,7 @@
    seen), hence a warning: without it the mistake shows up as an undefined
    reference in generated code when the bundle links. */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +60,7 @@ static bool is_ident_char(char c) { return isalnum((unsigned char)c) || c == '_'
    linear in its length: each '(' remembers the word before it on a stack,
    and its ')' asks whether a '{' follows. */
 typedef struct defined_names {
-    symtab names; /* name -> itself */
+    symtab names; /* name -> 1 + the offset of its name in the text (never NULL) */
     bool unreadable;
     const char *text; /* the file's bytes, kept for the bundle (read once) */
     size_t len;
@@ -106,7 +107,7 @@ static void scan_definitions(arena *a, const char *text, size_t len, symtab *nam
             if (w.at && r < end && *r == '{') {
                 char *name = arena_strndup(a, w.at, w.len);
                 if (!symtab_get(names, name))
-                    symtab_put(names, name, name);
+                    symtab_put(names, name, (void *)(uintptr_t)(w.at - text + 1));
             }
         }
         word = NULL;
@@ -156,7 +157,13 @@ void sema_check_entry_defined(sema *s, step_info *st, ast_field *entry_field)
         const defined_names *d = definitions_in(s, st->sources[i].resolved);
         st->sources[i].text = d->text;
         st->sources[i].len = d->len;
-        if (d->unreadable || symtab_get(&d->names, st->entry))
+        void *found = d->unreadable ? NULL : symtab_get(&d->names, st->entry);
+        if (found) { /* where the language server's definition goes */
+            st->entry_found = true;
+            st->entry_source = i;
+            st->entry_offset = (size_t)(uintptr_t)found - 1;
+        }
+        if (d->unreadable || found)
             return;
     }
     bool given = entry_field && entry_field->value->kind == EXPR_STRING;

@@ -127,6 +127,7 @@ static void report_unknown_name(scope *sc, ast_name *name, const param_info *p)
         binding *meant = symtab_get(&sc->names, close);
         meant->used = true; /* it was meant to be used: no W0404 for it */
         diag_help(pg->diag, dg, "did you mean `%s`?", close);
+        diag_fix(pg->diag, dg, "%s", close);
     } else if (p && p->type == TYPE_STRING) {
         diag_help(pg->diag, dg, "to pass the text, write it in quotes: `%s = \"%s\"`", p->name, name->text);
     } else if (n == 0) {
@@ -350,14 +351,79 @@ static size_t unknown_parameter(scope *sc, step_info *st, ast_arg *a)
                                  a->name.text);
     diag_label(pg->diag, dg, "unknown parameter");
     const char *close = suggest_closest_or_prefix(a->name.text, names, st->nparams);
-    if (close)
+    if (close) {
         diag_help(pg->diag, dg, "did you mean `%s`? the parameters of `%s` are %s", close, st->name, list);
+        diag_fix(pg->diag, dg, "%s", close);
+    }
     else if (st->nparams)
         diag_help(pg->diag, dg, "the parameters of `%s` are %s", st->name, list);
     else
         diag_help(pg->diag, dg, "`%s` takes no parameters", st->name);
     diag_note(pg->diag, dg, st->decl->name.sp, "`%s` is declared here", st->name);
     return close ? param_index(st, close) : st->nparams;
+}
+
+/* E0303's fix: the positional arguments from args[first] on, while each
+   has a parameter, rewritten `NAME = VALUE` (one edit over all of them). */
+static void keyword_fix(scope *sc, diagnostic *dg, const step_info *st, const ptr_vec *args, size_t first)
+{
+    strbuf text = STRBUF_INIT;
+    size_t last = first;
+    for (size_t i = first, k = 0; i < args->len && k < st->nparams; i++, k++) {
+        const ast_arg *a = args->items[i];
+        if (a->name.text || !a->value)
+            break;
+        sb_printf(&text, "%s%s = %s", i > first ? ", " : "", st->params[k].name, sema_text(sc->s, a->value->sp));
+        last = i;
+    }
+    if (text.len) {
+        span at = ((const ast_arg *)args->items[first])->value->sp;
+        at.end = ((const ast_arg *)args->items[last])->value->sp.end;
+        diag_fix_at(sc->s->pg->diag, dg, at, "%s", sb_cstr(&text));
+    }
+    sb_free(&text);
+}
+
+/* The artifact of type bound last so far, else fallback. */
+static const char *artifact_of_type(scope *sc, const char *type, const char *fallback)
+{
+    for (size_t i = sc->bindings.len; i-- > 0;) {
+        const binding *b = sc->bindings.items[i];
+        if (b->kind == BIND_ARTIFACT && b->producer && b->output < b->producer->step->noutputs &&
+            strcmp(b->producer->step->outputs[b->output].type_name, type) == 0)
+            return b->name;
+    }
+    return fallback;
+}
+
+/* E0104's fix: the missing parameters added before the call's `)`, each
+   with a value of its type to fill in (an artifact: the last one bound of
+   its type, else the parameter's name). */
+static void missing_fix(scope *sc, diagnostic *dg, const ast_call *call, size_t nargs, const char **missing,
+                        size_t nmissing, const step_info *st)
+{
+    const char *text = sema_text(sc->s, call->sp);
+    size_t len = strlen(text);
+    if (!len || text[len - 1] != ')')
+        return; /* a call the parser closed itself */
+    strbuf add = STRBUF_INIT;
+    for (size_t m = 0; m < nmissing; m++) {
+        const char *value = missing[m];
+        for (size_t k = 0; k < st->nparams; k++)
+            if (strcmp(st->params[k].name, missing[m]) == 0) {
+                static const char *const zero[] = {[TYPE_INT] = "0", [TYPE_FLOAT] = "0.0", [TYPE_BOOL] = "false",
+                                                   [TYPE_STRING] = "\"\""};
+                if (st->params[k].type != TYPE_ARTIFACT)
+                    value = zero[st->params[k].type];
+                else
+                    value = artifact_of_type(sc, st->params[k].type_name, value);
+            }
+        sb_printf(&add, "%s%s = %s", nargs || m ? ", " : "", missing[m], value);
+    }
+    span at = call->sp;
+    at.start = at.end = call->sp.end - 1;
+    diag_fix_at(sc->s->pg->diag, dg, at, "%s", sb_cstr(&add));
+    sb_free(&add);
 }
 
 /* Matches the arguments of a call to the step's parameters. */
@@ -417,6 +483,7 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
                                             "name");
                 diag_note(pg->diag, dg, st->decorators.by_id[DEC_ACCELERATE]->decl->name.sp,
                           "`%s` is accelerated here", st->name);
+                keyword_fix(sc, dg, st, args, i);
                 reported_positional = true;
                 reported_at = a;
             }
@@ -498,6 +565,7 @@ static arg_binding *match_args(scope *sc, step_info *st, ast_call *call)
         format_name_list(example, sizeof example, examples, nmissing);
         diag_help(pg->diag, dg, "add %s to the call", example);
         diag_note(pg->diag, dg, st->decl->name.sp, "`%s` is declared here", st->name);
+        missing_fix(sc, dg, call, args->len, missing, nmissing, st);
     }
     return bound;
 }
@@ -559,6 +627,7 @@ static void unknown_step(scope *sc, ast_call *call)
         step_info *meant = program_find_step(pg, close);
         meant->invoked = true; /* it was meant to be invoked: no W0405 for it */
         diag_help(pg->diag, dg, "did you mean `%s`?", close);
+        diag_fix(pg->diag, dg, "%s", close);
         diag_note(pg->diag, dg, meant->decl->name.sp, "`%s` is declared here", close);
     } else {
         diag_help(pg->diag, dg, "declare it with `step %s(...) { source = \"...\" }` or import the file that "

@@ -297,6 +297,7 @@ static const char *unknown_field(sema *s, ast_field *f)
     format_name_list(list, sizeof list, field_names, FIELD_COUNT);
     if (meant) {
         diag_help(pg->diag, dg, "did you mean `%s`? the fields are %s", meant, list);
+        diag_fix(pg->diag, dg, "%s", meant);
         return meant;
     }
     /* An option of a decorator written as a field: say which decorator. */

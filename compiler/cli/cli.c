@@ -15,6 +15,8 @@
 #include "explain.h"
 #include "fmt.h"
 #include "graph.h"
+#include "lsp/lsp.h"
+#include "session.h"
 #include "model/model_build.h"
 #include "front/parse.h"
 #include "check/program.h"
@@ -49,6 +51,8 @@ static const char usage_tail[] =
     "                       --check only reports whether it already is\n"
     "  explain CODE         explain a diagnostic code, with a wrong and a right example\n"
     "  explain @DECORATOR   a decorator's options: values, ranges, defaults\n"
+    "  lsp                  a language server (LSP) on stdin and stdout, for editors\n"
+    "                       (docs/lsp.md)\n"
     "\n"
     "options:\n"
     "  --version            print the version\n"
@@ -211,34 +215,20 @@ static int parse_common(int argc, char **argv, const char *allowed, common_opts 
     return -1;
 }
 
-/* A loaded and checked program with everything it owns. */
-typedef struct session {
-    arena arena;
-    source_set sources;
-    diag_engine diag;
-    program pg;
-} session;
+typedef check_session session;
 
 static bool session_load(session *s, const common_opts *o, const check_options *copts)
 {
-    arena_init(&s->arena);
-    source_set_init(&s->sources);
-    diag_init(&s->diag, &s->arena, &s->sources);
-    s->diag.werror = o->werror;
+    check_session_init(s, o->werror);
     char err[512];
-    if (!program_load(&s->pg, &s->arena, &s->diag, &s->sources, o->file, copts, err, sizeof err)) {
+    if (!check_session_file(s, o->file, copts, err, sizeof err)) {
         fprintf(stderr, "pipec: error: cannot read `%s`: %s\n", o->file, err);
         return false;
     }
     return true;
 }
 
-static void session_free(session *s)
-{
-    program_free(&s->pg);
-    source_set_free(&s->sources);
-    arena_free(&s->arena);
-}
+static void session_free(session *s) { check_session_free(s); }
 
 static void flush_diags(session *s, diag_format fmt)
 {
@@ -411,10 +401,7 @@ static int cmd_fmt(int argc, char **argv)
     if (rc >= 0)
         return rc;
     session s;
-    arena_init(&s.arena);
-    source_set_init(&s.sources);
-    diag_init(&s.diag, &s.arena, &s.sources);
-    memset(&s.pg, 0, sizeof s.pg);
+    check_session_init(&s, false);
     char err[512];
     int idx = source_load(&s.sources, o.file, err, sizeof err);
     if (idx < 0) {
@@ -422,9 +409,8 @@ static int cmd_fmt(int argc, char **argv)
         session_free(&s);
         return EXIT_USAGE;
     }
-    ast_file *ast = parse_file(&s.arena, &s.diag, &s.sources, (uint32_t)idx);
     strbuf out = STRBUF_INIT;
-    if (diag_error_count(&s.diag) || !format_file(ast, s.sources.files[idx], &out)) {
+    if (!format_source(&s.arena, &s.diag, &s.sources, (uint32_t)idx, &out)) {
         flush_diags(&s, DIAG_FORMAT_TEXT);
         fprintf(stderr, "pipec: `%s` has errors; not formatted\n", o.file);
         rc = EXIT_ERRORS;
@@ -517,5 +503,11 @@ int pipec_main(int argc, char **argv)
         return cmd_fmt(argc, argv);
     if (strcmp(cmd, "explain") == 0)
         return cmd_explain(argc, argv);
+    if (strcmp(cmd, "lsp") == 0) {
+        /* Editors start it as `pipec lsp --stdio`; stdio is all it speaks. */
+        if (argc > 3 || (argc == 3 && strcmp(argv[2], "--stdio") != 0))
+            return usage_error("%s takes no arguments (it speaks LSP on stdin and stdout)", "lsp");
+        return lsp_serve(0, 1);
+    }
     return usage_error("unknown command `%s`", cmd);
 }

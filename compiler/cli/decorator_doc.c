@@ -115,6 +115,34 @@ bool decorator_doc_print(const char *name, FILE *out)
     return true;
 }
 
+bool decorator_doc_hover(const char *decorator, const char *option, FILE *out)
+{
+    const pipe_decorator_info *d = find(decorator);
+    if (!d)
+        return false;
+    if (!option) {
+        fprintf(out, "**@%s** (%s)\n\n%s", d->name, where_words(d), d->doc);
+        for (int i = 0; i < d->noptions; i++)
+            fprintf(out, "%s`%s`", i ? ", " : "\n\noptions: ", d->options[i].name);
+        fputc('\n', out);
+        return true;
+    }
+    for (int i = 0; i < d->noptions; i++) {
+        const pipe_option *o = &d->options[i];
+        if (strcmp(o->name, option) != 0)
+            continue;
+        char value[256], dflt[128];
+        value_words(o, value, sizeof value);
+        default_words(o, dflt, sizeof dflt);
+        fprintf(out, "**@%s(%s)**: %s\n\n%s; default %s; %s\n", d->name, o->name, o->doc, value, dflt,
+                o->keyed ? "in the cache key" : "not in the cache key");
+        if (o->help)
+            fprintf(out, "\n%s\n", o->help);
+        return true;
+    }
+    return false;
+}
+
 void decorator_doc_markdown(FILE *out)
 {
     fputs(DECORATOR_DOC_BEGIN, out);

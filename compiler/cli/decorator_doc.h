@@ -10,6 +10,10 @@
 /* `pipec explain @resources`: the decorator and its options as text; false
    when there is no such decorator (name with or without the `@`). */
 bool decorator_doc_print(const char *name, FILE *out);
+/* An editor's hover (Markdown): option of decorator (`@` optional), or the
+   decorator itself when option is NULL; false when there is no such one. */
+bool decorator_doc_hover(const char *decorator, const char *option, FILE *out);
+
 /* Every decorator as Markdown: the block of docs/language.md between
    DECORATOR_DOC_BEGIN and DECORATOR_DOC_END is exactly this output
    (`pipec explain --decorators-markdown`; tests/unit/test_settings.c). */

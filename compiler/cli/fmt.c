@@ -22,6 +22,7 @@
 
 #include "pipe/base.h"
 #include "util/arena.h"
+#include "front/parse.h"
 
 /* Deeper nesting is printed, but not indented further. */
 enum { FMT_MAX_LEVEL = 32 };
@@ -948,4 +949,10 @@ bool format_file(const ast_file *f, const source_file *src, strbuf *out)
         return false;
     }
     return true;
+}
+
+bool format_source(arena *a, diag_engine *d, source_set *sources, uint32_t file, strbuf *out)
+{
+    ast_file *ast = parse_file(a, d, sources, file);
+    return !diag_error_count(d) && format_file(ast, sources->files[file], out);
 }

@@ -7,6 +7,7 @@
 
 #include "front/ast.h"
 #include "front/source.h"
+#include "util/diag.h"
 #include "util/strbuf.h"
 
 /* A bracketed list stays on one line when the whole line fits in this many
@@ -22,5 +23,10 @@
    unterminated string, a bad escape, a control character or invalid UTF-8
    inside a string), since printing the tree would drop those bytes. */
 bool format_file(const ast_file *f, const source_file *src, strbuf *out);
+
+/* `pipec fmt` on file `file` of sources (read from disk or held in memory:
+   the language server's formatting): parses it alone and formats it into
+   out. False, with the reasons in d, when it has errors. */
+bool format_source(arena *a, diag_engine *d, source_set *sources, uint32_t file, strbuf *out);
 
 #endif

@@ -159,6 +159,10 @@ int gen_runtime(bundle *b, char *err, size_t errsize);
 /* bundle.yaml's text into out; image_fields false leaves out each
    invocation's `image` (@docker) section. */
 int gen_manifest_text(bundle *b, bool image_fields, strbuf *out, char *err, size_t errsize);
+/* One invocation's entry of bundle.yaml (its settings after the pipeline's
+   defaults, image included), as gen_manifest_text writes it: the language
+   server's hover. */
+int gen_invocation_text(const pipe_manifest *m, size_t index, strbuf *out, char *err, size_t errsize);
 /* The driver, src/<pipeline>_main.c (gen_driver_path), embedding
    manifest_yaml as its bundle.yaml. */
 int gen_driver(bundle *b, const char *manifest_yaml, strbuf *out, char *err, size_t errsize);

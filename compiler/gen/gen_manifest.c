@@ -179,6 +179,19 @@ static void emit_invocation(yaml_out *em, const pipe_manifest *m, const pipe_min
     ye_map_end(em);
 }
 
+int gen_invocation_text(const pipe_manifest *m, size_t index, strbuf *out, char *err, size_t errsize)
+{
+    yaml_out em;
+    if (!ye_open(&em, out)) {
+        snprintf(err, errsize, "cannot initialize the YAML emitter");
+        return -1;
+    }
+    ye_doc_start(&em, false);
+    emit_invocation(&em, m, &m->invocations[index], true);
+    ye_doc_end(&em);
+    return ye_close(&em, "an invocation", err, errsize);
+}
+
 int gen_manifest_text(bundle *b, bool image_fields, strbuf *out, char *err, size_t errsize)
 {
     const pipe_manifest *m = b->mf;

@@ -21,10 +21,21 @@ void diag_init(diag_engine *d, arena *a, source_set *sources)
     d->max_errors = DIAG_MAX_ERRORS_DEFAULT;
 }
 
-/* Error or warning, after -Werror promotion. */
 static bool is_error(const diag_engine *d, const diagnostic *dg)
 {
     return diag_code_get(dg->code)->severity == DIAG_ERROR || d->werror;
+}
+
+bool diag_is_error(const diag_engine *d, const diagnostic *dg) { return is_error(d, dg); }
+
+void diag_code_help_uri(diag_code code, char *buf, size_t size)
+{
+    /* Markdown heading anchors are lower case: "## E0303" is #e0303. */
+    char anchor[8];
+    snprintf(anchor, sizeof anchor, "%s", diag_code_name(code));
+    for (char *c = anchor; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    snprintf(buf, size, "https://github.com/pipec/pipec/blob/main/docs/diagnostics.md#%s", anchor);
 }
 
 static diagnostic *add(diag_engine *d, span sp, bool has_pos, diag_code code, const char *fmt, va_list ap)
@@ -114,6 +125,28 @@ void diag_help(diag_engine *d, diagnostic *dg, const char *fmt, ...)
     va_start(ap, fmt);
     dg->help = arena_vprintf(d->arena, fmt, ap);
     va_end(ap);
+}
+
+void diag_fix(diag_engine *d, diagnostic *dg, const char *fmt, ...)
+{
+    if (is_sink(d, dg))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    dg->fix = arena_vprintf(d->arena, fmt, ap);
+    va_end(ap);
+}
+
+void diag_fix_at(diag_engine *d, diagnostic *dg, span at, const char *fmt, ...)
+{
+    if (is_sink(d, dg))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    dg->fix = arena_vprintf(d->arena, fmt, ap);
+    va_end(ap);
+    dg->fix_sp = at;
+    dg->has_fix_sp = true;
 }
 
 void diag_note(diag_engine *d, diagnostic *dg, span sp, const char *fmt, ...)
@@ -392,13 +425,8 @@ static void render_sarif(const diag_engine *d, diagnostic **items, size_t n, str
         sb_puts(sb, ",\"shortDescription\":{\"text\":");
         sb_json_string(sb, info->title);
         sb_puts(sb, "},\"helpUri\":");
-        /* Markdown heading anchors are lower case: "## E0303" is #e0303. */
-        char anchor[8];
-        snprintf(anchor, sizeof anchor, "%s", info->name);
-        for (char *c = anchor; *c; c++)
-            *c = (char)tolower((unsigned char)*c);
         char uri[128];
-        snprintf(uri, sizeof uri, "https://github.com/pipec/pipec/blob/main/docs/diagnostics.md#%s", anchor);
+        diag_code_help_uri(rules[k], uri, sizeof uri);
         sb_json_string(sb, uri);
         sb_putc(sb, '}');
     }
@@ -441,9 +469,7 @@ static void render_sarif(const diag_engine *d, diagnostic **items, size_t n, str
     sb_puts(sb, "]}]}\n");
 }
 
-/* The diagnostics sorted by file and position, exact duplicates dropped;
-   the caller frees the array. */
-static diagnostic **sorted_unique(const diag_engine *d, size_t *kept_out)
+diagnostic **diag_sorted(const diag_engine *d, size_t *kept_out)
 {
     size_t n = d->diags.len;
     diagnostic **items = xmalloc((n ? n : 1) * sizeof *items);
@@ -465,7 +491,7 @@ static diagnostic **sorted_unique(const diag_engine *d, size_t *kept_out)
 void diag_flush_errors_only(diag_engine *d, const char *check_hint, diag_writer out, void *user)
 {
     size_t kept;
-    diagnostic **items = sorted_unique(d, &kept);
+    diagnostic **items = diag_sorted(d, &kept);
     strbuf sb = STRBUF_INIT;
     size_t errors = 0, warnings = 0;
     for (size_t i = 0; i < kept; i++) {
@@ -492,7 +518,7 @@ void diag_flush_errors_only(diag_engine *d, const char *check_hint, diag_writer 
 void diag_flush(diag_engine *d, diag_format fmt, diag_writer out, void *user)
 {
     size_t kept;
-    diagnostic **items = sorted_unique(d, &kept);
+    diagnostic **items = diag_sorted(d, &kept);
     strbuf sb = STRBUF_INIT;
     size_t errors = 0, warnings = 0;
     for (size_t i = 0; i < kept; i++) {

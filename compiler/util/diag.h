@@ -26,6 +26,11 @@ typedef struct diagnostic {
     char *message;
     char *label; /* printed after the underline */
     char *help;
+    /* What replaces sp to make it go away (the help line's suggestion), or
+       NULL: the language server's quick fix. */
+    char *fix;
+    span fix_sp; /* what fix replaces: sp unless diag_fix_at said otherwise */
+    bool has_fix_sp;
     ptr_vec notes; /* note_entry* */
     size_t seq;
 } diagnostic;
@@ -61,6 +66,10 @@ diagnostic *diag_given_twice(diag_engine *d, span second, span first, const char
 
 void diag_label(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_help(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_fix(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A fix that replaces at, not the diagnostic's own span (an empty at
+   inserts): a call's arguments rewritten, a missing one added. */
+void diag_fix_at(diag_engine *d, diagnostic *dg, span at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note(diag_engine *d, diagnostic *dg, span sp, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note_plain(diag_engine *d, diagnostic *dg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Its LINE:COL (text, JSON, SARIF) counts bytes of the line: for positions
@@ -78,6 +87,17 @@ void diag_flush(diag_engine *d, diag_format fmt, diag_writer out, void *user);
    errors in full, the warnings as one line that names check_hint, the
    command that prints them. */
 void diag_flush_errors_only(diag_engine *d, const char *check_hint, diag_writer out, void *user);
+
+/* The diagnostics as every format prints them: sorted by file and
+   position, exact duplicates dropped (the language server publishes these).
+   The caller frees the array. */
+diagnostic **diag_sorted(const diag_engine *d, size_t *count);
+/* Error or warning, after -Werror promotion. */
+bool diag_is_error(const diag_engine *d, const diagnostic *dg);
+/* Where a code's explanation is published (SARIF's helpUri, the language
+   server's codeDescription): docs/diagnostics.md, which is `pipec explain
+   --markdown`, at the code's heading. */
+void diag_code_help_uri(diag_code code, char *buf, size_t size);
 
 /* "FILE:LINE:COL" for a span (static buffer-free: written into buf). */
 void diag_format_position(const diag_engine *d, span sp, char *buf, size_t size);
