@@ -107,44 +107,27 @@ static void dg_position(const diag_engine *d, const diagnostic *dg, uint32_t off
     }
 }
 
-void diag_label(diag_engine *d, diagnostic *dg, const char *fmt, ...)
-{
-    if (is_sink(d, dg))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    dg->label = arena_vprintf(d->arena, fmt, ap);
-    va_end(ap);
-}
+/* One of a diagnostic's texts (label, help, fix), formatted in the arena;
+   the sink (a diagnostic that is not kept) takes none. */
+#define DIAG_SET_TEXT(field)                          \
+    do {                                              \
+        if (is_sink(d, dg))                           \
+            return;                                   \
+        va_list ap;                                   \
+        va_start(ap, fmt);                            \
+        dg->field = arena_vprintf(d->arena, fmt, ap); \
+        va_end(ap);                                   \
+    } while (0)
 
-void diag_help(diag_engine *d, diagnostic *dg, const char *fmt, ...)
-{
-    if (is_sink(d, dg))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    dg->help = arena_vprintf(d->arena, fmt, ap);
-    va_end(ap);
-}
+void diag_label(diag_engine *d, diagnostic *dg, const char *fmt, ...) { DIAG_SET_TEXT(label); }
 
-void diag_fix(diag_engine *d, diagnostic *dg, const char *fmt, ...)
-{
-    if (is_sink(d, dg))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    dg->fix = arena_vprintf(d->arena, fmt, ap);
-    va_end(ap);
-}
+void diag_help(diag_engine *d, diagnostic *dg, const char *fmt, ...) { DIAG_SET_TEXT(help); }
+
+void diag_fix(diag_engine *d, diagnostic *dg, const char *fmt, ...) { DIAG_SET_TEXT(fix); }
 
 void diag_fix_at(diag_engine *d, diagnostic *dg, span at, const char *fmt, ...)
 {
-    if (is_sink(d, dg))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    dg->fix = arena_vprintf(d->arena, fmt, ap);
-    va_end(ap);
+    DIAG_SET_TEXT(fix);
     dg->fix_sp = at;
     dg->has_fix_sp = true;
 }
