@@ -246,10 +246,14 @@ int pipe_metrics_parse(const char *text, pipe_metrics *out)
     memset(out, 0, sizeof *out);
     bool legacy = false, first = true;
     size_t lineno = 0;
-    for (const char *p = text; *p;) {
+    /* memchr within the known end, not strchr: a search that may look at
+       the whole rest of the text per line (as sanitizers' strict string
+       checks do) would make a big file quadratic. */
+    const char *end = text + strlen(text);
+    for (const char *p = text; p < end;) {
         lineno++;
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
         const char *line = p;
         p += len + (nl ? 1 : 0);
         if (len > 0 && line[len - 1] == '\r')

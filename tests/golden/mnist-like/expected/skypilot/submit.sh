@@ -57,7 +57,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:9d9d4c331ded7aa3
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:88c85361e0e0224e
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:4b9dd321866f145b
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:c08537d371f258c1
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-90e5e9516a8e53f6 PIPE_REGISTRY/classifier-debian-1329a9c2:4b9dd321866f145b
-    classifier-6e9c5ee4e3cecbb5 PIPE_REGISTRY/classifier-cuda-52562ca1:c08537d371f258c1
+    classifier-ae0ae5022ee95e42 PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2
+    classifier-4da035101b11ae5f PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-90e5e9516a8e53f6 '' '-'
-    split classifier-split classifier-90e5e9516a8e53f6 '' '0'
-    train classifier-train classifier-6e9c5ee4e3cecbb5 '' '1'
-    evaluate classifier-evaluate classifier-90e5e9516a8e53f6 '' '2,1'
+    load_data classifier-load_data classifier-ae0ae5022ee95e42 '' '-'
+    split classifier-split classifier-ae0ae5022ee95e42 '' '0'
+    train classifier-train classifier-4da035101b11ae5f '' '1'
+    evaluate classifier-evaluate classifier-ae0ae5022ee95e42 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/debian-1329a9c2/Dockerfile "$PIPE_REGISTRY/classifier-debian-1329a9c2:4b9dd321866f145b"
-image docker/cuda-52562ca1/Dockerfile "$PIPE_REGISTRY/classifier-cuda-52562ca1:c08537d371f258c1"
+image docker/debian-1329a9c2/Dockerfile "$PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2"
+image docker/cuda-52562ca1/Dockerfile "$PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2"
 
