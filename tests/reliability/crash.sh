@@ -68,10 +68,13 @@ while [ $(($(now_ms) - start)) -lt "$budget_ms" ]; do
         >"$dir/C$round.out" 2>&1 &
     runner=$!
     sleep "0.$((RANDOM % 8))$((RANDOM % 10))"
-    mapfile -t tree < <(echo "$runner"; descendants "$runner")
+    # The tree held still while it is listed: a process started between the
+    # listing and the kill would not be waited for below.
+    mapfile -t tree < <(freeze_tree "$runner")
     victim=${tree[$((RANDOM % ${#tree[@]}))]}
     what=$(tr '\0' ' ' <"/proc/$victim/cmdline" 2>/dev/null | awk '{print $2, $3}')
     kill -9 "$victim" 2>/dev/null && kills=$((kills + 1))
+    kill -CONT "${tree[@]}" 2>/dev/null
     # The rest of the tree ends by itself (the runner waits for its steps;
     # the children of a dead parent are told by the kernel).
     for _ in $(seq 300); do

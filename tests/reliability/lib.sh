@@ -47,6 +47,23 @@ descendants() {
         done
     done
 }
+# $1 and its descendants, stopped (SIGSTOP), one pid a line: passes over
+# /proc until one finds no process it had not stopped, so that none starts
+# unseen between the snapshot and what the caller does with it (a
+# supervisor spawned during a pass would otherwise go unwatched). The
+# caller sends SIGCONT to them all.
+freeze_tree() {
+    local -a seen=() now=()
+    local p
+    kill -STOP "$1" 2>/dev/null
+    while :; do
+        mapfile -t now < <(echo "$1"; descendants "$1")
+        for p in "${now[@]}"; do kill -STOP "$p" 2>/dev/null; done
+        [ "${#now[@]}" = "${#seen[@]}" ] && break
+        seen=("${now[@]}")
+    done
+    printf '%s\n' "${now[@]}"
+}
 # A free port whose neighbour above is free too (MASTER_PORT and PIPE_RDZV_PORT).
 free_port() {
     python3 - <<'PY'
