@@ -2,6 +2,8 @@
    or part of one, `latest`; and a run's state (run_state.c): the runner's lock. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -114,9 +116,41 @@ static void test_state(void)
     fx_rmtree(store);
 }
 
+/* Another runner's sweep removes an unborn run's folder (nothing in it but
+   a free run.lock) while it holds that lock: a runner that opened the lock
+   file before and locks it after must not hold a lock on a removed file in
+   a removed folder (the run then failed writing .reserve: ENOENT). */
+static void test_lock_swept_away(void)
+{
+    char *store = fx_tempdir("lockswept"), err[512], holder[256];
+    char *dir = pipe_asprintf("%s/r", store), *path = pipe_run_lock_path(store, "r");
+    CHECK(mkdir(dir, 0700) == 0);
+    int sweeper = -1;
+    CHECK_EQ_INT(pipe_lock_take(path, 0, &sweeper, NULL, holder, sizeof holder, err, sizeof err), 0);
+    pid_t child = fork();
+    if (child == 0) { /* the runner: opens run.lock now, locks it once the sweeper lets go */
+        int fd = -1;
+        struct stat held, named;
+        close(sweeper); /* the sweeper's lock is the parent's alone */
+        int rc = pipe_run_lock_hold(store, "r", &fd, err, sizeof err);
+        _exit(rc == 0 && fstat(fd, &held) == 0 && stat(path, &named) == 0 && held.st_ino == named.st_ino ? 0 : 1);
+    }
+    pipe_sleep_ms(300); /* the child has opened the file and waits for the lock */
+    CHECK(unlink(path) == 0);
+    CHECK(rmdir(dir) == 0);
+    close(sweeper);
+    int status = 0;
+    CHECK(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0); /* the lock it holds is the file run.lock names */
+    free(dir);
+    free(path);
+    fx_rmtree(store);
+}
+
 int main(void)
 {
     test_resolve();
     test_state();
+    test_lock_swept_away();
     return check_summary();
 }

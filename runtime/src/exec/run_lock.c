@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pipe/error.h"
@@ -83,40 +84,61 @@ void pipe_lock_describe(int fd, char *out, size_t size)
     free(rec);
 }
 
+/* Whether path still names the file open as fd: a sweeper removes a lock
+   file while it holds it (an unborn run's run.lock), so a lock taken on a
+   file that was opened before the removal is a lock on nothing. */
+static bool still_linked(int fd, const char *path)
+{
+    struct stat held, named;
+    return fstat(fd, &held) == 0 && stat(path, &named) == 0 && held.st_dev == named.st_dev &&
+           held.st_ino == named.st_ino;
+}
+
 int pipe_lock_take(const char *path, unsigned wait_ms, int *fd, char **prev, char *holder, size_t holdersize,
                    char *err, size_t errsize)
 {
     if (prev)
         *prev = NULL;
-    int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
-    if (f < 0) {
-        pipe_errf(err, errsize, "cannot open the lock %s: %s", path, strerror(errno));
-        return PIPE_EIO;
-    }
     double until = pipe_now() + wait_ms / 1000.0;
-    for (;;) {
-        if (flock(f, LOCK_EX | LOCK_NB) == 0)
-            break;
-        if (errno == EINTR)
-            continue;
-        if (errno != EWOULDBLOCK) {
-            pipe_errf(err, errsize, "cannot lock %s: %s", path, strerror(errno));
-            close(f);
+    for (int reopened = 0;; reopened++) {
+        int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (f < 0) {
+            int e = errno;
+            pipe_errf(err, errsize, "cannot open the lock %s: %s", path, strerror(e));
+            errno = e; /* ENOENT: its folder was swept away; the caller may make it again */
             return PIPE_EIO;
         }
-        if (pipe_now() >= until) {
-            if (holder)
-                pipe_lock_describe(f, holder, holdersize);
-            close(f);
-            pipe_errf(err, errsize, "%s is held by another process", path);
+        for (;;) {
+            if (flock(f, LOCK_EX | LOCK_NB) == 0)
+                break;
+            if (errno == EINTR)
+                continue;
+            if (errno != EWOULDBLOCK) {
+                pipe_errf(err, errsize, "cannot lock %s: %s", path, strerror(errno));
+                close(f);
+                return PIPE_EIO;
+            }
+            if (pipe_now() >= until) {
+                if (holder)
+                    pipe_lock_describe(f, holder, holdersize);
+                close(f);
+                pipe_errf(err, errsize, "%s is held by another process", path);
+                return PIPE_ESTATE;
+            }
+            pipe_sleep_ms(20);
+        }
+        if (still_linked(f, path)) {
+            if (prev)
+                *prev = read_record(f);
+            *fd = f;
+            return 0;
+        }
+        close(f); /* removed under us: the lock is the file the path names now */
+        if (reopened >= 100) {
+            pipe_errf(err, errsize, "the lock %s keeps being removed by another process", path);
             return PIPE_ESTATE;
         }
-        pipe_sleep_ms(20);
     }
-    if (prev)
-        *prev = read_record(f);
-    *fd = f;
-    return 0;
 }
 
 int pipe_lock_record(int fd, const char *extra)
@@ -151,9 +173,18 @@ int pipe_run_lock_hold(const char *store, const char *run_id, int *fd, char *err
 {
     char *dir = pipe_store_run_dir(store, run_id), *path = pipe_run_lock_path(store, run_id);
     char holder[512];
-    int rc = !dir || !path ? PIPE_ENOMEM : pipe_mkdirs(dir, err, errsize);
-    /* A sweeper looking at the run holds the lock for a moment: wait for it. */
-    if (rc == 0 && (rc = pipe_lock_take(path, 2000, fd, NULL, holder, sizeof holder, err, errsize)) == PIPE_ESTATE)
+    int rc = !dir || !path ? PIPE_ENOMEM : PIPE_EIO;
+    /* Another runner's sweep removes a run folder that holds nothing but a
+       free run.lock: when it took this one's folder between the mkdir and
+       the lock, the folder is made again. A sweeper looking at the run
+       holds the lock for a moment: wait for it. */
+    for (int tries = 0; dir && path && tries < 10; tries++) {
+        if ((rc = pipe_mkdirs(dir, err, errsize)) != 0 ||
+            (rc = pipe_lock_take(path, 2000, fd, NULL, holder, sizeof holder, err, errsize)) != PIPE_EIO ||
+            errno != ENOENT)
+            break;
+    }
+    if (rc == PIPE_ESTATE)
         pipe_errf(err, errsize, "run %s is in use by another process (%s)", run_id, holder);
     if (rc == 0 && (rc = pipe_lock_record(*fd, NULL)) != 0) {
         pipe_errf(err, errsize, "cannot write %s: %s", path, strerror(errno));

@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:35866d704328c9db
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:430f995a3c163f19
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-ae0ae5022ee95e42 PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2
-    classifier-4da035101b11ae5f PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2
+    classifier-8c0bd757a0fb9508 PIPE_REGISTRY/classifier-debian-1329a9c2:35866d704328c9db
+    classifier-0077c016c7eed2bf PIPE_REGISTRY/classifier-cuda-52562ca1:430f995a3c163f19
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-ae0ae5022ee95e42 '' '-'
-    split classifier-split classifier-ae0ae5022ee95e42 '' '0'
-    train classifier-train classifier-4da035101b11ae5f '' '1'
-    evaluate classifier-evaluate classifier-ae0ae5022ee95e42 '' '2,1'
+    load_data classifier-load_data classifier-8c0bd757a0fb9508 '' '-'
+    split classifier-split classifier-8c0bd757a0fb9508 '' '0'
+    train classifier-train classifier-0077c016c7eed2bf '' '1'
+    evaluate classifier-evaluate classifier-8c0bd757a0fb9508 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
