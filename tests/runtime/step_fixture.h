@@ -43,13 +43,23 @@ static inline char *fx_read(const char *path)
     return pipe_read_file(path, &text, NULL, NULL, 0) == 0 ? text : NULL;
 }
 
+/* Written whole, then renamed: a test that polls for the file (a step's
+   pid) never reads it empty or cut short. */
 static inline bool fx_write(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "wb");
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.fxtmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return false;
+    FILE *f = fopen(tmp, "wb");
     if (!f)
         return false;
     bool ok = fputs(text, f) >= 0;
-    return fclose(f) == 0 && ok;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return false;
+    }
+    return true;
 }
 
 static inline bool fx_contains(const char *haystack, const char *needle)
