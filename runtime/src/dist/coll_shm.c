@@ -16,8 +16,12 @@
 #define MFD_CLOEXEC 0x0001U
 #endif
 
-/* A slot: the largest chunk the CPU backend reduces at once. */
-enum { SLOT_BYTES = 4 << 20, HEADER_BYTES = 4096 };
+/* A slot: the largest chunk the CPU backend reduces at once. 1 MiB: the
+   slots and the ranks' chunks of 4 ranks stay in the cache between the
+   copy in, the reduction and the copy out, and a 64 MiB all-reduce passes
+   130 barriers (4 MiB was about 2x slower on 2 cores, 256 KiB paid for
+   its barriers; docs/performance.md "All-reduce"). */
+enum { SLOT_BYTES = 1 << 20, HEADER_BYTES = 4096 };
 
 size_t pipe_coll_shm_bytes(int local_world)
 {
