@@ -15,7 +15,7 @@
 
 static const pipe_dtype dtypes[] = {PIPE_F32, PIPE_F64, PIPE_I32, PIPE_I64, PIPE_U8, PIPE_F16, PIPE_BF16};
 static const pipe_op ops[] = {PIPE_SUM, PIPE_PROD, PIPE_MAX, PIPE_MIN, PIPE_AVG};
-static const size_t sizes[] = {1, 7, 600001}; /* the last spans 2 to 10 chunks, an odd count of them for bytes */
+static const size_t sizes[] = {1, 7, 600001}; /* the last spans 2 to 10 chunks */
 
 /* A small value per rank and index that every type holds exactly. */
 static double value(int rank, size_t i, pipe_op op)
