@@ -13,8 +13,10 @@
 #   torch  torchrun --nproc-per-node 4 of dist.all_reduce on a float32 tensor
 #          of the same size with gloo, timed the same way (torch from PyPI in
 #          the virtual environment of bench/launch.sh, build/venv);
-#   memcpy one process per CPU, each copying a buffer of MIB MiB ITERS times
-#          (bench/memcpy_bw.c), best of 3: the machine's copy bandwidth B.
+#   memcpy 4 processes, as many as the ranks, each copying a buffer of MIB
+#          MiB ITERS times (bench/memcpy_bw.c), best of 3: the machine's copy
+#          bandwidth B (as many processes as pipe has, so that a machine
+#          shared with other work gives both the same share of its CPUs).
 # Prints the algorithm bandwidth (bytes of the buffer / time per all-reduce,
 # in GB/s = 1e9 bytes/s) of each, pipe's ratio to Open MPI and to torch, and
 # pipe against two memory-traffic bounds (docs/performance.md, "All-reduce"):
@@ -170,7 +172,7 @@ fi
 cc -O2 -o "$work/memcpy_bw" "$root/bench/memcpy_bw.c"
 # Best of 3: the machine's bandwidth, not what a neighbour left of it.
 for _ in 1 2 3; do
-    "$work/memcpy_bw" "$mib" "$iters" "$(getconf _NPROCESSORS_ONLN)" >>"$work/memcpy.out"
+    "$work/memcpy_bw" "$mib" "$iters" 4 >>"$work/memcpy.out"
 done
 memcpy_gbps=$(sed -n 's/^gbps //p' "$work/memcpy.out" | sort -g | tail -n 1)
 memcpy_line="best of 3: $(grep '^memcpy' "$work/memcpy.out" | sort -t' ' -k10 -g | head -n 1)"

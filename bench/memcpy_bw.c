@@ -1,5 +1,5 @@
 /* The memory-bandwidth baseline of bench/allreduce.sh: PROCS processes at
-   once (one per CPU) each memcpy a buffer of MIB MiB into another ITERS
+   once (as many as the ranks) each memcpy a buffer of MIB MiB into another ITERS
    times, after one untimed copy that faults the pages in; prints the
    bytes copied by all of them per second as `gbps VALUE` (GB/s = 1e9
    bytes/s; each byte copied is one read and one write of memory).
