@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:69d126a0b23d38f7
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:89c50e5634bb0795
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:06d17fc3243d2e7e
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:266943ce1c24bca7
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-eef69cd86e91ca02 registry.example.com:5000/ml/images-debian-59b785ba:69d126a0b23d38f7
-    images-2a99cef7708af4a8 registry.example.com:5000/ml/images-pytorch-735a62ca:89c50e5634bb0795
+    images-8e2a3e37675cd4cd registry.example.com:5000/ml/images-debian-59b785ba:06d17fc3243d2e7e
+    images-07c8b4c6522f3470 registry.example.com:5000/ml/images-pytorch-735a62ca:266943ce1c24bca7
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-eef69cd86e91ca02 '' '-'
-    train images-train images-2a99cef7708af4a8 '' '0'
+    prep images-prep images-8e2a3e37675cd4cd '' '-'
+    train images-train images-07c8b4c6522f3470 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:2c6467a67d2dd296
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:ae96ad5f08dfc444
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-ae0ae5022ee95e42 PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2
-    classifier-4da035101b11ae5f PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2
+    classifier-b53cd979003e8d59 PIPE_REGISTRY/classifier-debian-1329a9c2:2c6467a67d2dd296
+    classifier-890c0e875ec1c0a2 PIPE_REGISTRY/classifier-cuda-52562ca1:ae96ad5f08dfc444
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-ae0ae5022ee95e42 '' '-'
-    split classifier-split classifier-ae0ae5022ee95e42 '' '0'
-    train classifier-train classifier-4da035101b11ae5f '' '1'
-    evaluate classifier-evaluate classifier-ae0ae5022ee95e42 '' '2,1'
+    load_data classifier-load_data classifier-b53cd979003e8d59 '' '-'
+    split classifier-split classifier-b53cd979003e8d59 '' '0'
+    train classifier-train classifier-890c0e875ec1c0a2 '' '1'
+    evaluate classifier-evaluate classifier-b53cd979003e8d59 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
