@@ -6,15 +6,27 @@
 #          memory between local ranks), timed inside the step between two
 #          pipe_barrier calls after WARMUP untimed calls; rank 0 reports it
 #          with pipe_log and pipe_metric;
+#   mpi    Debian's Open MPI: `mpirun -np 4` of MPI_Allreduce (in place) on
+#          a float32 buffer of the same size, timed the same way
+#          (bench/mpi_allreduce.c; installed with apt-get when missing and
+#          root);
 #   torch  torchrun --nproc-per-node 4 of dist.all_reduce on a float32 tensor
 #          of the same size with gloo, timed the same way (torch from PyPI in
-#          the virtual environment of bench/launch.sh, build/venv).
+#          the virtual environment of bench/launch.sh, build/venv);
+#   memcpy 4 processes, as many as the ranks, each copying a buffer of MIB
+#          MiB ITERS times (bench/memcpy_bw.c), best of 3: the machine's copy
+#          bandwidth B (as many processes as pipe has, so that a machine
+#          shared with other work gives both the same share of its CPUs).
 # Prints the algorithm bandwidth (bytes of the buffer / time per all-reduce,
-# in GB/s = 1e9 bytes/s) of each and their ratio. Both check the first sum.
+# in GB/s = 1e9 bytes/s) of each, pipe's ratio to Open MPI and to torch, and
+# pipe against two memory-traffic bounds (docs/performance.md, "All-reduce"):
+# the shared-memory scheme's traffic when every byte goes to memory,
+# 2B / (5P + 1), and the floor of any in-place all-reduce, each rank reading
+# and writing its buffer once, B / P. All check the first sum.
 #
 #   bash bench/allreduce.sh [MIB] [ITERS] [PIPEC]
 # WARMUP (default 3) untimed all-reduces first. BENCH_VENV overrides the
-# virtual environment's directory.
+# virtual environment's directory; TORCH=0 leaves torch out.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mib=${1:-64}
@@ -120,12 +132,14 @@ pipe_line=$(sed -n 's/.*\[rank 0\] //p' "$store/bench/allreduce/log" | tail -n 1
 
 # ---- torch gloo ----
 torch_gbps=
-if ! [ -x "$venv/bin/torchrun" ] || ! "$venv/bin/python" -c 'import torch.distributed' 2>/dev/null; then
+if [ "${TORCH:-1}" = 0 ]; then
+    echo "TORCH=0: no torch figure" >&2
+elif ! [ -x "$venv/bin/torchrun" ] || ! "$venv/bin/python" -c 'import torch.distributed' 2>/dev/null; then
     echo "making $venv with scripts/install-deps.sh (once; several GB)..." >&2
     PIPEC_VENV="$venv" bash "$root/scripts/install-deps.sh" >"$work/deps.log" 2>&1 ||
         { tail -5 "$work/deps.log" >&2; echo "install-deps.sh failed: no torch figure" >&2; }
 fi
-if [ -x "$venv/bin/torchrun" ]; then
+if [ "${TORCH:-1}" != 0 ] && [ -x "$venv/bin/torchrun" ]; then
     if "$venv/bin/torchrun" --standalone --nproc-per-node 4 "$root/bench/torch_allreduce.py" \
         "$mib" "$iters" "$warmup" >"$work/torch.out" 2>&1; then
         torch_gbps=$(sed -n 's/^gbps //p' "$work/torch.out" | tail -n 1)
@@ -136,14 +150,47 @@ if [ -x "$venv/bin/torchrun" ]; then
     fi
 fi
 
-python3 - "$mib" "$iters" "$pipe_gbps" "${torch_gbps:-}" "$pipe_line" "${torch_line:-}" "$(getconf _NPROCESSORS_ONLN)" <<'PY'
+# ---- Open MPI ----
+mpi_gbps=
+# shellcheck source=bench/openmpi.sh
+source "$root/bench/openmpi.sh" # sets mpicc and mpirun
+if [ -n "$mpicc" ] && [ -n "$mpirun" ]; then
+    "$mpicc" -O2 -o "$work/mpi_allreduce" "$root/bench/mpi_allreduce.c"
+    if "$mpirun" --allow-run-as-root --oversubscribe -np 4 "$work/mpi_allreduce" "$mib" "$iters" "$warmup" \
+        >"$work/mpi.out" 2>&1; then
+        mpi_gbps=$(sed -n 's/^gbps //p' "$work/mpi.out" | tail -n 1)
+        mpi_line="$(grep '^Open MPI' "$work/mpi.out" | tail -n 1) ($("$mpirun" --version 2>&1 | head -n 1))"
+    else
+        tail -20 "$work/mpi.out" >&2
+        echo "the Open MPI run failed: no Open MPI figure" >&2
+    fi
+else
+    echo "no mpicc/mpirun: no Open MPI figure" >&2
+fi
+
+# ---- memcpy ----
+cc -O2 -o "$work/memcpy_bw" "$root/bench/memcpy_bw.c"
+# Best of 3: the machine's bandwidth, not what a neighbour left of it.
+for _ in 1 2 3; do
+    "$work/memcpy_bw" "$mib" "$iters" 4 >>"$work/memcpy.out"
+done
+memcpy_gbps=$(sed -n 's/^gbps //p' "$work/memcpy.out" | sort -g | tail -n 1)
+memcpy_line="best of 3: $(grep '^memcpy' "$work/memcpy.out" | sort -t' ' -k10 -g | head -n 1)"
+
+python3 - "$mib" "$iters" "$pipe_gbps" "${mpi_gbps:-}" "${torch_gbps:-}" "$memcpy_gbps" "$pipe_line" \
+    "${mpi_line:-}" "${torch_line:-}" "$memcpy_line" "$(getconf _NPROCESSORS_ONLN)" <<'PY'
 import sys
-mib, iters, pipe, torch, pipe_line, torch_line, cpus = sys.argv[1:]
-print(f"all-reduce (sum) of {mib} MiB float32 over 4 CPU ranks, {iters} timed iterations ({cpus} CPUs)")
-print(f"  pipe_allreduce (cpu backend) : {float(pipe):8.3f} GB/s   [{pipe_line}]")
-if torch:
-    print(f"  torch gloo dist.all_reduce   : {float(torch):8.3f} GB/s   [{torch_line}]")
-    print(f"  pipe / torch                 : {float(pipe) / float(torch):8.2f}x")
-else:
-    print("  torch gloo dist.all_reduce   :   (not available)")
+mib, iters, pipe, mpi, torch, mem, pipe_line, mpi_line, torch_line, mem_line, cpus = sys.argv[1:]
+pipe, mem, ranks = float(pipe), float(mem), 4
+print(f"all-reduce (sum) of {mib} MiB float32 over {ranks} CPU ranks, {iters} timed iterations ({cpus} CPUs)")
+print(f"  pipe_allreduce (cpu backend) : {pipe:8.3f} GB/s   [{pipe_line}]")
+for name, v, line in (("Open MPI MPI_Allreduce", mpi, mpi_line), ("torch gloo dist.all_reduce", torch, torch_line)):
+    if v:
+        print(f"  {name:<28} : {float(v):8.3f} GB/s   pipe is {pipe / float(v):5.2f}x   [{line}]")
+    else:
+        print(f"  {name:<28} :   (not available)")
+scheme, floor = 2 * mem / (5 * ranks + 1), mem / ranks
+print(f"  memcpy bandwidth B           : {mem:8.3f} GB/s   [{mem_line}]")
+print(f"  bound, scheme all in memory  : {scheme:8.3f} GB/s   2B/(5P+1)   pipe is {100 * pipe / scheme:4.0f}%")
+print(f"  bound, read+write once, B/P  : {floor:8.3f} GB/s               pipe is {100 * pipe / floor:4.0f}%")
 PY

@@ -15,7 +15,7 @@
 
 static const pipe_dtype dtypes[] = {PIPE_F32, PIPE_F64, PIPE_I32, PIPE_I64, PIPE_U8, PIPE_F16, PIPE_BF16};
 static const pipe_op ops[] = {PIPE_SUM, PIPE_PROD, PIPE_MAX, PIPE_MIN, PIPE_AVG};
-static const size_t sizes[] = {1, 7, 600001}; /* the last spans two chunks for 8-byte types */
+static const size_t sizes[] = {1, 7, 600001}; /* the last spans 2 to 10 chunks */
 
 /* A small value per rank and index that every type holds exactly. */
 static double value(int rank, size_t i, pipe_op op)
@@ -100,6 +100,39 @@ static double expected(int world, size_t i, pipe_op op, pipe_dtype t)
     return acc;
 }
 
+/* A float32 sum whose rounding depends on the order: every rank must get
+   the same bits, those of adding the ranks of each machine in rank order,
+   then the machines in order (the order coll_cpu.c promises), over more
+   than one chunk. */
+static int ordered_sum(struct pipe_ctx *ctx, int world)
+{
+    int local = atoi(getenv("LOCAL_WORLD_SIZE")), failures = 0;
+    size_t n = 300007;
+    float *buf = malloc(n * sizeof *buf);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = 0.1f * (float)(ctx->rank + 1) + (float)i * 1e-3f + (ctx->rank % 2 ? 1e7f : 0);
+    if (pipe_coll_cpu_backend.allreduce(ctx, buf, n, PIPE_F32, PIPE_SUM) != 0)
+        failures++;
+    for (size_t i = 0; i < n && !failures; i++) {
+        volatile float total = 0;
+        for (int m = 0; m < world / local; m++) {
+            volatile float part = 0;
+            for (int r = m * local; r < (m + 1) * local; r++) {
+                float v = 0.1f * (float)(r + 1) + (float)i * 1e-3f + (r % 2 ? 1e7f : 0);
+                part = r == m * local ? v : part + v;
+            }
+            total = m == 0 ? part : total + part;
+        }
+        if (memcmp(&buf[i], (const void *)&total, sizeof total) != 0) {
+            fprintf(stderr, "rank %d: ordered sum [%zu]: got %.9g want %.9g\n", ctx->rank, i, (double)buf[i],
+                    (double)total);
+            failures++;
+        }
+    }
+    free(buf);
+    return failures;
+}
+
 /* One rank: every collective, every dtype and op; the exit status counts failures. */
 static int rank_main(int world)
 {
@@ -155,6 +188,7 @@ static int rank_main(int world)
             }
         free(buf);
     }
+    failures += ordered_sum(&ctx, world);
     int32_t mine[3] = {ctx.rank, ctx.rank * 10, -ctx.rank}, all[3 * 8];
     if (pipe_coll_cpu_backend.allgather(&ctx, mine, all, 3, PIPE_I32) != 0)
         failures++;

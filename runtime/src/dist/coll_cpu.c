@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "api/ctx.h"
+#include "coll_kernels.h"
 #include "coll_shm.h"
 #include "coll_watch.h"
 #include "api/ctx_error.h"
@@ -28,9 +29,10 @@
 #include "util/util.h"
 
 /* Each rank copies a chunk of its buffer into its slot; each reduces its
-   share of the chunk across all slots into the result; machine leaders
-   combine results over TCP; everyone copies the result back. The segment's
-   layout is coll_shm.h's. */
+   share of the chunk across all slots into the result (coll_kernels.h:
+   vector kernels, a fixed order); machine leaders combine results over
+   TCP; everyone copies the result back. The segment's layout is
+   coll_shm.h's; its traffic, docs/performance.md "All-reduce". */
 typedef struct cpu_state {
     pipe_dist_env env;
     void *map; /* the whole segment (coll_shm.h) */
@@ -41,56 +43,17 @@ typedef struct cpu_state {
     int leader0_fd;        /* other leaders: the socket to machine 0 */
 } cpu_state;
 
-static unsigned char *slot(cpu_state *s, int i) { return s->slots + (size_t)i * s->shm->slot_bytes; }
-static unsigned char *result(cpu_state *s) { return slot(s, s->env.local_world_size); }
+/* Chunk c uses set c % 2 of the slots and results (coll_shm.h). */
+static unsigned char *slot(cpu_state *s, size_t c, int i)
+{
+    return s->slots + ((c % 2) * (size_t)(s->env.local_world_size + 1) + (size_t)i) * s->shm->slot_bytes;
+}
+static unsigned char *result(cpu_state *s, size_t c) { return slot(s, c, s->env.local_world_size); }
 
 static int local_barrier(cpu_state *s)
 {
     int rc = pthread_barrier_wait(&s->shm->barrier);
     return rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD ? 0 : PIPE_ECOMM;
-}
-
-/* ---- reductions ---- */
-
-#define COMBINE(a, b, op) \
-    ((op) == PIPE_MAX ? ((a) > (b) ? (a) : (b)) : (op) == PIPE_MIN ? ((a) < (b) ? (a) : (b)) : (op) == PIPE_PROD ? (a) * (b) : (a) + (b))
-
-#define REDUCE_TYPED(T)                                                            \
-    do {                                                                           \
-        T *out = (T *)dst;                                                         \
-        for (size_t i = lo; i < hi; i++) {                                         \
-            T acc = ((const T *)srcs[0])[i];                                       \
-            for (int k = 1; k < nsrc; k++)                                         \
-                acc = COMBINE(acc, ((const T *)srcs[k])[i], op);                   \
-            out[i] = acc;                                                          \
-        }                                                                          \
-    } while (0)
-
-#define REDUCE_HALF(TO_F, FROM_F)                                                  \
-    do {                                                                           \
-        uint16_t *out = (uint16_t *)dst;                                           \
-        for (size_t i = lo; i < hi; i++) {                                         \
-            float acc = TO_F(((const uint16_t *)srcs[0])[i]);                      \
-            for (int k = 1; k < nsrc; k++)                                         \
-                acc = COMBINE(acc, TO_F(((const uint16_t *)srcs[k])[i]), op);      \
-            out[i] = FROM_F(acc);                                                  \
-        }                                                                          \
-    } while (0)
-
-/* dst[lo..hi) = srcs[0] op ... op srcs[nsrc-1] over elements lo..hi. AVG sums here. */
-static void reduce(void *dst, const void *const *srcs, int nsrc, size_t lo, size_t hi, pipe_dtype dtype, pipe_op op)
-{
-    if (op == PIPE_AVG)
-        op = PIPE_SUM;
-    switch (dtype) {
-    case PIPE_F32: REDUCE_TYPED(float); break;
-    case PIPE_F64: REDUCE_TYPED(double); break;
-    case PIPE_I32: REDUCE_TYPED(int32_t); break;
-    case PIPE_I64: REDUCE_TYPED(int64_t); break;
-    case PIPE_U8: REDUCE_TYPED(uint8_t); break;
-    case PIPE_F16: REDUCE_HALF(pipe_f16_to_f32, pipe_f32_to_f16); break;
-    case PIPE_BF16: REDUCE_HALF(pipe_bf16_to_f32, pipe_f32_to_bf16); break;
-    }
 }
 
 /* AVG: divide the sum by the world size, in place. */
@@ -116,12 +79,13 @@ static void scale(void *buf, size_t n, pipe_dtype dtype, int world)
 /* Machine leaders combine their machines' results: the others send theirs
    to machine 0, which reduces and sends the total back. A peer that closed
    or timed out goes to *lost (its machine). */
-static int exchange_results(cpu_state *s, size_t n, pipe_dtype dtype, pipe_op op, unsigned char *scratch, int *lost)
+static int exchange_results(cpu_state *s, unsigned char *res, size_t n, pipe_dtype dtype, pipe_op op,
+                            unsigned char *scratch, int *lost)
 {
     size_t esize = pipe_dtype_size(dtype), elems = n / esize;
     if (s->env.machine_rank != 0) {
-        int rc = pipe_send_all(s->leader0_fd, result(s), n);
-        rc = rc ? rc : pipe_recv_all(s->leader0_fd, result(s), n);
+        int rc = pipe_send_all(s->leader0_fd, res, n);
+        rc = rc ? rc : pipe_recv_all(s->leader0_fd, res, n);
         if (rc)
             *lost = 0;
         return rc;
@@ -132,11 +96,11 @@ static int exchange_results(cpu_state *s, size_t n, pipe_dtype dtype, pipe_op op
             *lost = m;
             return rc;
         }
-        const void *srcs[2] = {result(s), scratch};
-        reduce(result(s), srcs, 2, 0, elems, dtype, op);
+        const void *srcs[2] = {res, scratch};
+        pipe_coll_reduce(res, srcs, 2, elems, dtype, op);
     }
     for (int m = 1; m < s->env.num_machines; m++) {
-        int rc = pipe_send_all(s->peers[m], result(s), n);
+        int rc = pipe_send_all(s->peers[m], res, n);
         if (rc) {
             *lost = m;
             return rc;
@@ -157,23 +121,34 @@ static int cpu_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtyp
         return pipe_ctx_error(ctx, PIPE_ENOMEM, "pipe_allreduce: out of memory");
     const void *srcs[256];
     int rc = 0, lost = -1;
-    for (int k = 0; k < L && k < 256; k++)
-        srcs[k] = slot(s, k);
-    for (size_t off = 0; off < bytes && rc == 0; off += chunk) {
-        size_t n = bytes - off < chunk ? bytes - off : chunk, elems = n / esize;
-        memcpy(slot(s, lr), (unsigned char *)buf + off, n);
-        if ((rc = local_barrier(s)) != 0)
-            break;
-        reduce(result(s), srcs, L, elems * (size_t)lr / (size_t)L, elems * (size_t)(lr + 1) / (size_t)L, dtype, op);
-        if ((rc = local_barrier(s)) != 0)
-            break;
+    /* One barrier a chunk: chunk c + 1 is copied into the other set while
+       the slowest rank still reduces chunk c, and a set is written again
+       only after a barrier that every reader of its last use has passed. */
+    size_t chunks = (bytes + chunk - 1) / chunk;
+    if (chunks > 0)
+        memcpy(slot(s, 0, lr), buf, bytes < chunk ? bytes : chunk);
+    rc = local_barrier(s); /* with nothing to reduce, still a meeting */
+    for (size_t c = 0; c < chunks && rc == 0; c++) {
+        size_t off = c * chunk, n = bytes - off < chunk ? bytes - off : chunk, elems = n / esize;
+        /* This rank's share, combined over the slots in rank order on every
+           rank: the same bits whoever reduces it. */
+        size_t lo = elems * (size_t)lr / (size_t)L, hi = elems * (size_t)(lr + 1) / (size_t)L;
+        for (int k = 0; k < L && k < 256; k++)
+            srcs[k] = slot(s, c, k) + lo * esize;
+        pipe_coll_reduce(result(s, c) + lo * esize, srcs, L, hi - lo, dtype, op);
         if (s->env.num_machines > 1) {
-            if (leader && (rc = exchange_results(s, n, dtype, op, scratch, &lost)) != 0)
-                break;
             if ((rc = local_barrier(s)) != 0)
                 break;
+            if (leader && (rc = exchange_results(s, result(s, c), n, dtype, op, scratch, &lost)) != 0)
+                break;
         }
-        memcpy((unsigned char *)buf + off, result(s), n);
+        if (c + 1 < chunks) {
+            size_t next = off + chunk;
+            memcpy(slot(s, c + 1, lr), (unsigned char *)buf + next, bytes - next < chunk ? bytes - next : chunk);
+        }
+        if ((rc = local_barrier(s)) != 0)
+            break;
+        memcpy((unsigned char *)buf + off, result(s, c), n);
     }
     free(scratch);
     if (rc != 0 && lost >= 0) {
@@ -186,8 +161,9 @@ static int cpu_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtyp
         return pipe_ctx_error(ctx, PIPE_ECOMM, "pipe_allreduce: rank %d lost contact with the other ranks", ctx->rank);
     if (op == PIPE_AVG)
         scale(buf, count, dtype, s->env.world_size);
-    /* The next call's first copy must not overwrite a slot still being read. */
-    return local_barrier(s) == 0 ? 0 : pipe_ctx_error(ctx, PIPE_ECOMM, "pipe_allreduce: barrier failed");
+    /* No barrier at the end: the next call writes set 0's slots and result
+       only after barriers that every rank passes when done reading them. */
+    return 0;
 }
 
 /* Broadcast and allgather as a byte-wise sum in which only one rank

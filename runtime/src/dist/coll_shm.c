@@ -16,12 +16,17 @@
 #define MFD_CLOEXEC 0x0001U
 #endif
 
-/* A slot: the largest chunk the CPU backend reduces at once. */
-enum { SLOT_BYTES = 4 << 20, HEADER_BYTES = 4096 };
+/* A slot: the largest chunk the CPU backend reduces at once. 512 KiB: the
+   two sets of slots and the ranks' chunks of 4 ranks stay in the cache
+   between the copy in, the reduction and the copy out, and a 64 MiB
+   all-reduce passes 129 barriers. Measured on 2 cores (docs/performance.md
+   "All-reduce"): 4 MiB about 2x slower, 1 and 2 MiB slower, 128 KiB paid
+   for its barriers. */
+enum { SLOT_BYTES = 512 << 10, HEADER_BYTES = 4096 };
 
 size_t pipe_coll_shm_bytes(int local_world)
 {
-    return pipe_coll_watch_bytes(local_world) + HEADER_BYTES + (size_t)(local_world + 1) * SLOT_BYTES;
+    return pipe_coll_watch_bytes(local_world) + HEADER_BYTES + 2 * (size_t)(local_world + 1) * SLOT_BYTES;
 }
 
 pipe_coll_shm_header *pipe_coll_shm_header_of(void *map, int local_world)

@@ -6,6 +6,7 @@
      a header                 a process-shared barrier for the local ranks
      a slot per local rank    the CPU backend's chunks (coll_cpu.c)
      the result               one more slot
+     the same again           a second set: chunks alternate between them
 
    The launcher, the CPU backend and the supervisor all go by this file, and
    it calls none of them. */
