@@ -1,10 +1,10 @@
 """Every golden bundle.yaml read by two YAML readers, compared with the model.
 
-For each case of tests/golden/ with an expected/bundle.yaml: pipec builds
-the case as run_golden.sh does, with the hidden `--manifest-json FILE`,
+For each case of tests/golden/ with an expected/bundle.yaml, and the
+deploy tests' injection corpus: pipec builds the case as run_golden.sh does, with the hidden `--manifest-json FILE`,
 which writes the model the bundle was written from as JSON (each value
 typed as the model holds it: strings, integers, numbers, bools). The
-golden bundle.yaml and the fresh one are loaded with PyYAML's pure-Python
+golden bundle.yaml (where there is one) and the fresh one are loaded with PyYAML's pure-Python
 SafeLoader and with its libyaml-based CSafeLoader (libyaml's parser, the
 runtime's manifest loader's), and each must equal the JSON exactly: same
 keys in the same order, same types (a bool is not an integer, a string
@@ -62,11 +62,12 @@ def readers():
     return out
 
 
-def check_case(pipec, root, name, work):
+def golden_case(root, name):
+    """(pipe file, pipeline options, golden bundle.yaml) of a golden case, or None."""
     case = os.path.join(root, "tests", "golden", name)
     golden = os.path.join(case, "expected", "bundle.yaml")
     if not os.path.isfile(golden):
-        return 0, []
+        return None
     pipe_path = os.path.join(case, "case.pipe")
     if os.path.isfile(os.path.join(case, "pipe_path")):
         with open(os.path.join(case, "pipe_path")) as f:
@@ -75,6 +76,12 @@ def check_case(pipec, root, name, work):
     if os.path.isfile(os.path.join(case, "pipeline")):
         with open(os.path.join(case, "pipeline")) as f:
             select = ["--pipeline", f.read().strip()]
+    return pipe_path, select, golden
+
+
+def check_case(pipec, name, pipe_path, select, golden, work):
+    """Readings compared and failures of one pipeline: its golden
+    bundle.yaml (when it has one) and the one built now."""
     out = os.path.join(work, name)
     model_json = os.path.join(work, name + ".json")
     env = dict(os.environ, PIPEC_CUDA_VERSION="12.4.1")  # as run_golden.sh
@@ -86,7 +93,10 @@ def check_case(pipec, root, name, work):
         model = json.load(f)
     failures = []
     checked = 0
-    for label, path in (("golden", golden), ("fresh", os.path.join(out, "bundle.yaml"))):
+    files = [("fresh", os.path.join(out, "bundle.yaml"))]
+    if golden:
+        files.insert(0, ("golden", golden))
+    for label, path in files:
         with open(path, encoding="utf-8") as f:
             text = f.read()
         for reader, loader in readers():
@@ -109,10 +119,16 @@ def main():
     names = sorted(os.listdir(os.path.join(root, "tests", "golden")))
     checked, failures = 0, []
     with tempfile.TemporaryDirectory() as work:
-        for name in names:
-            n, f = check_case(pipec, root, name, work)
-            checked += n
-            failures += f
+        cases = [(name, golden_case(root, name)) for name in names]
+        # The deploy tests' injection corpus: every YAML special, quote,
+        # newline and non-ASCII text in strings, environment keys and
+        # tolerations (no golden; the bundle built now).
+        cases.append(("injection", (os.path.join(root, "tests", "deploy", "injection", "injection.pipe"), [], None)))
+        for name, case in cases:
+            if case:
+                n, f = check_case(pipec, name, *case, work)
+                checked += n
+                failures += f
     for line in failures:
         print("FAIL:", line)
     if checked == 0:
