@@ -307,7 +307,10 @@ static int write_manifest_json(const model *m, const char *path)
     int rc = gen_manifest_json(&m->manifest, &json, err, sizeof err);
     if (rc == 0) {
         FILE *f = fopen(path, "w");
-        if (!f || fwrite(sb_cstr(&json), 1, json.len, f) != json.len || fclose(f) != 0) {
+        bool ok = f && fwrite(sb_cstr(&json), 1, json.len, f) == json.len;
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (!ok) {
             snprintf(err, sizeof err, "cannot write `%s`", path);
             rc = -1;
         }

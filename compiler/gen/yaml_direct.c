@@ -6,6 +6,19 @@
 
 #include "pipe/yaml_write.h" /* pipe_yaml_plain_ok */
 
+/* sb_putn without its call where the buffer has room: bundle.yaml is
+   millions of short pieces. */
+static inline void append(strbuf *out, const char *s, size_t n)
+{
+    if (out->data && out->len + n < out->cap) {
+        memcpy(out->data + out->len, s, n);
+        out->len += n;
+        out->data[out->len] = '\0';
+    } else {
+        sb_putn(out, s, n);
+    }
+}
+
 void yd_open(yd *w, strbuf *out, bool json)
 {
     memset(w, 0, sizeof *w);
@@ -26,7 +39,7 @@ int yd_close(yd *w, const char *what, char *err, size_t errsize)
     if (w->depth != 0)
         fail(w, "unclosed collection");
     if (!w->line_start)
-        sb_putc(w->out, '\n');
+        append(w->out, "\n", 1);
     if (!w->failed)
         return 0;
     snprintf(err, errsize, "cannot write %s: %s", what, w->problem);
@@ -35,19 +48,21 @@ int yd_close(yd *w, const char *what, char *err, size_t errsize)
 
 static void put(yd *w, const char *s, size_t n)
 {
-    sb_putn(w->out, s, n);
+    append(w->out, s, n);
     w->line_start = false;
 }
 
 static void puts_(yd *w, const char *s) { put(w, s, strlen(s)); }
 
+/* A new line (unless nothing is on this one) and indent spaces; indents
+   are at most 2 * YD_MAX_DEPTH. */
 static void new_line(yd *w, int indent)
 {
-    static const char spaces[] = "                                                                ";
-    if (!w->line_start)
-        sb_putc(w->out, '\n');
-    for (int left = indent; left > 0; left -= (int)sizeof spaces - 1)
-        sb_putn(w->out, spaces, left < (int)sizeof spaces - 1 ? (size_t)left : sizeof spaces - 1);
+    static const char spaces[2 * YD_MAX_DEPTH + 2] =
+        "\n                                                                ";
+    _Static_assert(sizeof spaces == 2 * YD_MAX_DEPTH + 2, "a newline and 2 * YD_MAX_DEPTH spaces");
+    const char *from = w->line_start ? spaces + 1 : spaces;
+    append(w->out, from, (size_t)(spaces + 1 - from) + (size_t)indent);
     w->line_start = indent == 0;
 }
 
@@ -175,7 +190,7 @@ static void double_quoted(yd *w, const char *s)
 {
     static const char hex[] = "0123456789ABCDEF";
     strbuf *out = w->out;
-    sb_putc(out, '"');
+    append(out, "\"", 1);
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         const unsigned char *run = p; /* bytes written as they are */
@@ -183,7 +198,7 @@ static void double_quoted(yd *w, const char *s)
         int n = 0;
         while (*p && (n = utf8_decode(p, &cp)) > 0 && printable(cp))
             p += n;
-        sb_putn(out, (const char *)run, (size_t)(p - run));
+        append(out, (const char *)run, (size_t)(p - run));
         if (!*p)
             break;
         if (n == 0) {
@@ -215,11 +230,33 @@ static void double_quoted(yd *w, const char *s)
             len = 2 + (size_t)digits;
         }
         }
-        sb_putn(out, esc, len);
+        append(out, esc, len);
         p += n;
     }
-    sb_putc(out, '"');
+    append(out, "\"", 1);
     w->line_start = false;
+}
+
+/* pipe_yaml_plain_ok, asking it (and its comparisons with YAML 1.1's typed
+   words) only about a short word that could be one of them. */
+static bool string_plain_ok(const char *s)
+{
+    char c = *s;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+        return false;
+    const char *p = s + 1;
+    for (; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+              *p == '_' || *p == '.' || *p == '/'))
+            return false;
+    switch (c | 0x20) { /* y, n, yes, no, on, off, true, false, null */
+    case 'y':
+    case 'n':
+    case 'o':
+    case 't':
+    case 'f': return p - s > 5 || pipe_yaml_plain_ok(s);
+    default: return true;
+    }
 }
 
 /* Letters, digits and .-_/+ (what a number pipec formats is made of). */
@@ -247,7 +284,7 @@ static bool number_plain_ok(const char *s)
 static bool word_plain_ok(const char *s)
 {
     if (!(*s >= '0' && *s <= '9'))
-        return pipe_yaml_plain_ok(s);
+        return string_plain_ok(s);
     if (!word_chars(s) || (s[0] == '0' && (s[1] == 'x' || s[1] == 'o' || s[1] == 'b')))
         return false;
     for (const char *p = s; *p; p++)
@@ -282,7 +319,7 @@ void yd_string(yd *w, const char *s)
 {
     if (!s)
         s = "";
-    scalar(w, s, pipe_yaml_plain_ok(s), false);
+    scalar(w, s, string_plain_ok(s), false);
 }
 
 void yd_word(yd *w, const char *s)
@@ -349,10 +386,18 @@ void yd_key(yd *w, const char *key)
         return;
     if (w->json) {
         sb_json_string(w->out, key);
-        sb_putc(w->out, ':');
+        append(w->out, ":", 1);
     } else {
-        sb_puts(w->out, key);
-        sb_putc(w->out, ':');
+        char text[64]; /* the format's keys are short: key and ':' at once */
+        size_t n = strlen(key);
+        if (n < sizeof text) {
+            memcpy(text, key, n);
+            text[n] = ':';
+            append(w->out, text, n + 1);
+        } else {
+            append(w->out, key, n);
+            append(w->out, ":", 1);
+        }
     }
     w->line_start = false;
 }
@@ -365,18 +410,18 @@ void yd_string_key(yd *w, const char *key)
         return;
     if (w->json) {
         sb_json_string(w->out, key);
-        sb_putc(w->out, ':');
-    } else if (pipe_yaml_plain_ok(key) && strlen(key) <= 128) {
-        sb_puts(w->out, key);
-        sb_putc(w->out, ':');
+        append(w->out, ":", 1);
+    } else if (string_plain_ok(key) && strlen(key) <= 128) {
+        append(w->out, key, strlen(key));
+        append(w->out, ":", 1);
     } else {
         /* A long key cannot be an implicit one (YAML caps those at 1024
            characters; libyaml wrote an explicit key past 128). */
         bool explicit_key = strlen(key) > 128;
         if (explicit_key)
-            sb_puts(w->out, "? ");
+            append(w->out, "? ", 2);
         double_quoted(w, key);
-        sb_puts(w->out, explicit_key ? " :" : ":");
+        append(w->out, explicit_key ? " :" : ":", explicit_key ? 2 : 1);
     }
     w->line_start = false;
 }
