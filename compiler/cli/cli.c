@@ -105,6 +105,7 @@ typedef struct common_opts {
     const char *depfile;
     const char *dep_target;
     bool list_sources;
+    const char *manifest_json;
     bool verbose;
     bool force;
     const char *registry;
@@ -196,6 +197,12 @@ static int parse_common(int argc, char **argv, const char *allowed, common_opts 
             o->registry = v;
         } else if (strchr(allowed, 'b') && strcmp(a, "--list-sources") == 0) {
             o->list_sources = true;
+        } else if (strchr(allowed, 'b') && take_value(argc, argv, &i, "--manifest-json", &v)) {
+            /* Hidden: the model bundle.yaml was written from, as JSON, into
+               a file (tests/golden/manifest_data.py). */
+            if (!v)
+                return usage_error("%s needs a file", "--manifest-json");
+            o->manifest_json = v;
         } else if (strchr(allowed, 'b') && (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)) {
             o->verbose = true;
         } else if (strchr(allowed, 'b') && strcmp(a, "--force") == 0) {
@@ -291,6 +298,29 @@ static void list_sources(session *s, const model *m)
         printf("generated-cu src/%s_cuda.cu\n", mf->pipeline);
 }
 
+/* build --manifest-json FILE: the model after the build (digests and
+   sources filled in) as gen_manifest_json writes it. */
+static int write_manifest_json(const model *m, const char *path)
+{
+    strbuf json = STRBUF_INIT;
+    char err[512];
+    int rc = gen_manifest_json(&m->manifest, &json, err, sizeof err);
+    if (rc == 0) {
+        FILE *f = fopen(path, "w");
+        bool ok = f && fwrite(sb_cstr(&json), 1, json.len, f) == json.len;
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (!ok) {
+            snprintf(err, sizeof err, "cannot write `%s`", path);
+            rc = -1;
+        }
+    }
+    if (rc != 0)
+        fprintf(stderr, "pipec: error: %s\n", err);
+    sb_free(&json);
+    return rc;
+}
+
 static int cmd_build(int argc, char **argv)
 {
     common_opts o;
@@ -354,6 +384,8 @@ static int cmd_build(int argc, char **argv)
         /* A file of the user's in the way is an error of the build (1), as
            the spec has it; I/O is 2. */
         rc = built == 0 ? EXIT_OK : built > 0 ? EXIT_ERRORS : EXIT_USAGE;
+        if (built == 0 && o.manifest_json && write_manifest_json(&m, o.manifest_json) != 0)
+            rc = EXIT_USAGE;
     }
     session_free(&s);
     return rc;

@@ -163,6 +163,9 @@ int gen_manifest_text(bundle *b, bool image_fields, strbuf *out, char *err, size
    defaults, image included), as gen_manifest_text writes it: the language
    server's hover. */
 int gen_invocation_text(const pipe_manifest *m, size_t index, strbuf *out, char *err, size_t errsize);
+/* The same manifest as JSON, each value typed as the model holds it (the
+   hidden `pipec build --manifest-json`, for tests/golden/manifest_data.py). */
+int gen_manifest_json(const pipe_manifest *m, strbuf *out, char *err, size_t errsize);
 /* The driver, src/<pipeline>_main.c (gen_driver_path), embedding
    manifest_yaml as its bundle.yaml. */
 int gen_driver(bundle *b, const char *manifest_yaml, strbuf *out, char *err, size_t errsize);

@@ -1,8 +1,8 @@
-/* YAML output for every generator that writes YAML (bundle.yaml,
-   Kubernetes, SkyPilot): the compiler's view of the base's writer
-   (pipe/yaml_write.h, which the runtime's records use too), bound to a
-   strbuf. Values from a .pipe file are quoted by the emitter, never by
-   hand. */
+/* YAML output for the deploy generators (Kubernetes, SkyPilot; bundle.yaml
+   has its own direct writer, yaml_direct.h): the compiler's view of the
+   base's writer (pipe/yaml_write.h, which the runtime's records use too),
+   bound to a strbuf. Values from a .pipe file are quoted by the emitter,
+   never by hand. */
 #ifndef PIPEC_YAML_EMIT_H
 #define PIPEC_YAML_EMIT_H
 
