@@ -3,6 +3,8 @@
 
 #include "hashed_stream.h"
 
+#include "hash_pipeline.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -10,6 +12,10 @@
 
 struct pipe_hashed_stream {
     int fd;
+    /* Past PIPE_HASH_PIPELINE_MIN bytes a thread hashes (hash_pipeline.h) while this one
+       writes; until then (or when no thread can start) sha, on this one. */
+    pipe_hash_pipeline *pipe;
+    bool inline_only; /* no thread could start */
     pipe_sha256 sha;
     uint64_t pos;    /* the descriptor's offset */
     uint64_t hashed; /* bytes 0..hashed-1 of the file went through sha */
@@ -32,7 +38,13 @@ static ssize_t on_write(void *cookie, const char *buf, size_t size)
     }
     if (off > 0) {
         if (hs->valid && hs->pos == hs->hashed) {
-            pipe_sha256_update(&hs->sha, buf, off);
+            if (!hs->pipe && !hs->inline_only && hs->hashed + off > PIPE_HASH_PIPELINE_MIN &&
+                !(hs->pipe = pipe_hash_pipeline_start(&hs->sha)))
+                hs->inline_only = true;
+            if (hs->pipe)
+                pipe_hash_pipeline_feed(hs->pipe, buf, off);
+            else
+                pipe_sha256_update(&hs->sha, buf, off);
             hs->hashed += off;
         } else {
             hs->valid = false;
@@ -87,8 +99,18 @@ bool pipe_hashed_stream_digest(pipe_hashed_stream *hs, char hex[PIPE_SHA256_HEX_
 {
     if (!hs->done) {
         unsigned char d[PIPE_SHA256_SIZE];
-        pipe_sha256_final(&hs->sha, d);
-        pipe_sha256_to_hex(d, hs->hex);
+        if (!hs->pipe) {
+            pipe_sha256_final(&hs->sha, d);
+        } else {
+            pipe_sha256_discard(&hs->sha); /* unused: the pipeline hashed */
+            if (!hs->valid)
+                pipe_hash_pipeline_cancel(hs->pipe); /* the digest is lost anyway */
+            else if (!pipe_hash_pipeline_finish(hs->pipe, d))
+                hs->valid = false; /* a copy in a forked child */
+            hs->pipe = NULL;
+        }
+        if (hs->valid)
+            pipe_sha256_to_hex(d, hs->hex);
         hs->done = true;
     }
     if (!hs->valid)
@@ -102,7 +124,9 @@ void pipe_hashed_stream_free(pipe_hashed_stream *hs)
 {
     if (!hs)
         return;
-    if (!hs->done)
+    if (!hs->done) {
         pipe_sha256_discard(&hs->sha);
+        pipe_hash_pipeline_cancel(hs->pipe); /* a failed or abandoned output */
+    }
     free(hs);
 }
