@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -304,8 +305,15 @@ static void test_full_disk(void)
     CHECK_EQ_INT(symlink("/dev/full", ctx->outputs[0].tmp_path), 0);
     FILE *f = pipe_output_open(ctx, "model");
     CHECK_NOT_NULL(f);
-    size_t n = 5 << 20;
-    unsigned char *data = pattern(n, 13);
+    /* The bytes end where a page no one may read begins: a stream that
+       made stdio read past the caller's buffer after a failed write (a
+       cookie write returning -1) crashes here. */
+    size_t n = 5 << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *area = mmap(NULL, n + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(area != MAP_FAILED && mprotect(area + n, page, PROT_NONE) == 0);
+    unsigned char *data = area, *fill = pattern(n, 13);
+    memcpy(data, fill, n);
+    free(fill);
     CHECK(fwrite(data, 1, n, f) < n);
     char err[512] = "";
     CHECK(pipe_ctx_finish(ctx, 0, err, sizeof err) != 0);
@@ -329,7 +337,7 @@ static void test_full_disk(void)
     pipe_hashed_stream_free(hs);
     free(final);
     free(note);
-    free(data);
+    munmap(area, n + page);
     fx_rmtree(dir);
 }
 

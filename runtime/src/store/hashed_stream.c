@@ -51,8 +51,11 @@ static ssize_t on_write(void *cookie, const char *buf, size_t size)
         }
         hs->pos += off;
     }
-    /* glibc reads a short count as an error and keeps the rest buffered. */
-    return off > 0 ? (ssize_t)off : -1;
+    /* glibc reads a short count (0 included) as an error and keeps the rest
+       buffered. Never -1 (fopencookie(3)): a large fwrite that goes straight
+       to this function takes it for SIZE_MAX bytes written and then reads a
+       byte past the caller's buffer (seen under TSan with a full disk). */
+    return (ssize_t)off;
 }
 
 /* fseek, ftell and rewind: the descriptor moves; the digest stays valid
