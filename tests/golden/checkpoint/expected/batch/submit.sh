@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:69bf03340b016308
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:cb50890641a9dd8f
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-f9180d6b7fda2495 PIPE_REGISTRY/resumable-debian-59b785ba:69bf03340b016308
-    resumable-c1a61efe9b46e0a2 PIPE_REGISTRY/resumable-debian-59b785ba:69bf03340b016308
-    resumable-d628adb21ad0761a PIPE_REGISTRY/resumable-debian-59b785ba:69bf03340b016308
+    resumable-569c25d7b5701d07 PIPE_REGISTRY/resumable-debian-59b785ba:cb50890641a9dd8f
+    resumable-3aca039a7371671c PIPE_REGISTRY/resumable-debian-59b785ba:cb50890641a9dd8f
+    resumable-a95cf77536056ae1 PIPE_REGISTRY/resumable-debian-59b785ba:cb50890641a9dd8f
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-f9180d6b7fda2495 '' '-'
-    train resumable-train resumable-c1a61efe9b46e0a2 '' '0'
-    finetune resumable-finetune resumable-d628adb21ad0761a '' '1'
+    prepare resumable-prepare resumable-569c25d7b5701d07 '' '-'
+    train resumable-train resumable-3aca039a7371671c '' '0'
+    finetune resumable-finetune resumable-a95cf77536056ae1 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

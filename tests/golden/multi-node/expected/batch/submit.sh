@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:d8e9d17c9cf46664
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:8b3e2f4b939d6bcd
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:f76bb6da68217151
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:1a66ffcadd63ddf8
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-5e3704f942f4418d PIPE_REGISTRY/pretrain-cuda-5cdbe631:d8e9d17c9cf46664
-    pretrain-36dabae1d38de48c PIPE_REGISTRY/pretrain-cuda-87508f2b:8b3e2f4b939d6bcd
-    pretrain-da0d028bea7d0b62 PIPE_REGISTRY/pretrain-cuda-5cdbe631:d8e9d17c9cf46664
+    pretrain-0fdacaa7ebc5270f PIPE_REGISTRY/pretrain-cuda-5cdbe631:f76bb6da68217151
+    pretrain-db3293972f66b32f PIPE_REGISTRY/pretrain-cuda-87508f2b:1a66ffcadd63ddf8
+    pretrain-4cefa993d400ab35 PIPE_REGISTRY/pretrain-cuda-5cdbe631:f76bb6da68217151
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-5e3704f942f4418d '' '-'
-    train_lm pretrain-train_lm pretrain-36dabae1d38de48c '' '0'
-    export_model pretrain-export_model pretrain-da0d028bea7d0b62 '' '1,0'
+    tokenize pretrain-tokenize pretrain-0fdacaa7ebc5270f '' '-'
+    train_lm pretrain-train_lm pretrain-db3293972f66b32f '' '0'
+    export_model pretrain-export_model pretrain-4cefa993d400ab35 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
