@@ -7,7 +7,8 @@
 # torch.distributed (env://, gloo) over 4 CPU ranks; a Python exception in
 # rank 1; Accelerate's mixed precision; Accelerate's save_state from 2 ranks
 # into one output folder; a program on two machines (machine 0's folder is
-# the artifact); outputs holding links or hard links to files elsewhere.
+# the artifact); outputs holding links or hard links to files elsewhere; a
+# large output of an odd size, its digest the file's SHA-256.
 set -u
 # shellcheck source=tests/command/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -58,6 +59,16 @@ check "[ $? = 0 ] && [ \"\$(field save_folder status R2)\" = cached ] && [ -f '$
     "save_folder: a second run is cached, the folder reused"
 run save_folder R3 --param n=2
 check "[ $? = 0 ] && [ \"\$(field save_folder status R3)\" = done ]" "save_folder: another parameter runs again"
+
+# 2b. A large output of an odd size, hashed while it is synced and moved
+# (store/hash_pipeline.c): step.yaml's digest is the file's SHA-256.
+run big_blob R
+check "[ $? = 0 ] && [ \"\$(field big_blob status)\" = done ]" "big_blob: succeeds"
+big="$store/R/big_blob/outputs/out"
+check "[ \"\$(stat -c %s '$big')\" = 5242883 ] &&
+    grep -q \"sha256: \$(sha256sum < '$big' | cut -c1-64)\" '$store/R/big_blob/step.yaml'" \
+    "big_blob: the recorded digest is sha256sum's"
+check "[ -z \"\$(ls -A '$store/R/big_blob/outputs' | grep -v '^out\$')\" ]" "big_blob: no note or temporary name left"
 
 # 3. A program that exits 0 without writing its output fails, naming it.
 run forget_output R

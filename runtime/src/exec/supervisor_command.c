@@ -26,6 +26,7 @@
 #include "observe/metrics.h"
 #include "pipe/error.h"
 #include "store/artifact.h"
+#include "store/hash_pipeline.h"
 #include "store/store.h"
 #include "supervisor.h"
 #include "util/util.h"
@@ -582,8 +583,13 @@ static char *commit(pipe_supervisor *s)
                 why = pipe_strdup("out of memory");
             else if (!moving)
                 why = check_output(s, name, tmp);
-            else if (pipe_artifact_commit(tmp, final, err, sizeof err) != 0)
-                why = pipe_asprintf("output `%s`: %s", name, err);
+            else {
+                /* Hashed while it is synced and moved (hash_pipeline.h). */
+                pipe_file_hash *hash = pipe_file_hash_start(tmp);
+                if (pipe_artifact_commit(tmp, final, err, sizeof err) != 0)
+                    why = pipe_asprintf("output `%s`: %s", name, err);
+                pipe_file_hash_note(hash, why ? NULL : final);
+            }
             free(tmp);
             free(final);
         }

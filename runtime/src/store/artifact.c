@@ -11,6 +11,7 @@
 
 #include "pipe/error.h"
 #include "artifact_walk.h"
+#include "hash_pipeline.h"
 #include "store.h"
 #include "util/util.h"
 
@@ -109,8 +110,9 @@ int pipe_artifact_digest(const char *path, char hex[PIPE_SHA256_HEX_SIZE], char 
         pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
         return errno == ENOENT ? PIPE_ENOENT : PIPE_EIO;
     }
-    if (!S_ISDIR(st.st_mode))
-        return pipe_sha256_file(path, hex, err, errsize);
+    if (!S_ISDIR(st.st_mode)) /* a large file's read overlaps its hash (hash_pipeline.h) */
+        return st.st_size > PIPE_HASH_PIPELINE_MIN ? pipe_hash_pipeline_file(path, hex, err, errsize)
+                                                   : pipe_sha256_file(path, hex, err, errsize);
     unsigned char d[PIPE_SHA256_SIZE];
     int rc = digest_folder(path, path, 0, d, err, errsize);
     if (rc == 0)

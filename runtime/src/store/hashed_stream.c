@@ -3,6 +3,8 @@
 
 #include "hashed_stream.h"
 
+#include "hash_pipeline.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -10,6 +12,10 @@
 
 struct pipe_hashed_stream {
     int fd;
+    /* Past PIPE_HASH_PIPELINE_MIN bytes a thread hashes (hash_pipeline.h) while this one
+       writes; until then (or when no thread can start) sha, on this one. */
+    pipe_hash_pipeline *pipe;
+    bool inline_only; /* no thread could start */
     pipe_sha256 sha;
     uint64_t pos;    /* the descriptor's offset */
     uint64_t hashed; /* bytes 0..hashed-1 of the file went through sha */
@@ -32,15 +38,24 @@ static ssize_t on_write(void *cookie, const char *buf, size_t size)
     }
     if (off > 0) {
         if (hs->valid && hs->pos == hs->hashed) {
-            pipe_sha256_update(&hs->sha, buf, off);
+            if (!hs->pipe && !hs->inline_only && hs->hashed + off > PIPE_HASH_PIPELINE_MIN &&
+                !(hs->pipe = pipe_hash_pipeline_start(&hs->sha)))
+                hs->inline_only = true;
+            if (hs->pipe)
+                pipe_hash_pipeline_feed(hs->pipe, buf, off);
+            else
+                pipe_sha256_update(&hs->sha, buf, off);
             hs->hashed += off;
         } else {
             hs->valid = false;
         }
         hs->pos += off;
     }
-    /* glibc reads a short count as an error and keeps the rest buffered. */
-    return off > 0 ? (ssize_t)off : -1;
+    /* glibc reads a short count (0 included) as an error and keeps the rest
+       buffered. Never -1 (fopencookie(3)): a large fwrite that goes straight
+       to this function takes it for SIZE_MAX bytes written and then reads a
+       byte past the caller's buffer (seen under TSan with a full disk). */
+    return (ssize_t)off;
 }
 
 /* fseek, ftell and rewind: the descriptor moves; the digest stays valid
@@ -87,8 +102,18 @@ bool pipe_hashed_stream_digest(pipe_hashed_stream *hs, char hex[PIPE_SHA256_HEX_
 {
     if (!hs->done) {
         unsigned char d[PIPE_SHA256_SIZE];
-        pipe_sha256_final(&hs->sha, d);
-        pipe_sha256_to_hex(d, hs->hex);
+        if (!hs->pipe) {
+            pipe_sha256_final(&hs->sha, d);
+        } else {
+            pipe_sha256_discard(&hs->sha); /* unused: the pipeline hashed */
+            if (!hs->valid)
+                pipe_hash_pipeline_cancel(hs->pipe); /* the digest is lost anyway */
+            else if (!pipe_hash_pipeline_finish(hs->pipe, d))
+                hs->valid = false; /* a copy in a forked child */
+            hs->pipe = NULL;
+        }
+        if (hs->valid)
+            pipe_sha256_to_hex(d, hs->hex);
         hs->done = true;
     }
     if (!hs->valid)
@@ -102,7 +127,9 @@ void pipe_hashed_stream_free(pipe_hashed_stream *hs)
 {
     if (!hs)
         return;
-    if (!hs->done)
+    if (!hs->done) {
         pipe_sha256_discard(&hs->sha);
+        pipe_hash_pipeline_cancel(hs->pipe); /* a failed or abandoned output */
+    }
     free(hs);
 }
