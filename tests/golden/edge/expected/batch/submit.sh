@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:622bce61c5d7dc0d
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:8d53a668e8865f9a
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-b438bc344f53e4e4 PIPE_REGISTRY/edge-debian-59b785ba:622bce61c5d7dc0d
-    edge-0f41d944b80e05e6 PIPE_REGISTRY/edge-debian-59b785ba:622bce61c5d7dc0d
+    edge-9770612be1da000d PIPE_REGISTRY/edge-debian-59b785ba:8d53a668e8865f9a
+    edge-6356363ffecd4092 PIPE_REGISTRY/edge-debian-59b785ba:8d53a668e8865f9a
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-b438bc344f53e4e4 '' '-'
-    transform edge-transform edge-0f41d944b80e05e6 '' '0'
-    transform_2 edge-transform_2 edge-0f41d944b80e05e6 '' '1'
-    transform_3 edge-transform_3 edge-0f41d944b80e05e6 '' '2'
-    consume edge-consume edge-b438bc344f53e4e4 '' '3'
-    ping edge-ping edge-b438bc344f53e4e4 '' '-'
+    produce edge-produce edge-9770612be1da000d '' '-'
+    transform edge-transform edge-6356363ffecd4092 '' '0'
+    transform_2 edge-transform_2 edge-6356363ffecd4092 '' '1'
+    transform_3 edge-transform_3 edge-6356363ffecd4092 '' '2'
+    consume edge-consume edge-9770612be1da000d '' '3'
+    ping edge-ping edge-9770612be1da000d '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

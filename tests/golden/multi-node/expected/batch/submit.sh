@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:d8e9d17c9cf46664
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:8b3e2f4b939d6bcd
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:9da1282056b0cf38
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:cf504650fc9d3601
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-5e3704f942f4418d PIPE_REGISTRY/pretrain-cuda-5cdbe631:d8e9d17c9cf46664
-    pretrain-36dabae1d38de48c PIPE_REGISTRY/pretrain-cuda-87508f2b:8b3e2f4b939d6bcd
-    pretrain-da0d028bea7d0b62 PIPE_REGISTRY/pretrain-cuda-5cdbe631:d8e9d17c9cf46664
+    pretrain-6ed040080ce26441 PIPE_REGISTRY/pretrain-cuda-5cdbe631:9da1282056b0cf38
+    pretrain-eab01e42c310dd7d PIPE_REGISTRY/pretrain-cuda-87508f2b:cf504650fc9d3601
+    pretrain-c0e3fdc62124a244 PIPE_REGISTRY/pretrain-cuda-5cdbe631:9da1282056b0cf38
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-5e3704f942f4418d '' '-'
-    train_lm pretrain-train_lm pretrain-36dabae1d38de48c '' '0'
-    export_model pretrain-export_model pretrain-da0d028bea7d0b62 '' '1,0'
+    tokenize pretrain-tokenize pretrain-6ed040080ce26441 '' '-'
+    train_lm pretrain-train_lm pretrain-eab01e42c310dd7d '' '0'
+    export_model pretrain-export_model pretrain-c0e3fdc62124a244 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

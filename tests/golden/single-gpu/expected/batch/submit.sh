@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:e7f8b4939ad26048
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:cc4f77de960d373e
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-ae0ae5022ee95e42 PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2
-    classifier-4da035101b11ae5f PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2
+    classifier-d7b025226cdeaea5 PIPE_REGISTRY/classifier-debian-1329a9c2:e7f8b4939ad26048
+    classifier-78ad9ea1c8d11185 PIPE_REGISTRY/classifier-cuda-52562ca1:cc4f77de960d373e
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-ae0ae5022ee95e42 '' '-'
-    split classifier-split classifier-ae0ae5022ee95e42 '' '0'
-    train classifier-train classifier-4da035101b11ae5f '' '1'
-    evaluate classifier-evaluate classifier-ae0ae5022ee95e42 '' '2,1'
+    load_data classifier-load_data classifier-d7b025226cdeaea5 '' '-'
+    split classifier-split classifier-d7b025226cdeaea5 '' '0'
+    train classifier-train classifier-78ad9ea1c8d11185 '' '1'
+    evaluate classifier-evaluate classifier-d7b025226cdeaea5 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
