@@ -4,8 +4,12 @@
 #   pipe     the bundle's launcher: `EXE step hello --run-id R --store S
 #            --no-cache` for a step with @run_with_accelerate(num_processes =
 #            4, cpu = true) whose body is pipe_barrier (the supervisor forks 4
-#            workers, they join the TCP rendezvous and the shared-memory
-#            backend, barrier, exit; step.yaml and the log are written);
+#            workers, they join the rendezvous and the shared-memory
+#            backend, barrier, exit; step.yaml and the log are written), with
+#            the store on tmpfs (/dev/shm; TMPDIR when there is none);
+#   spawns   the baseline: one spawn of /bin/true, then 4 more at once (a
+#            launcher and its ranks), run by run interleaved with pipe's
+#            (bench/spawn_timer.c); the goal is pipe <= 2x;
 #   mpirun   Debian's Open MPI: `mpirun -np 4` of MPI_Init, MPI_Barrier,
 #            MPI_Finalize (installed with apt-get when missing and root);
 #   torchrun `torchrun --standalone --nproc-per-node 4` of a script that joins
@@ -15,17 +19,22 @@
 # torchrun).
 #
 #   bash bench/launch.sh [RUNS] [PIPEC]
-# RUNS (default 10) for pipe and mpirun; SLOW_RUNS (default 3) for torchrun.
+# RUNS (default 15) for pipe, the spawns and mpirun; SLOW_RUNS (default 3)
+# for torchrun.
 # BENCH_VENV overrides the virtual environment's directory.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-runs=${1:-10}
+runs=${1:-15}
 pipec=${2:-$root/build/compiler/pipec}
 slow_runs=${SLOW_RUNS:-3}
 venv=${BENCH_VENV:-$root/build/venv}
 [ -x "$pipec" ] || { echo "build pipec first (cmake --build build)" >&2; exit 2; }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# The store on tmpfs: the launch, not the disk, is measured.
+shm=/dev/shm
+[ -d "$shm" ] && [ -w "$shm" ] || shm=${TMPDIR:-/tmp}
+store=$(mktemp -d "$shm/pipe-launch-store.XXXXXX")
+trap 'rm -rf "$work" "$store"' EXIT
 best() { python3 "$root/bench/best_of.py" "$@"; }
 export OMP_NUM_THREADS=1 # torchrun sets it too; the same for every peer
 
@@ -59,11 +68,13 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S "$work/bundle" -B "$work/bundle/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$work/bundle/build" >/dev/null
 exe=$work/bundle/build/launch
-store=$work/store
+cc -std=c11 -O2 -o "$work/spawn_timer" "$root/bench/spawn_timer.c"
 # Once by hand: it must succeed with 4 ranks before it is timed.
 "$exe" step hello --run-id check --store "$store" --no-cache >"$work/check.out" 2>&1 ||
     { cat "$work/check.out" "$store/check/hello/log" >&2 2>/dev/null; echo "the pipe step failed" >&2; exit 1; }
-t_pipe=$(best -r "$runs" -- "$exe" step hello --run-id bench --store "$store" --no-cache)
+times=$("$work/spawn_timer" "$runs" 4 -- "$exe" step hello --run-id bench --store "$store" --no-cache)
+t_pipe=$(awk '$1 == "cmd" { print $2 }' <<<"$times")
+t_spawn=$(awk '$1 == "baseline" { print $2 }' <<<"$times")
 grep -q "4 ranks" "$store/bench/hello/log" || { cat "$store/bench/hello/log" >&2; echo "no 4-rank launch in the log" >&2; exit 1; }
 
 # ---- mpirun (Open MPI) ----
@@ -101,12 +112,14 @@ if [ -x "$venv/bin/torchrun" ]; then
     torch_name="torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)')"
 fi
 
-python3 - "$runs" "$slow_runs" "$t_pipe" "${t_mpi:-}" "${t_torch:-}" "${mpi_name:-}" "${torch_name:-}" "$(getconf _NPROCESSORS_ONLN)" <<'PY'
+python3 - "$runs" "$slow_runs" "$t_pipe" "$t_spawn" "${t_mpi:-}" "${t_torch:-}" "${mpi_name:-}" "${torch_name:-}" "$(getconf _NPROCESSORS_ONLN)" "$store" <<'PY'
 import sys
-runs, slow_runs, t_pipe, t_mpi, t_torch, mpi_name, torch_name, cpus = sys.argv[1:]
-t_pipe = float(t_pipe)
+runs, slow_runs, t_pipe, t_spawn, t_mpi, t_torch, mpi_name, torch_name, cpus, store = sys.argv[1:]
+t_pipe, t_spawn = float(t_pipe), float(t_spawn)
 print(f"4 CPU ranks: start, rendezvous, one barrier, exit ({cpus} CPUs; best of {runs}, torchrun best of {slow_runs})")
-print(f"  pipe step (launcher, cpu backend)     : {t_pipe * 1e3:9.1f} ms")
+print(f"  pipe step (launcher, cpu backend)     : {t_pipe * 1e3:9.2f} ms   (store in {store.rsplit('/', 1)[0]})")
+print(f"  spawn /bin/true, then 4 at once       : {t_spawn * 1e3:9.2f} ms   pipe is {t_pipe / t_spawn:6.2f}x this baseline")
+print(f"  goal pipe <= 2x the spawns            : {'met' if t_pipe / t_spawn <= 2 else 'NOT met'}")
 if t_mpi:
     t = float(t_mpi)
     print(f"  mpirun -np 4 (barrier)                : {t * 1e3:9.1f} ms   pipe is {t / t_pipe:6.1f}x faster  ({mpi_name})")

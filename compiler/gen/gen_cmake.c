@@ -114,6 +114,11 @@ int gen_cmake(bundle *b, char *err, size_t errsize)
         const char *glue = arena_printf(b->arena, "src/%s_cuda.cu", b->mf->pipeline);
         cmake_path(&cu, glue);
     }
+    /* The CUDA runtime only for CUDA code: loading it costs every start of
+       the executable (the runtime loads NCCL's itself when a rank needs it). */
+    const char *cuda_link = cu.len ? arena_printf(b->arena, "  target_link_libraries(%s PRIVATE CUDA::cudart)\n",
+                                                  b->mf->pipeline)
+                                   : "";
     if (cu.len == 0)
         sb_puts(&cu, "  # (no CUDA sources)\n");
     tmpl_var vars[] = {{"source", b->source_name},
@@ -121,6 +126,7 @@ int gen_cmake(bundle *b, char *err, size_t errsize)
                        {"cuda_architectures", cuda_architectures(b)},
                        {"c_sources", sb_cstr(&c)},
                        {"cuda_sources", sb_cstr(&cu)},
+                       {"cuda_link", cuda_link},
                        {"cxx_language", cxx ? " CXX" : ""},
                        {"cxx_standard", cxx ? arena_printf(b->arena,
                                                            "set_target_properties(%s PROPERTIES CXX_STANDARD 17 "

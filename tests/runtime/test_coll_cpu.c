@@ -2,6 +2,9 @@
    machine, and two "machines" of 2 ranks talking over loopback; every type
    and op on odd sizes (including more than one shared-memory chunk). */
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -9,6 +12,8 @@
 
 #include "../unit/check.h"
 #include "dist/coll_cpu.h"
+#include "dist/coll_shm.h"
+#include "dist/coll_watch.h"
 #include "api/ctx.h"
 #include "dist/rendezvous.h"
 #include "util/util.h"
@@ -201,19 +206,26 @@ static int rank_main(int world)
     return failures > 99 ? 99 : failures;
 }
 
-/* Starts machines x local ranks, all on this host, and checks every exit status. */
-static void run_world(int machines, int local)
+/* Starts machines x local ranks, all on this host, and checks every exit
+   status. shm: one machine whose ranks meet in the shared memory
+   (PIPE_RDZV_PORT=0, no server), as the launcher starts CPU collectives on
+   one machine; each rank's slot must say it joined. */
+static void run_world(int machines, int local, bool shm)
 {
     int world = machines * local, port = 0;
     char err[256], token[] = "test-token";
-    pipe_rdzv_server *server;
+    pipe_rdzv_server *server = NULL;
     pipe_rdzv_server_config cfg = {.bind_addr = "127.0.0.1", .token = token, .peers = world};
-    CHECK_EQ_INT(pipe_rdzv_server_start(&cfg, &server, &port, err, sizeof err), 0);
+    if (!shm)
+        CHECK_EQ_INT(pipe_rdzv_server_start(&cfg, &server, &port, err, sizeof err), 0);
+    void *watch = NULL;
     pid_t pids[16];
     int npids = 0;
     for (int m = 0; m < machines; m++) {
         int shm_fd;
         CHECK_EQ_INT(pipe_coll_shm_create(local, &shm_fd, err, sizeof err), 0);
+        if (shm)
+            watch = mmap(NULL, pipe_coll_watch_bytes(local), PROT_READ, MAP_SHARED, shm_fd, 0);
         for (int lr = 0; lr < local; lr++) {
             pid_t pid = fork();
             if (pid == 0) {
@@ -244,14 +256,25 @@ static void run_world(int machines, int local)
             fprintf(stderr, "world %dx%d: rank %d exited %d\n", machines, local, i, WEXITSTATUS(status));
         CHECK_EQ_INT(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
     }
-    pipe_rdzv_server_stop(server);
+    if (watch && watch != MAP_FAILED) {
+        for (int lr = 0; lr < local; lr++)
+            CHECK_EQ_INT(atomic_load(&pipe_coll_watch_slots(watch)[lr].joined), 1);
+        munmap(watch, pipe_coll_watch_bytes(local));
+    } else if (shm) {
+        CHECK(!"the shared memory could not be mapped");
+    }
+    if (server)
+        pipe_rdzv_server_stop(server);
 }
 
 int main(void)
 {
     for (int local = 1; local <= 8; local *= 2)
-        run_world(1, local);
-    run_world(1, 3);
-    run_world(2, 2);
+        run_world(1, local, false);
+    run_world(1, 3, false);
+    run_world(2, 2, false);
+    for (int local = 2; local <= 8; local *= 2)
+        run_world(1, local, true);
+    run_world(1, 3, true);
     return check_summary();
 }

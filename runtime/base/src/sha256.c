@@ -1,14 +1,14 @@
-/* SHA-256 through OpenSSL's libcrypto (EVP), with built-in code as FIPS
-   180-4 defines it (sections 4.1.2, 4.2.2, 5.1.1, 5.3.3, 6.2) for when
-   libcrypto cannot give a context. */
+/* SHA-256 through OpenSSL's libcrypto (EVP, loaded when first needed:
+   crypto_lib.h), with built-in code as FIPS 180-4 defines it (sections
+   4.1.2, 4.2.2, 5.1.1, 5.3.3, 6.2) for when libcrypto cannot give a
+   context. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
+#include "crypto_lib.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
 
@@ -137,13 +137,15 @@ void pipe_sha256_init(pipe_sha256 *s)
    code; the bytes waiting go first. */
 static void choose(pipe_sha256 *s, bool large)
 {
-    EVP_MD_CTX *c = large ? EVP_MD_CTX_new() : NULL;
-    if (c && EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1) {
+    const pipe_crypto_lib *cr = large ? pipe_crypto_lib_get() : NULL;
+    EVP_MD_CTX *c = cr ? cr->ctx_new() : NULL;
+    if (c && cr->init(c, cr->sha256(), NULL) == 1) {
         s->evp = c;
         s->mode = LIBCRYPTO;
-        (void)EVP_DigestUpdate(c, s->small, s->nsmall);
+        (void)cr->update(c, s->small, s->nsmall);
     } else {
-        EVP_MD_CTX_free(c);
+        if (c)
+            cr->ctx_free(c);
         builtin_init(s);
         s->mode = BUILTIN;
         builtin_update(s, s->small, s->nsmall);
@@ -166,7 +168,7 @@ void pipe_sha256_update(pipe_sha256 *s, const void *data, size_t len)
     if (s->mode == BUILTIN)
         builtin_update(s, data, len);
     else /* EVP_DigestUpdate of SHA-256 fails only on a NULL context */
-        (void)EVP_DigestUpdate(s->evp, data, len);
+        (void)pipe_crypto_lib_get()->update(s->evp, data, len);
 }
 
 void pipe_sha256_final(pipe_sha256 *s, unsigned char digest[PIPE_SHA256_SIZE])
@@ -178,13 +180,14 @@ void pipe_sha256_final(pipe_sha256 *s, unsigned char digest[PIPE_SHA256_SIZE])
         return;
     }
     unsigned int n = 0;
-    (void)EVP_DigestFinal_ex(s->evp, digest, &n);
+    (void)pipe_crypto_lib_get()->final(s->evp, digest, &n);
     pipe_sha256_discard(s);
 }
 
 void pipe_sha256_discard(pipe_sha256 *s)
 {
-    EVP_MD_CTX_free(s->evp);
+    if (s->evp) /* only libcrypto makes one: it is loaded */
+        pipe_crypto_lib_get()->ctx_free(s->evp);
     s->evp = NULL;
     s->mode = WAITING;
     s->nsmall = 0;

@@ -352,6 +352,24 @@ static int cpu_init(pipe_ctx *ctx, char *err, size_t errsize)
         goto fail;
     }
     s->slots = pipe_coll_shm_slots(s->shm);
+    if (s->env.rdzv_port == 0) {
+        /* One machine: the ranks meet here (the launcher started no
+           server). The supervisor sees who joined and stops them all when
+           one never does within rdzv_timeout. */
+        if (s->env.num_machines != 1) {
+            pipe_errf(err, errsize, "rank %d: PIPE_RDZV_PORT=0 (shared memory) needs one machine, not %d",
+                      s->env.rank, s->env.num_machines);
+            rc = PIPE_EINVAL;
+            goto fail;
+        }
+        atomic_store(&pipe_coll_watch_slots(s->map)[s->env.local_rank].joined, 1);
+        if (local_barrier(s) != 0) {
+            pipe_errf(err, errsize, "rank %d: the barrier of the shared memory failed", s->env.rank);
+            rc = PIPE_ECOMM;
+            goto fail;
+        }
+        return 0;
+    }
     if ((rc = pipe_dist_join(&s->env, &rdzv, err, errsize)) != 0)
         goto fail;
     if (s->env.num_machines > 1 && s->env.local_rank == 0 && (rc = connect_leaders(s, rdzv, err, errsize)) != 0)

@@ -13,8 +13,6 @@
 
 #if defined(PIPE_HAVE_NCCL) && PIPE_HAVE_NCCL
 
-#include <cuda_runtime.h>
-#include <nccl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,7 +21,12 @@
 #include "pipe/base.h"
 #include "api/ctx_error.h"
 #include "dist.h"
+#include "nccl_lib.h"
 #include "util/util.h"
+
+/* NCCL's and the CUDA runtime's functions, loaded by the first init
+   (nccl_lib.h); every other function runs after it. */
+static const pipe_nccl_lib *nc;
 
 typedef struct nccl_state {
     ncclComm_t comm;
@@ -45,7 +48,7 @@ static void poll_pause(unsigned *us)
 static void abort_comm(nccl_state *s)
 {
     if (s->comm)
-        ncclCommAbort(s->comm);
+        nc->CommAbort(s->comm);
     s->comm = NULL;
 }
 
@@ -57,7 +60,7 @@ static ncclResult_t wait_comm(nccl_state *s, double deadline)
     unsigned us = 10;
     for (;;) {
         ncclResult_t state = ncclSuccess;
-        ncclResult_t r = ncclCommGetAsyncError(s->comm, &state);
+        ncclResult_t r = nc->CommGetAsyncError(s->comm, &state);
         if (r != ncclSuccess)
             return r;
         if (state != ncclInProgress)
@@ -106,22 +109,22 @@ static int finish(pipe_ctx *ctx, const char *fn, ncclResult_t r)
         r = wait_comm(s, deadline);
     if (r != ncclSuccess && r != ncclInProgress) {
         abort_comm(s);
-        return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, ncclGetErrorString(r));
+        return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, nc->GetErrorString(r));
     }
     unsigned us = 10;
     while (r == ncclSuccess) {
-        cudaError_t c = cudaStreamQuery(s->stream);
+        cudaError_t c = nc->StreamQuery(s->stream);
         if (c == cudaSuccess)
             return 0;
         if (c != cudaErrorNotReady) {
             abort_comm(s);
-            return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, cudaGetErrorString(c));
+            return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, nc->CudaErrorString(c));
         }
         ncclResult_t state = ncclSuccess;
-        if (ncclCommGetAsyncError(s->comm, &state) != ncclSuccess ||
+        if (nc->CommGetAsyncError(s->comm, &state) != ncclSuccess ||
             (state != ncclSuccess && state != ncclInProgress)) {
             abort_comm(s);
-            return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, ncclGetErrorString(state));
+            return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, nc->GetErrorString(state));
         }
         if (pipe_now() >= deadline)
             break;
@@ -142,7 +145,7 @@ static int nccl_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dty
     ncclDataType_t t;
     if (!nccl_type(dtype, &t))
         return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_allreduce: dtype %d has no NCCL type", (int)dtype);
-    return finish(ctx, "pipe_allreduce", ncclAllReduce(buf, buf, count, t, nccl_op(op), s->comm, s->stream));
+    return finish(ctx, "pipe_allreduce", nc->AllReduce(buf, buf, count, t, nccl_op(op), s->comm, s->stream));
 }
 
 static int nccl_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root)
@@ -151,7 +154,7 @@ static int nccl_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dty
     ncclDataType_t t;
     if (!nccl_type(dtype, &t))
         return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_broadcast: dtype %d has no NCCL type", (int)dtype);
-    return finish(ctx, "pipe_broadcast", ncclBroadcast(buf, buf, count, t, root, s->comm, s->stream));
+    return finish(ctx, "pipe_broadcast", nc->Broadcast(buf, buf, count, t, root, s->comm, s->stream));
 }
 
 static int nccl_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype)
@@ -160,7 +163,7 @@ static int nccl_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t co
     ncclDataType_t t;
     if (!nccl_type(dtype, &t))
         return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_allgather: dtype %d has no NCCL type", (int)dtype);
-    return finish(ctx, "pipe_allgather", ncclAllGather(send, recv, count, t, s->comm, s->stream));
+    return finish(ctx, "pipe_allgather", nc->AllGather(send, recv, count, t, s->comm, s->stream));
 }
 
 /* A one-element all-reduce on the device is NCCL's barrier. */
@@ -168,10 +171,10 @@ static int nccl_barrier(pipe_ctx *ctx)
 {
     nccl_state *s = ctx->coll_state;
     void *d = NULL;
-    if (cudaMalloc(&d, sizeof(float)) != cudaSuccess)
+    if (nc->Malloc(&d, sizeof(float)) != cudaSuccess)
         return pipe_ctx_error(ctx, PIPE_ENOMEM, "pipe_barrier: cudaMalloc failed");
-    int rc = finish(ctx, "pipe_barrier", ncclAllReduce(d, d, 1, ncclFloat32, ncclSum, s->comm, s->stream));
-    cudaFree(d);
+    int rc = finish(ctx, "pipe_barrier", nc->AllReduce(d, d, 1, ncclFloat32, ncclSum, s->comm, s->stream));
+    nc->Free(d);
     return rc;
 }
 
@@ -181,10 +184,10 @@ static void nccl_destroy(pipe_ctx *ctx)
     if (!s)
         return;
     if (s->comm)
-        ncclCommDestroy(s->comm);
+        nc->CommDestroy(s->comm);
     s->comm = NULL;
     if (s->stream)
-        cudaStreamDestroy(s->stream);
+        nc->StreamDestroy(s->stream);
     free(s);
     ctx->coll_state = NULL;
 }
@@ -196,6 +199,8 @@ static int nccl_init(pipe_ctx *ctx, char *err, size_t errsize)
     int rc = pipe_dist_env_read(&env, err, errsize);
     if (rc != 0)
         return rc;
+    if (!nc && !(nc = pipe_nccl_lib_load(err, errsize)))
+        return PIPE_ENOTSUP;
     nccl_state *s = calloc(1, sizeof *s);
     if (!s)
         return PIPE_ENOMEM;
@@ -205,9 +210,9 @@ static int nccl_init(pipe_ctx *ctx, char *err, size_t errsize)
         goto fail;
     ncclUniqueId id;
     if (env.rank == 0) {
-        ncclResult_t r = ncclGetUniqueId(&id);
+        ncclResult_t r = nc->GetUniqueId(&id);
         if (r != ncclSuccess) {
-            pipe_errf(err, errsize, "rank 0: ncclGetUniqueId: %s", ncclGetErrorString(r));
+            pipe_errf(err, errsize, "rank 0: ncclGetUniqueId: %s", nc->GetErrorString(r));
             rc = PIPE_ECOMM;
             goto fail;
         }
@@ -228,9 +233,9 @@ static int nccl_init(pipe_ctx *ctx, char *err, size_t errsize)
         memcpy(&id, got, sizeof id);
         free(got);
     }
-    cudaError_t c = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking);
+    cudaError_t c = nc->StreamCreateWithFlags(&s->stream, cudaStreamNonBlocking);
     if (c != cudaSuccess) {
-        pipe_errf(err, errsize, "rank %d: cudaStreamCreate: %s", env.rank, cudaGetErrorString(c));
+        pipe_errf(err, errsize, "rank %d: cudaStreamCreate: %s", env.rank, nc->CudaErrorString(c));
         rc = PIPE_ERESOURCE;
         goto fail;
     }
@@ -238,14 +243,14 @@ static int nccl_init(pipe_ctx *ctx, char *err, size_t errsize)
        in ncclCommInitRank forever: the rendezvous timeout bounds it. */
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
-    ncclResult_t r = ncclCommInitRankConfig(&s->comm, env.world_size, id, env.rank, &config);
+    ncclResult_t r = nc->CommInitRankConfig(&s->comm, env.world_size, id, env.rank, &config);
     if (r == ncclInProgress || r == ncclSuccess)
         r = wait_comm(s, pipe_now() + (double)env.rdzv_timeout_ms / 1000.0);
     else
         s->comm = NULL; /* never made */
     if (r != ncclSuccess) {
         pipe_errf(err, errsize, "rank %d: ncclCommInitRank: %s", env.rank,
-                  r == ncclInProgress ? "not done within rdzv_timeout" : ncclGetErrorString(r));
+                  r == ncclInProgress ? "not done within rdzv_timeout" : nc->GetErrorString(r));
         abort_comm(s);
         rc = PIPE_ECOMM;
         goto fail;

@@ -21,6 +21,7 @@ void pipe_coll_watch_init(void *base, int local_world)
         atomic_init(&slots[i].kind, 0);
         atomic_init(&slots[i].pid, 0);
         atomic_init(&slots[i].lost_machine, 0);
+        atomic_init(&slots[i].joined, 0);
     }
 }
 

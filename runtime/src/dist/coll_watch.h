@@ -29,7 +29,8 @@ typedef struct pipe_coll_slot {
     atomic_int kind;               /* pipe_coll_kind of the current one */
     atomic_int pid;
     atomic_int lost_machine; /* 1 + the machine a collective lost contact with; 0: none */
-    char pad[64 - 2 * sizeof(atomic_uint_fast64_t) - 3 * sizeof(atomic_int)];
+    atomic_int joined;       /* 1: the rank met the others here (one machine, CPU collectives) */
+    char pad[64 - 2 * sizeof(atomic_uint_fast64_t) - 4 * sizeof(atomic_int)];
 } pipe_coll_slot;
 
 /* The bytes the table takes at the start of the segment (page aligned). */

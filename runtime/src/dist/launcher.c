@@ -168,12 +168,20 @@ void pipe_launch_use_cpu(pipe_launch *l)
     l->backend = "cpu";
 }
 
+/* Whether the ranks meet through the TCP rendezvous: across machines, and
+   for NCCL (its unique id travels through it). The CPU collectives of one
+   machine meet in its shared memory, where they run anyway: no server, no
+   thread, no connection on the launch's critical path. */
+static bool tcp_rendezvous(const pipe_launch *l) { return l->num_machines > 1 || strcmp(l->backend, "cpu") != 0; }
+
 int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize)
 {
     if (!l->pipe_rendezvous)
         return 0;
     int rc;
-    if (l->machine_rank == 0) {
+    if (!tcp_rendezvous(l))
+        l->rdzv_port = 0; /* PIPE_RDZV_PORT=0: the shared memory (rank_env.h) */
+    else if (l->machine_rank == 0) {
         int bound = 0;
         /* One machine: nobody else has any business with it. */
         pipe_rdzv_server_config cfg = {
@@ -205,16 +213,24 @@ int pipe_launch_begin(pipe_launch *l, char *err, size_t errsize)
     return 0;
 }
 
+/* Whether rank r joined: at the server, or in the shared memory. */
+static bool joined(const pipe_launch *l, int r)
+{
+    if (!l->server)
+        return r < l->nlocal && atomic_load(&pipe_coll_watch_slots(l->watch)[r].joined);
+    char key[32];
+    snprintf(key, sizeof key, "rank/%d", r);
+    return pipe_rdzv_server_has(l->server, key);
+}
+
 char *pipe_launch_check(pipe_launch *l, double now)
 {
-    if (!l->server || l->all_joined)
+    bool shm_join = l->pipe_rendezvous && l->rdzv_port == 0 && l->watch;
+    if ((!l->server && !shm_join) || l->all_joined)
         return NULL;
     bool all = true;
-    for (int r = 0; r < l->world && all; r++) {
-        char key[32];
-        snprintf(key, sizeof key, "rank/%d", r);
-        all = pipe_rdzv_server_has(l->server, key);
-    }
+    for (int r = 0; r < l->world && all; r++)
+        all = joined(l, r);
     if (all) {
         l->all_joined = true;
         return NULL;
@@ -226,9 +242,7 @@ char *pipe_launch_check(pipe_launch *l, double now)
     size_t rl = 0, ml = 0;
     int nmissing = 0, last_machine = -1;
     for (int r = 0; r < l->world; r++) {
-        char key[32];
-        snprintf(key, sizeof key, "rank/%d", r);
-        if (pipe_rdzv_server_has(l->server, key))
+        if (joined(l, r))
             continue;
         if (rl < sizeof ranks - 16)
             rl += (size_t)snprintf(ranks + rl, sizeof ranks - rl, "%s%d", nmissing ? ", " : "", r);
@@ -240,6 +254,10 @@ char *pipe_launch_check(pipe_launch *l, double now)
         }
     }
     l->all_joined = true; /* reported once */
+    if (!l->server)
+        return pipe_asprintf("rendezvous timed out after %.0f s: rank%s %s of %d never joined the others in "
+                             "shared memory",
+                             (double)l->rdzv_timeout_ms / 1000.0, nmissing == 1 ? "" : "s", ranks, l->world);
     if (l->num_machines == 1)
         return pipe_asprintf("rendezvous timed out after %.0f s: rank%s %s of %d never joined at %s:%d",
                              (double)l->rdzv_timeout_ms / 1000.0, nmissing == 1 ? "" : "s", ranks, l->world,

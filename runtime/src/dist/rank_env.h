@@ -44,7 +44,7 @@ typedef struct pipe_dist_env {
     int local_rank, local_world_size;
     int machine_rank, num_machines;
     char master_addr[256];
-    int rdzv_port; /* pipe's rendezvous on master_addr */
+    int rdzv_port; /* pipe's rendezvous on master_addr; 0: one machine's ranks meet in its shared memory */
     char token[PIPE_RDZV_TOKEN_MAX + 1];
     uint64_t rdzv_timeout_ms;
     uint64_t collective_timeout_ms; /* PIPE_COLL_TIMEOUT_MS, else the default */

@@ -80,7 +80,7 @@ int pipe_dist_env_read(pipe_dist_env *env, char *err, size_t errsize)
                   errsize) ||
         !dist_var("PIPE_MACHINE_RANK", 0, env->num_machines - 1, env->rank / env->local_world_size,
                   &env->machine_rank, err, errsize) ||
-        !dist_var("PIPE_RDZV_PORT", 1, 65535, 29501, &env->rdzv_port, err, errsize) ||
+        !dist_var("PIPE_RDZV_PORT", 0, 65535, 29501, &env->rdzv_port, err, errsize) ||
         !dist_var("PIPE_SHM_FD", -1, 1 << 20, -1, &env->shm_fd, err, errsize) ||
         !dist_var("PIPE_RDZV_TIMEOUT_S", 1, 1 << 24, 300, &timeout_s, err, errsize))
         return PIPE_EINVAL;

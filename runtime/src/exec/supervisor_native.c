@@ -49,7 +49,10 @@ static int rank_main(void *arg)
 /* Several ranks meet through pipe's rendezvous: machine 0 says where. */
 static void announce(pipe_supervisor *s)
 {
-    if (s->launch.pipe_rendezvous && s->id.machine_rank == 0)
+    if (s->launch.pipe_rendezvous && s->launch.rdzv_port == 0)
+        pipe_supervisor_note(&s->log, "%d ranks on 1 machine meet in shared memory (%s collectives)", s->id.world,
+                             s->launch.backend);
+    else if (s->launch.pipe_rendezvous && s->id.machine_rank == 0)
         pipe_supervisor_note(&s->log, "%d ranks on %d machine%s meet at %s:%d (%s collectives)", s->id.world,
                              s->launch.num_machines, s->launch.num_machines == 1 ? "" : "s",
                              pipe_launch_rdzv_addr(&s->launch), s->launch.rdzv_port, s->launch.backend);
