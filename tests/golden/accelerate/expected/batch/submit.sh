@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:09335437b06dbf0e
+    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:fb71105a24255a5f
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classify-d665ef68c26192fb PIPE_REGISTRY/classify-debian-b8ca68c0:09335437b06dbf0e
+    classify-aa0aa2f697b7f469 PIPE_REGISTRY/classify-debian-b8ca68c0:fb71105a24255a5f
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data classify-make_data classify-d665ef68c26192fb '' '-'
-    train classify-train classify-d665ef68c26192fb '' '0'
-    evaluate classify-evaluate classify-d665ef68c26192fb '' '1,0'
+    make_data classify-make_data classify-aa0aa2f697b7f469 '' '-'
+    train classify-train classify-aa0aa2f697b7f469 '' '0'
+    evaluate classify-evaluate classify-aa0aa2f697b7f469 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

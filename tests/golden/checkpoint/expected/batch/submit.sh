@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:bfcc13b984aa4ccc
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:8d07d3b383084919
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-cdfc6f681d3623c0 PIPE_REGISTRY/resumable-debian-59b785ba:bfcc13b984aa4ccc
-    resumable-ecec99d3534ff651 PIPE_REGISTRY/resumable-debian-59b785ba:bfcc13b984aa4ccc
-    resumable-638b9acc1bf09720 PIPE_REGISTRY/resumable-debian-59b785ba:bfcc13b984aa4ccc
+    resumable-3b0d622ff3f43fa5 PIPE_REGISTRY/resumable-debian-59b785ba:8d07d3b383084919
+    resumable-4e225c3f35ba53d2 PIPE_REGISTRY/resumable-debian-59b785ba:8d07d3b383084919
+    resumable-85eb0c00dff3d7b1 PIPE_REGISTRY/resumable-debian-59b785ba:8d07d3b383084919
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-cdfc6f681d3623c0 '' '-'
-    train resumable-train resumable-ecec99d3534ff651 '' '0'
-    finetune resumable-finetune resumable-638b9acc1bf09720 '' '1'
+    prepare resumable-prepare resumable-3b0d622ff3f43fa5 '' '-'
+    train resumable-train resumable-4e225c3f35ba53d2 '' '0'
+    finetune resumable-finetune resumable-85eb0c00dff3d7b1 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

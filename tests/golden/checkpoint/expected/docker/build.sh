@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/resumable-debian-59b785ba:bfcc13b984aa4ccc"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/resumable-debian-59b785ba:8d07d3b383084919"
 

@@ -121,7 +121,7 @@ static const char pipe_driver_manifest[] =
     "    num_machines: 2\n"
     "    multi_gpu: false\n"
     "    cpu: true\n"
-    "    mixed_precision: no\n"
+    "    mixed_precision: \"no\"\n"
     "    main_process_port: 29500\n"
     "    gpu_ids: all\n"
     "    max_restarts: 0\n"

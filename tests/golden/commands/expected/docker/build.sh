@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/python-5fff0840/Dockerfile "$PIPE_REGISTRY/commands-python-5fff0840:c36a0716eb333744"
-image docker/pytorch-5a78a011/Dockerfile "$PIPE_REGISTRY/commands-pytorch-5a78a011:f5d3ed35e80ab097"
+image docker/python-5fff0840/Dockerfile "$PIPE_REGISTRY/commands-python-5fff0840:56795158a0b55f30"
+image docker/pytorch-5a78a011/Dockerfile "$PIPE_REGISTRY/commands-pytorch-5a78a011:d8424d7cff30bf2f"
 

@@ -67,7 +67,7 @@ PIPELINE_LABEL=commands
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:c36a0716eb333744 pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:f5d3ed35e80ab097)
+IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:56795158a0b55f30 pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:d8424d7cff30bf2f)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/commands.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -49,8 +49,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:c36a0716eb333744
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:f5d3ed35e80ab097
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:56795158a0b55f30
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:d8424d7cff30bf2f
 )
 PLACEHOLDER=PIPE_REGISTRY
 

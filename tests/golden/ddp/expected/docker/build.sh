@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-debian-59b785ba:600619936ced9a6b"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-debian-59b785ba:8709534ce6ad030c"
 

@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:2d6e7e5934cfc145
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:6e7be7ad3afb171d
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:372b2880979b7a68
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:750395b6de667b88
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-ead646f54383d2e6 PIPE_REGISTRY/inherit-python-2e3ff5ee:2d6e7e5934cfc145
-    inherit-663c922ec8e8cdc0 PIPE_REGISTRY/inherit-python-1dff48ad:6e7be7ad3afb171d
+    inherit-8f9baab0ec5e4959 PIPE_REGISTRY/inherit-python-2e3ff5ee:372b2880979b7a68
+    inherit-7398f8bb1b8ae239 PIPE_REGISTRY/inherit-python-1dff48ad:750395b6de667b88
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-ead646f54383d2e6 '' '-'
-    tuned inherit-tuned inherit-663c922ec8e8cdc0 '' '0'
+    plain inherit-plain inherit-8f9baab0ec5e4959 '' '-'
+    tuned inherit-tuned inherit-7398f8bb1b8ae239 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

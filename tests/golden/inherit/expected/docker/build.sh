@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/python-2e3ff5ee/Dockerfile "$PIPE_REGISTRY/inherit-python-2e3ff5ee:2d6e7e5934cfc145"
-image docker/python-1dff48ad/Dockerfile "$PIPE_REGISTRY/inherit-python-1dff48ad:6e7be7ad3afb171d"
+image docker/python-2e3ff5ee/Dockerfile "$PIPE_REGISTRY/inherit-python-2e3ff5ee:372b2880979b7a68"
+image docker/python-1dff48ad/Dockerfile "$PIPE_REGISTRY/inherit-python-1dff48ad:750395b6de667b88"
 

@@ -65,7 +65,7 @@ PIPELINE_LABEL=inherit
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-2e3ff5ee PIPE_REGISTRY/inherit-python-2e3ff5ee:2d6e7e5934cfc145 python-1dff48ad PIPE_REGISTRY/inherit-python-1dff48ad:6e7be7ad3afb171d)
+IMAGES=(python-2e3ff5ee PIPE_REGISTRY/inherit-python-2e3ff5ee:372b2880979b7a68 python-1dff48ad PIPE_REGISTRY/inherit-python-1dff48ad:750395b6de667b88)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/inherit.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

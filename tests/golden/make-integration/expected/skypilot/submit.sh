@@ -53,7 +53,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:d64f39fb491377ad
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:cdc639b12d41aeed
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:ebab10f2b82dcf68
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:1dea206a6f4b0294
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:db13653d5af77d0d
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:31f8b65d5f6f8ac0
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-8e392b9e3ab82293 PIPE_REGISTRY/pretrain-cuda-5cdbe631:ebab10f2b82dcf68
-    pretrain-88590f5481f10c35 PIPE_REGISTRY/pretrain-cuda-87508f2b:1dea206a6f4b0294
-    pretrain-ad006b11e27f2f59 PIPE_REGISTRY/pretrain-cuda-5cdbe631:ebab10f2b82dcf68
+    pretrain-947223eb3c26e028 PIPE_REGISTRY/pretrain-cuda-5cdbe631:db13653d5af77d0d
+    pretrain-07dbf8b8e5105e56 PIPE_REGISTRY/pretrain-cuda-87508f2b:31f8b65d5f6f8ac0
+    pretrain-51cb724896beb46f PIPE_REGISTRY/pretrain-cuda-5cdbe631:db13653d5af77d0d
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-8e392b9e3ab82293 '' '-'
-    train_lm pretrain-train_lm pretrain-88590f5481f10c35 '' '0'
-    export_model pretrain-export_model pretrain-ad006b11e27f2f59 '' '1,0'
+    tokenize pretrain-tokenize pretrain-947223eb3c26e028 '' '-'
+    train_lm pretrain-train_lm pretrain-07dbf8b8e5105e56 '' '0'
+    export_model pretrain-export_model pretrain-51cb724896beb46f '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

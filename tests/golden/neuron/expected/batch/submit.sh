@@ -61,20 +61,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:179c04c6d2ca1c5a
+    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:f6f18765beee3aeb
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    neuron-3f8e17e1c4e8e48a PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:179c04c6d2ca1c5a
-    neuron-4f681ced711aa952 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:179c04c6d2ca1c5a
+    neuron-b35cb15ed9cd790d PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:f6f18765beee3aeb
+    neuron-6d98888724e4725b PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:f6f18765beee3aeb
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    pretrain neuron-pretrain neuron-3f8e17e1c4e8e48a trn1-queue '-'
-    serve neuron-serve neuron-4f681ced711aa952 inf2-queue '0'
+    pretrain neuron-pretrain neuron-b35cb15ed9cd790d trn1-queue '-'
+    serve neuron-serve neuron-6d98888724e4725b inf2-queue '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

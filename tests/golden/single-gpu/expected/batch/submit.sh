@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:35866d704328c9db
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:430f995a3c163f19
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:4dbbaba65250b320
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:f7b9bce819e48874
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-8c0bd757a0fb9508 PIPE_REGISTRY/classifier-debian-1329a9c2:35866d704328c9db
-    classifier-0077c016c7eed2bf PIPE_REGISTRY/classifier-cuda-52562ca1:430f995a3c163f19
+    classifier-ed351e37234ead30 PIPE_REGISTRY/classifier-debian-1329a9c2:4dbbaba65250b320
+    classifier-af97ff586a902bf2 PIPE_REGISTRY/classifier-cuda-52562ca1:f7b9bce819e48874
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-8c0bd757a0fb9508 '' '-'
-    split classifier-split classifier-8c0bd757a0fb9508 '' '0'
-    train classifier-train classifier-0077c016c7eed2bf '' '1'
-    evaluate classifier-evaluate classifier-8c0bd757a0fb9508 '' '2,1'
+    load_data classifier-load_data classifier-ed351e37234ead30 '' '-'
+    split classifier-split classifier-ed351e37234ead30 '' '0'
+    train classifier-train classifier-af97ff586a902bf2 '' '1'
+    evaluate classifier-evaluate classifier-ed351e37234ead30 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/debian-1329a9c2/Dockerfile "$PIPE_REGISTRY/classifier-debian-1329a9c2:35866d704328c9db"
-image docker/cuda-52562ca1/Dockerfile "$PIPE_REGISTRY/classifier-cuda-52562ca1:430f995a3c163f19"
+image docker/debian-1329a9c2/Dockerfile "$PIPE_REGISTRY/classifier-debian-1329a9c2:4dbbaba65250b320"
+image docker/cuda-52562ca1/Dockerfile "$PIPE_REGISTRY/classifier-cuda-52562ca1:f7b9bce819e48874"
 
