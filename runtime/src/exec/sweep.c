@@ -336,6 +336,9 @@ static int sweep_run(const char *store, const char *run_id)
             }
             remove_matching(dir, "run.yaml", ".tmp");
             remove_matching(dir, "run.yaml", ".new");
+            /* The group commit's list (store/commit.h) stays: it says what
+               to verify; a new one that was never renamed goes. */
+            remove_matching(dir, "unsynced", ".tmp");
             remove_named(dir, ".reserve");
         }
         pipe_run_info_free(info);
