@@ -9,12 +9,15 @@
 #   1. the list is there and does not name `writer`;
 #   2. `step ranked` in the crashed run reads its input again: its record
 #      holds the digest of the bytes it read, not the one writer recorded;
-#   3. a re-run does not reuse writer's record (its output is read again and
-#      no longer matches), runs it again and succeeds;
+#   2b. so does a cache look-up (`step writer` in a new run);
+#   3. a re-run's sweep reads writer's output again, finds it does not
+#      match, takes the record back (the invocation did not finish) and
+#      removes the list; the run succeeds with writer's bytes;
 #   4. a run that ends leaves no list; with a commit point after each
 #      invocation (PIPE_COMMIT_INTERVAL_MS=0) a killed run's list names
 #      what ended before the kill, and a re-run reuses it.
-# Without the verification, 2 and 3 fail: the size and time still match.
+# Without the verification (the list taken as naming everything), 2 and 3
+# fail: the size and time still match.
 set -u
 work=$1
 # shellcheck source=tests/reliability/lib.sh
@@ -81,13 +84,24 @@ check "[ -n '$recorded' ] && [ '$recorded' != '$zeros' ]" "1: the output's bytes
 used=$(sed -n '/^inputs:/,/^[a-z]/s/^  data: {path: .*, sha256: \([0-9a-f]*\)[,}].*/\1/p' "$store/K1/ranked/step.yaml")
 check "[ '$used' = '$zeros' ]" "2: ranked recorded the digest of what it read ($zeros), not writer's ($used)"
 
+# 2b: nor does the cache, before any sweep (`step` alone sweeps no other run).
+"$exe" step writer --run-id S1 --store "$store" --param chunks=40 --param chunk_ms=50 >"$dir/S1.out" 2>&1
+check "grep -q 'cache miss: output \`data\` of K1/writer changed since it was recorded' '$store/S1/writer/log'" \
+    "2b: the cache reads writer's output again: $(grep -m1 'cache' "$store/S1/writer/log")"
+check "grep -q '^status: done' '$store/S1/writer/step.yaml'" "2b: writer ran again"
+
 # 3: the cache does not trust writer's record.
 "$exe" run --store "$store" --run-id R1 --param chunks=40 --param chunk_ms=50 >"$dir/R1.out" 2>&1
 status=$?
 check "[ $status = 0 ]" "3: the re-run succeeds (status $status)"
 [ $status = 0 ] || sed 's/^/    | /' "$dir/R1.out"
-check "grep -q '^status: done' '$store/R1/writer/step.yaml'" "3: writer ran again instead of being reused"
-check "grep -q 'changed since it was recorded' '$store/R1/writer/log'" "3: its log says why: $(grep -m1 'cache miss' "$store/R1/writer/log")"
+check "! grep -q 'K1/writer' '$store/R1/writer/step.yaml'" "3: writer's record in K1 is not reused"
+check "grep -q 'run K1: 1 record written before a crash named outputs that did not survive it' '$dir/R1.out'" \
+    "3: the re-run's sweep says what it took back"
+check "[ ! -e '$store/K1/writer/step.yaml' ] && [ ! -e '$store/K1/writer/outputs' ]" "3: writer's record in K1 is taken back"
+check "[ ! -e '$store/K1/unsynced' ]" "3: once verified, K1 has no list"
+check "grep -q '^status: done' '$store/K1/ranked/step.yaml' || grep -q '^status: failed' '$store/K1/ranked/step.yaml'" \
+    "3: the record \`step\` made durably stays"
 check "[ \"\$(sha '$store/R1/writer/outputs/data')\" = '$recorded' ]" "3: the new output has writer's bytes"
 
 # 4: a finished run leaves no list; a commit point after each invocation.
