@@ -295,11 +295,15 @@ static void finish(pipe_run_spawner *sp, size_t i, int wstatus, pipe_sched_event
 
 void pipe_run_spawner_commit(pipe_run_spawner *sp, bool final)
 {
-    if (!sp->commit.path || (!final && !pipe_commit_due(&sp->commit)))
+    /* After a failed commit the run fails: only the last one is tried. */
+    if (!sp->commit.path || (!final && (sp->commit_error[0] || !pipe_commit_due(&sp->commit))))
         return;
     char err[1024] = "";
+    size_t n = sp->nended;
     int rc = final ? pipe_commit_end(&sp->commit, err, sizeof err)
-                   : pipe_commit_point(&sp->commit, sp->ended, sp->nended, err, sizeof err);
+                   : pipe_commit_point(&sp->commit, sp->ended, n, err, sizeof err);
+    if (rc == 0)
+        sp->ncommitted = n;
     if (rc != 0 && !sp->commit_error[0])
         snprintf(sp->commit_error, sizeof sp->commit_error, "%s", err[0] ? err : "out of memory");
 }
@@ -380,6 +384,14 @@ static bool wait_event(void *arg, int timeout_ms, pipe_sched_event *ev)
     int most = (int)(pipe_progress_next_tick(sp->progress) * 1000) + 1;
     if (most > POLL_MAX_MS)
         most = POLL_MAX_MS;
+    /* Writes of ended steps wait at most the commit interval, even while
+       the next step runs for hours. */
+    if (sp->commit.path && !sp->commit_error[0] && sp->nended > sp->ncommitted) {
+        pipe_run_spawner_commit(sp, false);
+        int left = (int)pipe_commit_ms_left(&sp->commit) + 1;
+        if (sp->nended > sp->ncommitted && left < most)
+            most = left;
+    }
     char err[256];
     pipe_child_wait(sp->groups, n, timeout_ms < 0 || timeout_ms > most ? most : timeout_ms, err,
                     sizeof err); /* a failed poll: the next turn tries again */

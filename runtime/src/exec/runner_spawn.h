@@ -38,7 +38,7 @@ typedef struct pipe_run_spawner {
        supervisors ended, for the next commit point. */
     pipe_commit commit;
     const char **ended;
-    size_t nended;
+    size_t nended, ncommitted; /* ncommitted: of ended, those the last commit covered */
     char commit_error[1024]; /* the first failed commit's message */
 } pipe_run_spawner;
 

@@ -103,7 +103,13 @@ int pipe_commit_begin(pipe_commit *c, const char *store, const char *run_id, cha
     return rc;
 }
 
-bool pipe_commit_due(const pipe_commit *c) { return c->path && (pipe_now() - c->last) * 1000.0 >= c->interval_ms; }
+bool pipe_commit_due(const pipe_commit *c) { return c->path && pipe_commit_ms_left(c) <= 0; }
+
+double pipe_commit_ms_left(const pipe_commit *c)
+{
+    double left = c->interval_ms - (pipe_now() - c->last) * 1000.0;
+    return left > 0 ? left : 0;
+}
 
 /* Every write on the store's file system so far, durable. */
 static int sync_store(pipe_commit *c, char *err, size_t errsize)

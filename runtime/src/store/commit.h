@@ -43,8 +43,10 @@ typedef struct pipe_commit {
 } pipe_commit;
 
 int pipe_commit_begin(pipe_commit *c, const char *store, const char *run_id, char *err, size_t errsize);
-/* Whether the interval since the last commit has passed. */
+/* Whether the interval since the last commit has passed; how many ms of
+   it are left (0 when it has). */
 bool pipe_commit_due(const pipe_commit *c);
+double pipe_commit_ms_left(const pipe_commit *c);
 int pipe_commit_point(pipe_commit *c, const char *const *durable, size_t n, char *err, size_t errsize);
 int pipe_commit_end(pipe_commit *c, char *err, size_t errsize);
 void pipe_commit_free(pipe_commit *c);
