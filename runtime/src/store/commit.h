@@ -57,13 +57,21 @@ void pipe_commit_free(pipe_commit *c);
    read. */
 bool pipe_commit_durable(const char *store, const char *run_id, const char *invocation);
 
+/* STORE/RUN/unsynced's text when it is whole (its run's line first, `end`
+   last), in *text (malloc'ed); false without a list (*text NULL), true
+   with one (*text NULL when it is not whole: it lists nothing). */
+bool pipe_commit_list_read(const char *store, const char *run_id, char **text);
+/* Whether a whole list's text names invocation. */
+bool pipe_commit_listed(const char *text, const char *invocation);
+
 /* Recovery of a run whose runner died before its end (the sweep calls it
    with the run's lock): every record that the list does not name and that
    says done or cached has its outputs read again; one whose outputs do
    not all have their digests is taken back (step.yaml and outputs/
    removed: the invocation did not finish). Then everything is made
    durable and the list removed. *dropped: how many were taken back. 0, or
-   PIPE_EIO (the list stays, and a later sweep tries again). */
+   PIPE_EIO (the list stays, and a later sweep tries again).
+   (commit_recover.c) */
 int pipe_commit_recover(const char *store, const char *run_id, size_t *dropped, char *err, size_t errsize);
 
 #endif
