@@ -13,7 +13,6 @@
 
 #include "pipe/error.h"
 #include "pipe/npy.h"
-#include "store/commit.h"
 #include "util/util.h"
 
 #define MAGIC "\x93NUMPY"
@@ -176,7 +175,7 @@ int pipe_npy_write(const char *path, pipe_dtype dtype, int ndim, const size_t *s
     }
     char why[512] = "";
     int rc = pipe_npy_write_stream(f, dtype, ndim, shape, data, why, sizeof why);
-    if (rc == 0 && (fflush(f) != 0 || pipe_commit_fsync(fileno(f)) != 0)) {
+    if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
         snprintf(why, sizeof why, "cannot write the array: %s", strerror(errno));
         rc = PIPE_EIO;
     }
