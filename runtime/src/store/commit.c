@@ -92,11 +92,12 @@ int pipe_commit_begin(pipe_commit *c, const char *store, const char *run_id, cha
         pipe_errf(err, errsize, "cannot sync %s: %s", run_dir, strerror(errno));
         rc = PIPE_EIO;
     }
-    free(run_dir);
-    if (rc == 0 && (c->store_fd = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-        pipe_errf(err, errsize, "cannot open %s: %s", store, strerror(errno));
+    /* The run's folder's file system: where its steps write. */
+    if (rc == 0 && (c->store_fd = open(run_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        pipe_errf(err, errsize, "cannot open %s: %s", run_dir, strerror(errno));
         rc = PIPE_EIO;
     }
+    free(run_dir);
     return rc;
 }
 

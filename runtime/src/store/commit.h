@@ -37,7 +37,7 @@ int pipe_commit_fsync_path(const char *path, int flags);
 typedef struct pipe_commit {
     char *store;
     char *path;  /* STORE/RUN/unsynced */
-    int store_fd; /* for syncfs */
+    int store_fd; /* the run's folder, for syncfs */
     double last; /* pipe_now() of the last commit */
     unsigned interval_ms;
 } pipe_commit;
