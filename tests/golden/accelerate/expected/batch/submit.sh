@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:550447a08775bf3b
+    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:ae16c901ece03e09
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classify-47502a11b2ec4e70 PIPE_REGISTRY/classify-debian-b8ca68c0:550447a08775bf3b
+    classify-738482bade79f67f PIPE_REGISTRY/classify-debian-b8ca68c0:ae16c901ece03e09
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data classify-make_data classify-47502a11b2ec4e70 '' '-'
-    train classify-train classify-47502a11b2ec4e70 '' '0'
-    evaluate classify-evaluate classify-47502a11b2ec4e70 '' '1,0'
+    make_data classify-make_data classify-738482bade79f67f '' '-'
+    train classify-train classify-738482bade79f67f '' '0'
+    evaluate classify-evaluate classify-738482bade79f67f '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:69bf03340b016308
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:9aa0f7025d404809
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-f9180d6b7fda2495 PIPE_REGISTRY/resumable-debian-59b785ba:69bf03340b016308
-    resumable-c1a61efe9b46e0a2 PIPE_REGISTRY/resumable-debian-59b785ba:69bf03340b016308
-    resumable-d628adb21ad0761a PIPE_REGISTRY/resumable-debian-59b785ba:69bf03340b016308
+    resumable-13750f9b8acb8e70 PIPE_REGISTRY/resumable-debian-59b785ba:9aa0f7025d404809
+    resumable-a7cb26389d269727 PIPE_REGISTRY/resumable-debian-59b785ba:9aa0f7025d404809
+    resumable-859724f30f0c9b56 PIPE_REGISTRY/resumable-debian-59b785ba:9aa0f7025d404809
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-f9180d6b7fda2495 '' '-'
-    train resumable-train resumable-c1a61efe9b46e0a2 '' '0'
-    finetune resumable-finetune resumable-d628adb21ad0761a '' '1'
+    prepare resumable-prepare resumable-13750f9b8acb8e70 '' '-'
+    train resumable-train resumable-a7cb26389d269727 '' '0'
+    finetune resumable-finetune resumable-859724f30f0c9b56 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

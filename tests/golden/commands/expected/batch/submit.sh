@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:149cbc2381328edc
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:5292709200eef416
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:799ee5ae7c4a5e2f
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:02c10c8021dc70ba
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-c50656eb0f4e6363 PIPE_REGISTRY/commands-python-5fff0840:149cbc2381328edc
-    commands-6fb1c3d59d235469 PIPE_REGISTRY/commands-pytorch-5a78a011:5292709200eef416
+    commands-8d3d4dacade5b6e7 PIPE_REGISTRY/commands-python-5fff0840:799ee5ae7c4a5e2f
+    commands-3dda02ea746d4271 PIPE_REGISTRY/commands-pytorch-5a78a011:02c10c8021dc70ba
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-c50656eb0f4e6363 '' '-'
-    fit commands-fit commands-6fb1c3d59d235469 '' '0'
-    note commands-note commands-c50656eb0f4e6363 '' '1'
+    prepare commands-prepare commands-8d3d4dacade5b6e7 '' '-'
+    fit commands-fit commands-3dda02ea746d4271 '' '0'
+    note commands-note commands-8d3d4dacade5b6e7 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

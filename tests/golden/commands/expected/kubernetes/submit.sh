@@ -67,7 +67,7 @@ PIPELINE_LABEL=commands
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:149cbc2381328edc pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:5292709200eef416)
+IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:799ee5ae7c4a5e2f pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:02c10c8021dc70ba)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/commands.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -49,8 +49,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:149cbc2381328edc
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:5292709200eef416
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:799ee5ae7c4a5e2f
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:02c10c8021dc70ba
 )
 PLACEHOLDER=PIPE_REGISTRY
 

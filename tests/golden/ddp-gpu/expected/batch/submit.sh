@@ -70,22 +70,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:4a077417fa14fa8a
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:3a2920eb8fad7cf2
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:a3c91d792ea157e2
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:c2614ca926162c11
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp_gpu-3a0d0b8fec94a0c1 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:4a077417fa14fa8a
-    ddp_gpu-afce321bea74d280 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:3a2920eb8fad7cf2
+    ddp_gpu-9688014539880205 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:a3c91d792ea157e2
+    ddp_gpu-60728127c3641131 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:c2614ca926162c11
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    gpu_data ddp_gpu-gpu_data ddp_gpu-3a0d0b8fec94a0c1 '' '-'
-    train_gpu ddp_gpu-train_gpu ddp_gpu-afce321bea74d280 '' '0'
-    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-3a0d0b8fec94a0c1 '' '0,1'
+    gpu_data ddp_gpu-gpu_data ddp_gpu-9688014539880205 '' '-'
+    train_gpu ddp_gpu-train_gpu ddp_gpu-60728127c3641131 '' '0'
+    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-9688014539880205 '' '0,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

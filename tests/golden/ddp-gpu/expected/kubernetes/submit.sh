@@ -75,7 +75,7 @@ PIPELINE_LABEL=ddp-gpu
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba PIPE_REGISTRY/ddp-gpu-debian-59b785ba:4a077417fa14fa8a cuda-fd66187e PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:3a2920eb8fad7cf2)
+IMAGES=(debian-59b785ba PIPE_REGISTRY/ddp-gpu-debian-59b785ba:a3c91d792ea157e2 cuda-fd66187e PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:c2614ca926162c11)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/ddp_gpu.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

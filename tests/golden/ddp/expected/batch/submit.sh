@@ -72,23 +72,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:b54eff06f0005b42
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:96e33da4e30883f7
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp-58f3a5694ec4cfd8 PIPE_REGISTRY/ddp-debian-59b785ba:b54eff06f0005b42
+    ddp-4054e3e842fc47c2 PIPE_REGISTRY/ddp-debian-59b785ba:96e33da4e30883f7
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data ddp-make_data ddp-58f3a5694ec4cfd8 '' '-'
-    train_1 ddp-train_1 ddp-58f3a5694ec4cfd8 '' '0'
-    train_2 ddp-train_2 ddp-58f3a5694ec4cfd8 '' '0'
-    train_4 ddp-train_4 ddp-58f3a5694ec4cfd8 '' '0'
-    train_fp16 ddp-train_fp16 ddp-58f3a5694ec4cfd8 '' '0'
-    compare ddp-compare ddp-58f3a5694ec4cfd8 '' '0,1,2,3,4'
+    make_data ddp-make_data ddp-4054e3e842fc47c2 '' '-'
+    train_1 ddp-train_1 ddp-4054e3e842fc47c2 '' '0'
+    train_2 ddp-train_2 ddp-4054e3e842fc47c2 '' '0'
+    train_4 ddp-train_4 ddp-4054e3e842fc47c2 '' '0'
+    train_fp16 ddp-train_fp16 ddp-4054e3e842fc47c2 '' '0'
+    compare ddp-compare ddp-4054e3e842fc47c2 '' '0,1,2,3,4'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

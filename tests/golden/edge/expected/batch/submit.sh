@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:622bce61c5d7dc0d
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:8eb62beaa576fc1e
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-b438bc344f53e4e4 PIPE_REGISTRY/edge-debian-59b785ba:622bce61c5d7dc0d
-    edge-0f41d944b80e05e6 PIPE_REGISTRY/edge-debian-59b785ba:622bce61c5d7dc0d
+    edge-ce4ca60a451e7950 PIPE_REGISTRY/edge-debian-59b785ba:8eb62beaa576fc1e
+    edge-55004ff3561b48b1 PIPE_REGISTRY/edge-debian-59b785ba:8eb62beaa576fc1e
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-b438bc344f53e4e4 '' '-'
-    transform edge-transform edge-0f41d944b80e05e6 '' '0'
-    transform_2 edge-transform_2 edge-0f41d944b80e05e6 '' '1'
-    transform_3 edge-transform_3 edge-0f41d944b80e05e6 '' '2'
-    consume edge-consume edge-b438bc344f53e4e4 '' '3'
-    ping edge-ping edge-b438bc344f53e4e4 '' '-'
+    produce edge-produce edge-ce4ca60a451e7950 '' '-'
+    transform edge-transform edge-55004ff3561b48b1 '' '0'
+    transform_2 edge-transform_2 edge-55004ff3561b48b1 '' '1'
+    transform_3 edge-transform_3 edge-55004ff3561b48b1 '' '2'
+    consume edge-consume edge-ce4ca60a451e7950 '' '3'
+    ping edge-ping edge-ce4ca60a451e7950 '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

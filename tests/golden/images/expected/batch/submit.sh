@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:69d126a0b23d38f7
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:89c50e5634bb0795
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:5295973029af7948
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:b5867565e1ef76c2
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-eef69cd86e91ca02 registry.example.com:5000/ml/images-debian-59b785ba:69d126a0b23d38f7
-    images-2a99cef7708af4a8 registry.example.com:5000/ml/images-pytorch-735a62ca:89c50e5634bb0795
+    images-bf771c06d08dabe2 registry.example.com:5000/ml/images-debian-59b785ba:5295973029af7948
+    images-b04f52bdff505627 registry.example.com:5000/ml/images-pytorch-735a62ca:b5867565e1ef76c2
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-eef69cd86e91ca02 '' '-'
-    train images-train images-2a99cef7708af4a8 '' '0'
+    prep images-prep images-bf771c06d08dabe2 '' '-'
+    train images-train images-b04f52bdff505627 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -66,7 +66,7 @@ PIPELINE_LABEL=images
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:69d126a0b23d38f7 pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:89c50e5634bb0795)
+IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:5295973029af7948 pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:b5867565e1ef76c2)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/images.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

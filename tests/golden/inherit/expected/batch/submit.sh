@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:5f202bca5aaceaa4
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:0c5e9bce7f317f05
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:668641d1df6d6889
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:3e0d5540bfcf41bb
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-220da0943c3fe70b PIPE_REGISTRY/inherit-python-2e3ff5ee:5f202bca5aaceaa4
-    inherit-7a5282cdf67e1c54 PIPE_REGISTRY/inherit-python-1dff48ad:0c5e9bce7f317f05
+    inherit-ff20ccd393450b2f PIPE_REGISTRY/inherit-python-2e3ff5ee:668641d1df6d6889
+    inherit-918873399f933553 PIPE_REGISTRY/inherit-python-1dff48ad:3e0d5540bfcf41bb
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-220da0943c3fe70b '' '-'
-    tuned inherit-tuned inherit-7a5282cdf67e1c54 '' '0'
+    plain inherit-plain inherit-ff20ccd393450b2f '' '-'
+    tuned inherit-tuned inherit-918873399f933553 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

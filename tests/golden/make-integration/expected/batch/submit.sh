@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:12f92cc2ced843a9
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:296a3a40d611e708
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    training-881e65b129733bed PIPE_REGISTRY/training-debian-59b785ba:12f92cc2ced843a9
+    training-405838f813b342fd PIPE_REGISTRY/training-debian-59b785ba:296a3a40d611e708
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_points training-make_points training-881e65b129733bed '' '-'
-    fit training-fit training-881e65b129733bed '' '0'
-    evaluate training-evaluate training-881e65b129733bed '' '1,0'
+    make_points training-make_points training-405838f813b342fd '' '-'
+    fit training-fit training-405838f813b342fd '' '0'
+    evaluate training-evaluate training-405838f813b342fd '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -53,7 +53,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:12f92cc2ced843a9
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:296a3a40d611e708
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -70,20 +70,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:88c85361e0e0224e
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:087aead2897d5828
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    mnist-3a5bdb25c75ce2f2 PIPE_REGISTRY/mnist-debian-59b785ba:88c85361e0e0224e
+    mnist-0da8f6fee23f437b PIPE_REGISTRY/mnist-debian-59b785ba:087aead2897d5828
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data mnist-make_data mnist-3a5bdb25c75ce2f2 '' '-'
-    train mnist-train mnist-3a5bdb25c75ce2f2 '' '0'
-    evaluate mnist-evaluate mnist-3a5bdb25c75ce2f2 '' '1,0'
+    make_data mnist-make_data mnist-0da8f6fee23f437b '' '-'
+    train mnist-train mnist-0da8f6fee23f437b '' '0'
+    evaluate mnist-evaluate mnist-0da8f6fee23f437b '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -75,7 +75,7 @@ PIPELINE_LABEL=mnist
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba PIPE_REGISTRY/mnist-debian-59b785ba:88c85361e0e0224e)
+IMAGES=(debian-59b785ba PIPE_REGISTRY/mnist-debian-59b785ba:087aead2897d5828)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/mnist.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

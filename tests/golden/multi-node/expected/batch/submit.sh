@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:d8e9d17c9cf46664
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:8b3e2f4b939d6bcd
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:414baaebcf3f0f10
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:ee6095e25e63166e
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-5e3704f942f4418d PIPE_REGISTRY/pretrain-cuda-5cdbe631:d8e9d17c9cf46664
-    pretrain-36dabae1d38de48c PIPE_REGISTRY/pretrain-cuda-87508f2b:8b3e2f4b939d6bcd
-    pretrain-da0d028bea7d0b62 PIPE_REGISTRY/pretrain-cuda-5cdbe631:d8e9d17c9cf46664
+    pretrain-d75b72c1f765e7cc PIPE_REGISTRY/pretrain-cuda-5cdbe631:414baaebcf3f0f10
+    pretrain-68de654ccab53fd8 PIPE_REGISTRY/pretrain-cuda-87508f2b:ee6095e25e63166e
+    pretrain-710180e7bb08cdc4 PIPE_REGISTRY/pretrain-cuda-5cdbe631:414baaebcf3f0f10
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-5e3704f942f4418d '' '-'
-    train_lm pretrain-train_lm pretrain-36dabae1d38de48c '' '0'
-    export_model pretrain-export_model pretrain-da0d028bea7d0b62 '' '1,0'
+    tokenize pretrain-tokenize pretrain-d75b72c1f765e7cc '' '-'
+    train_lm pretrain-train_lm pretrain-68de654ccab53fd8 '' '0'
+    export_model pretrain-export_model pretrain-710180e7bb08cdc4 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -75,7 +75,7 @@ PIPELINE_LABEL=pretrain
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=ml-training
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(cuda-5cdbe631 PIPE_REGISTRY/pretrain-cuda-5cdbe631:d8e9d17c9cf46664 cuda-87508f2b PIPE_REGISTRY/pretrain-cuda-87508f2b:8b3e2f4b939d6bcd)
+IMAGES=(cuda-5cdbe631 PIPE_REGISTRY/pretrain-cuda-5cdbe631:414baaebcf3f0f10 cuda-87508f2b PIPE_REGISTRY/pretrain-cuda-87508f2b:ee6095e25e63166e)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/pretrain.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -61,20 +61,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:5a85a51e9ccb4521
+    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:3cf3623939b4a196
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    neuron-b26f18d386d43d7d PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:5a85a51e9ccb4521
-    neuron-11d48377e159e291 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:5a85a51e9ccb4521
+    neuron-2e9c962c78fdb67d PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:3cf3623939b4a196
+    neuron-4f84001fef3937ff PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:3cf3623939b4a196
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    pretrain neuron-pretrain neuron-b26f18d386d43d7d trn1-queue '-'
-    serve neuron-serve neuron-11d48377e159e291 inf2-queue '0'
+    pretrain neuron-pretrain neuron-2e9c962c78fdb67d trn1-queue '-'
+    serve neuron-serve neuron-4f84001fef3937ff inf2-queue '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

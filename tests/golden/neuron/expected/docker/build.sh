@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/pytorch-training-neuronx-06e84b1e/Dockerfile "$PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:5a85a51e9ccb4521"
+image docker/pytorch-training-neuronx-06e84b1e/Dockerfile "$PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:3cf3623939b4a196"
 

@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:ff9879746232b2e5
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:80426bd37bb3b1a0
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-ae0ae5022ee95e42 PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2
-    classifier-4da035101b11ae5f PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2
+    classifier-483d78de089234b3 PIPE_REGISTRY/classifier-debian-1329a9c2:ff9879746232b2e5
+    classifier-02b72a6d8587ad6b PIPE_REGISTRY/classifier-cuda-52562ca1:80426bd37bb3b1a0
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-ae0ae5022ee95e42 '' '-'
-    split classifier-split classifier-ae0ae5022ee95e42 '' '0'
-    train classifier-train classifier-4da035101b11ae5f '' '1'
-    evaluate classifier-evaluate classifier-ae0ae5022ee95e42 '' '2,1'
+    load_data classifier-load_data classifier-483d78de089234b3 '' '-'
+    split classifier-split classifier-483d78de089234b3 '' '0'
+    train classifier-train classifier-02b72a6d8587ad6b '' '1'
+    evaluate classifier-evaluate classifier-483d78de089234b3 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -72,7 +72,7 @@ PIPELINE_LABEL=classifier
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-1329a9c2 PIPE_REGISTRY/classifier-debian-1329a9c2:4fb3fe612ca291b2 cuda-52562ca1 PIPE_REGISTRY/classifier-cuda-52562ca1:0c78cb04f44e27d2)
+IMAGES=(debian-1329a9c2 PIPE_REGISTRY/classifier-debian-1329a9c2:ff9879746232b2e5 cuda-52562ca1 PIPE_REGISTRY/classifier-cuda-52562ca1:80426bd37bb3b1a0)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/classifier.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016
