@@ -6,6 +6,7 @@
 #include "check.h"
 #include "pipe/error.h"
 #include "step_fixture.h"
+#include "store/commit.h"
 #include "store/store.h"
 #include "util/util.h"
 
@@ -328,9 +329,51 @@ static void test_write_over_stale_tmp(void)
     free(stale);
 }
 
+/* The group commit's list (store/commit.h): what it says, and what a crash
+   may leave of it. */
+static void test_commit_list(void)
+{
+    char tmpl[] = "/tmp/pipe-commit-XXXXXX";
+    char *root = mkdtemp(tmpl), err[256];
+    CHECK(root != NULL);
+    if (!root)
+        return;
+    char *run = pipe_asprintf("%s/R", root), *list = pipe_asprintf("%s/R/unsynced", root);
+    CHECK_EQ_INT(pipe_mkdirs(run, err, sizeof err), 0);
+    /* No list: the run's writes were durable when made, or it ended. */
+    CHECK(pipe_commit_durable(root, "R", "a"));
+    pipe_commit c;
+    CHECK_EQ_INT(pipe_commit_begin(&c, root, "R", err, sizeof err), 0);
+    CHECK(!pipe_commit_durable(root, "R", "a"));
+    const char *ended[] = {"a", "b"};
+    CHECK_EQ_INT(pipe_commit_point(&c, ended, 2, err, sizeof err), 0);
+    CHECK(pipe_commit_durable(root, "R", "a") && pipe_commit_durable(root, "R", "b"));
+    CHECK(!pipe_commit_durable(root, "R", "c") && !pipe_commit_durable(root, "R", "ab"));
+    /* What a crash may leave: a list cut short, zeros, another run's. */
+    CHECK(fx_write(list, "run: R\ndurable: a\n"));
+    CHECK(!pipe_commit_durable(root, "R", "a"));
+    CHECK(fx_write(list, "run: R\ndurable: a\nend"));
+    CHECK(!pipe_commit_durable(root, "R", "a"));
+    CHECK(fx_write(list, ""));
+    CHECK(!pipe_commit_durable(root, "R", "a"));
+    CHECK(fx_write(list, "run: S\ndurable: a\nend\n"));
+    CHECK(!pipe_commit_durable(root, "R", "a"));
+    CHECK(fx_write(list, "run: R\ndurable: a\nend\n"));
+    CHECK(pipe_commit_durable(root, "R", "a"));
+    /* The end: everything durable, no list. */
+    CHECK_EQ_INT(pipe_commit_end(&c, err, sizeof err), 0);
+    CHECK(access(list, F_OK) != 0);
+    CHECK(pipe_commit_durable(root, "R", "c"));
+    pipe_commit_free(&c); /* twice is harmless */
+    CHECK_EQ_INT(pipe_remove_tree(root, err, sizeof err), 0);
+    free(run);
+    free(list);
+}
+
 int main(void)
 {
     test_mkdirs();
+    test_commit_list();
     test_write_over_stale_tmp();
     test_run_ids();
     test_paths();

@@ -10,6 +10,7 @@
 
 #include "ctx.h"
 #include "ctx_error.h"
+#include "store/commit.h"
 #include "store/digest_note.h"
 #include "store/hashed_stream.h"
 #include "observe/metrics.h"
@@ -161,7 +162,7 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
         if (o->stream) {
             bool bad = fflush(o->stream) != 0 || ferror(o->stream);
             if (!bad && rc == 0 && o->fd >= 0) {
-                if (fsync(o->fd) != 0 || fstat(o->fd, &st) != 0)
+                if (pipe_commit_fsync(o->fd) != 0 || fstat(o->fd, &st) != 0)
                     bad = true;
                 else
                     o->fd_synced = true;
@@ -195,8 +196,9 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
         if (!pipe_file_exists(o->tmp_path))
             continue; /* pipe_output_path was asked for but nothing was written: the supervisor reports it */
         /* A stream's file was fsynced through its descriptor above (a path handed out
-           may have been replaced, so that one is synced by name). */
-        if (((!o->fd_synced || o->path_given) && pipe_fsync_path(o->tmp_path, O_RDONLY) != 0) || rename(o->tmp_path, o->final_path) != 0) {
+           may have been replaced, so that one is synced by name). Under the
+           runner, its group commit makes them durable (store/commit.h). */
+        if (((!o->fd_synced || o->path_given) && pipe_commit_fsync_path(o->tmp_path, O_RDONLY) != 0) || rename(o->tmp_path, o->final_path) != 0) {
             pipe_errf(err, errsize, "cannot commit output `%s` to %s: %s", o->name, o->final_path, strerror(errno));
             unlink(o->tmp_path);
             result = PIPE_EIO;
@@ -216,7 +218,7 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
         }
     } else if (renamed) {
         char *outdir = pipe_asprintf("%s/outputs", ctx->dir);
-        if (outdir && pipe_fsync_path(outdir, O_RDONLY | O_DIRECTORY) != 0) {
+        if (outdir && pipe_commit_fsync_path(outdir, O_RDONLY | O_DIRECTORY) != 0) {
             pipe_errf(err, errsize, "cannot sync %s: %s", outdir, strerror(errno));
             result = PIPE_EIO;
         }

@@ -323,6 +323,13 @@ static int start_run(runner *r)
     if (pipe_run_spawner_init(&r->spawner) != 0)
         return PIPE_ENOMEM;
     r->spawner_ready = true;
+    /* Without the list of what is durable, every supervisor fsyncs its
+       own writes, as under `step` alone. */
+    if (pipe_commit_begin(&r->spawner.commit, r->store, r->run_id, err, sizeof err) != 0) {
+        pipe_cli_warning("%s: each step's writes are made durable one by one", err);
+        pipe_commit_free(&r->spawner.commit);
+        err[0] = '\0';
+    }
     const char **ids = calloc(m->ninvocations + 1, sizeof *ids);
     if (!ids)
         return PIPE_ENOMEM;
@@ -354,7 +361,11 @@ static int start_run(runner *r)
 static int end_run(runner *r, int rc)
 {
     char err[1024] = "";
-    bool failed = rc != 0 || pipe_sched_failed(&r->sched);
+    /* Every write of the run durable before its end is recorded. */
+    pipe_run_spawner_commit(&r->spawner, true);
+    if (r->spawner.commit_error[0])
+        pipe_cli_error("%s", r->spawner.commit_error);
+    bool failed = rc != 0 || pipe_sched_failed(&r->sched) || r->spawner.commit_error[0];
     int stop = r->sched.stop_signal;
     int status = stop ? 128 + stop : failed ? PIPE_EXIT_FAILED : PIPE_EXIT_OK;
 

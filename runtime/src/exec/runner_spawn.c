@@ -141,6 +141,8 @@ static int run_step_here(void *arg)
     const step_call *c = arg;
     if (c->sp->lock_fd >= 0)
         close(c->sp->lock_fd);
+    /* Its writes wait for the runner's next commit point. */
+    pipe_commit_deferred = c->sp->commit.path != NULL;
     environ = c->env;
     return pipe_cmd_step(c->sp->prog, c->sp->m, c->argc, c->argv);
 }
@@ -285,6 +287,25 @@ static void finish(pipe_run_spawner *sp, size_t i, int wstatus, pipe_sched_event
     }
     if (rec)
         pipe_progress_metrics(sp->progress, i, rec->metrics, rec->nmetrics);
+    /* Its writes are all made: the next commit point covers them. */
+    if (sp->ended)
+        sp->ended[sp->nended++] = inv->id;
+    pipe_run_spawner_commit(sp, false);
+}
+
+void pipe_run_spawner_commit(pipe_run_spawner *sp, bool final)
+{
+    /* After a failed commit the run fails: only the last one is tried. */
+    if (!sp->commit.path || (!final && (sp->commit_error[0] || !pipe_commit_due(&sp->commit))))
+        return;
+    char err[1024] = "";
+    size_t n = sp->nended;
+    int rc = final ? pipe_commit_end(&sp->commit, err, sizeof err)
+                   : pipe_commit_point(&sp->commit, sp->ended, n, err, sizeof err);
+    if (rc == 0)
+        sp->ncommitted = n;
+    if (rc != 0 && !sp->commit_error[0])
+        snprintf(sp->commit_error, sizeof sp->commit_error, "%s", err[0] ? err : "out of memory");
 }
 
 /* The supervisors that still run: spared when orphans are killed. */
@@ -363,6 +384,14 @@ static bool wait_event(void *arg, int timeout_ms, pipe_sched_event *ev)
     int most = (int)(pipe_progress_next_tick(sp->progress) * 1000) + 1;
     if (most > POLL_MAX_MS)
         most = POLL_MAX_MS;
+    /* Writes of ended steps wait at most the commit interval, even while
+       the next step runs for hours. */
+    if (sp->commit.path && !sp->commit_error[0] && sp->nended > sp->ncommitted) {
+        pipe_run_spawner_commit(sp, false);
+        int left = (int)pipe_commit_ms_left(&sp->commit) + 1;
+        if (sp->nended > sp->ncommitted && left < most)
+            most = left;
+    }
     char err[256];
     pipe_child_wait(sp->groups, n, timeout_ms < 0 || timeout_ms > most ? most : timeout_ms, err,
                     sizeof err); /* a failed poll: the next turn tries again */
@@ -386,11 +415,14 @@ int pipe_run_spawner_init(pipe_run_spawner *sp)
     size_t n = sp->m->ninvocations;
     sp->slots = calloc(n + 1, sizeof *sp->slots);
     sp->groups = calloc(n + 1, sizeof *sp->groups);
-    if (!sp->slots || !sp->groups) {
+    sp->ended = calloc(n + 1, sizeof *sp->ended);
+    if (!sp->slots || !sp->groups || !sp->ended) {
         free(sp->slots);
         free(sp->groups);
+        free(sp->ended);
         sp->slots = NULL;
         sp->groups = NULL;
+        sp->ended = NULL;
         return PIPE_ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
@@ -409,10 +441,13 @@ void pipe_run_spawner_free(pipe_run_spawner *sp)
         pipe_step_record_free(sp->slots[i].record);
     }
     pipe_procs_kill_descendants(NULL, 0, 2000);
+    pipe_commit_free(&sp->commit); /* after a failed start: the list stays, and says verify */
     free(sp->slots);
     free(sp->groups);
+    free(sp->ended);
     sp->slots = NULL;
     sp->groups = NULL;
+    sp->ended = NULL;
 }
 
 pipe_spawner pipe_run_spawner_of(pipe_run_spawner *sp)

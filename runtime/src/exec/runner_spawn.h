@@ -16,6 +16,7 @@
 #include "pipe/manifest.h"
 #include "progress.h"
 #include "scheduler.h"
+#include "store/commit.h"
 
 struct run_slot;
 
@@ -32,6 +33,13 @@ typedef struct pipe_run_spawner {
     pipe_child_group **groups; /* each slot's child, for pipe_child_wait */
     char detail[2048];         /* the last event's detail */
     bool killing;              /* stopped with SIGKILL: what a dead supervisor left is killed at once */
+    /* The group commit (store/commit.h): the supervisors write without
+       fsync while commit.path is set; the ids of the invocations whose
+       supervisors ended, for the next commit point. */
+    pipe_commit commit;
+    const char **ended;
+    size_t nended, ncommitted; /* ncommitted: of ended, those the last commit covered */
+    char commit_error[1024]; /* the first failed commit's message */
 } pipe_run_spawner;
 
 /* A slot per invocation; the fields above set first. PIPE_ENOMEM. */
@@ -39,6 +47,10 @@ int pipe_run_spawner_init(pipe_run_spawner *sp);
 /* Kills what still runs (only after an internal error: leave no orphan),
    and any orphan the runner adopted (pipe_child_adopt_orphans). */
 void pipe_run_spawner_free(pipe_run_spawner *sp);
+/* Makes the writes of every supervisor so far durable (commit.h) when
+   the interval has passed, or always when final (then the list goes);
+   a failure is kept in commit_error. */
+void pipe_run_spawner_commit(pipe_run_spawner *sp, bool final);
 /* The spawner for pipe_sched_config. */
 pipe_spawner pipe_run_spawner_of(pipe_run_spawner *sp);
 

@@ -9,6 +9,7 @@
 #include "store/artifact.h"
 #include "store/cache.h"
 #include "store/cache_key.h"
+#include "store/commit.h"
 #include "pipe/error.h"
 #include "pipe/base.h"
 #include "supervisor_parts.h"
@@ -26,13 +27,17 @@ static const char *param_value(const pipe_step_ident *id, const char *name)
 }
 
 /* The digest of input pname at opath: as its producer recorded it when the
-   file is unchanged (or has no stamp), else read again. */
+   file is unchanged (or has no stamp) and the record can be trusted, else
+   read again. A supervisor under the live runner of the run trusts the
+   run's records (a crash would have ended both); anyone else only those
+   made durable (store/commit.h). */
 static int input_digest(const pipe_step_ident *id, pipe_step_log *log, const char *pname, const char *producer,
                         const pipe_step_artifact *out, const char *opath, char hex[PIPE_SHA256_HEX_SIZE], char *err,
                         size_t errsize)
 {
     char rerr[1024];
-    if (out && out->sha256 && !id->o.verify && (pipe_step_artifact_unchanged(out, opath) || out->size < 0)) {
+    bool trusted = pipe_commit_deferred || pipe_commit_durable(id->store, id->o.run_id, producer);
+    if (out && out->sha256 && !id->o.verify && trusted && (pipe_step_artifact_unchanged(out, opath) || out->size < 0)) {
         /* As recorded: the file has its recorded size and time,
            or is a folder (or an older record) with no stamp. */
         snprintf(hex, PIPE_SHA256_HEX_SIZE, "%s", out->sha256);

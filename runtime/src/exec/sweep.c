@@ -11,9 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd/cliopt.h"
 #include "pipe/error.h"
 #include "procs.h"
 #include "run_lock.h"
+#include "store/commit.h"
 #include "store/stepfile.h"
 #include "store/store.h"
 #include "util/util.h"
@@ -336,8 +338,21 @@ static int sweep_run(const char *store, const char *run_id)
             }
             remove_matching(dir, "run.yaml", ".tmp");
             remove_matching(dir, "run.yaml", ".new");
+            /* The group commit's list (store/commit.h) stays: it says what
+               to verify; a new one that was never renamed goes. */
+            remove_matching(dir, "unsynced", ".tmp");
             remove_named(dir, ".reserve");
         }
+        /* A runner that died before its end left writes that may not be
+           durable: what its list does not name is verified (commit.h). */
+        size_t dropped = 0;
+        if (pipe_commit_recover(store, run_id, &dropped, err, sizeof err) != 0)
+            pipe_cli_warning("%s (a later run tries again)", err);
+        else if (dropped > 0)
+            pipe_cli_warning("run %s: %zu record%s written before a crash named outputs that did not survive it; "
+                             "%s as unfinished",
+                             run_id, dropped, dropped == 1 ? "" : "s", dropped == 1 ? "it counts" : "they count");
+        swept += dropped > 0;
         pipe_run_info_free(info);
         pipe_lock_release(fd);
     }

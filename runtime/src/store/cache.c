@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "artifact.h"
+#include "commit.h"
 #include "pipe/error.h"
 #include "store.h"
 #include "util/util.h"
@@ -133,6 +134,11 @@ int pipe_cache_lookup(const char *store, const char *key, const char *const *out
         pipe_errf(why, whysize, "%s is %s, not done", h->from, pipe_step_status_name(h->record->status));
         goto fail;
     }
+    /* A record written after its run's last durable point (commit.h) may
+       name outputs that a crash took: read them all again. */
+    *slash = '\0';
+    bool durable = pipe_commit_durable(store, text, slash + 1);
+    *slash = '/';
     for (size_t i = 0; i < noutputs; i++) {
         const pipe_step_artifact *a = pipe_step_record_output(h->record, outputs[i]);
         if (!a || !a->sha256) {
@@ -148,9 +154,9 @@ int pipe_cache_lookup(const char *store, const char *key, const char *const *out
             goto fail;
         }
         char hex[PIPE_SHA256_HEX_SIZE];
-        /* A file with the size and time it had when hashed is trusted,
-           unless asked to verify; anything else is read. */
-        if (!verify && pipe_step_artifact_unchanged(a, path))
+        /* A durable file with the size and time it had when hashed is
+           trusted, unless asked to verify; anything else is read. */
+        if (!verify && durable && pipe_step_artifact_unchanged(a, path))
             r = (snprintf(hex, sizeof hex, "%s", a->sha256), 0);
         else
             r = pipe_artifact_digest(path, hex, rerr, sizeof rerr);

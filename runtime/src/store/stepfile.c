@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "commit.h"
 #include "pipe/error.h"
 #include "pipe/yaml_write.h"
 #include "util/util.h"
@@ -132,7 +133,7 @@ int pipe_step_record_write(const char *path, const pipe_step_record *r, char *er
     size_t len = 0;
     int rc = pipe_step_record_format(r, &text, &len, err, errsize);
     if (rc == 0)
-        rc = pipe_write_file_atomic(path, text, len, err, errsize);
+        rc = pipe_write_file_replace(path, text, len, !pipe_commit_deferred, err, errsize);
     free(text);
     return rc;
 }

@@ -200,6 +200,11 @@ int pipe_write_file_atomic(const char *path, const void *data, size_t len, char 
     return write_replace(path, data, len, true, err, errsize);
 }
 
+int pipe_write_file_replace(const char *path, const void *data, size_t len, bool durable, char *err, size_t errsize)
+{
+    return write_replace(path, data, len, durable, err, errsize);
+}
+
 /* Unsynced, and never under a temporary name: the unnamed file takes the
    name in place of the old file (unlinked first; a reader in between finds
    none, which for a hint is a miss). */

@@ -28,6 +28,9 @@ int pipe_mkdirs(const char *path, char *err, size_t errsize);
    mix (the bytes written while the file has no name, where the file system
    allows: a kill leaves a temporary file only between two system calls). */
 int pipe_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errsize);
+/* The same, fsynced only when durable (a record whose durability a group
+   commit sees to: store/commit.h). */
+int pipe_write_file_replace(const char *path, const void *data, size_t len, bool durable, char *err, size_t errsize);
 /* For a file whose loss or damage in a crash only costs time (a cache
    entry: a look-up checks what it names): no fsync, and written as an
    unnamed file named once whole, so a kill leaves no temporary file (a
