@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-b8ca68c0/Dockerfile "$PIPE_REGISTRY/classify-debian-b8ca68c0:fb71105a24255a5f"
+image docker/debian-b8ca68c0/Dockerfile "$PIPE_REGISTRY/classify-debian-b8ca68c0:cff231c91c519ec4"
 

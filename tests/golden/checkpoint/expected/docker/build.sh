@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/resumable-debian-59b785ba:8d07d3b383084919"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/resumable-debian-59b785ba:bb49ed123df70544"
 

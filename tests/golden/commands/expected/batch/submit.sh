@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:56795158a0b55f30
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:d8424d7cff30bf2f
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:6a52fe86f6553a6e
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:4047161c04b6c84e
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-297bfff6795d6a1e PIPE_REGISTRY/commands-python-5fff0840:56795158a0b55f30
-    commands-418e43546bf07b23 PIPE_REGISTRY/commands-pytorch-5a78a011:d8424d7cff30bf2f
+    commands-7ea84f74b553145d PIPE_REGISTRY/commands-python-5fff0840:6a52fe86f6553a6e
+    commands-3b8c74aa0c18d740 PIPE_REGISTRY/commands-pytorch-5a78a011:4047161c04b6c84e
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-297bfff6795d6a1e '' '-'
-    fit commands-fit commands-418e43546bf07b23 '' '0'
-    note commands-note commands-297bfff6795d6a1e '' '1'
+    prepare commands-prepare commands-7ea84f74b553145d '' '-'
+    fit commands-fit commands-3b8c74aa0c18d740 '' '0'
+    note commands-note commands-7ea84f74b553145d '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/python-5fff0840/Dockerfile "$PIPE_REGISTRY/commands-python-5fff0840:56795158a0b55f30"
-image docker/pytorch-5a78a011/Dockerfile "$PIPE_REGISTRY/commands-pytorch-5a78a011:d8424d7cff30bf2f"
+image docker/python-5fff0840/Dockerfile "$PIPE_REGISTRY/commands-python-5fff0840:6a52fe86f6553a6e"
+image docker/pytorch-5a78a011/Dockerfile "$PIPE_REGISTRY/commands-pytorch-5a78a011:4047161c04b6c84e"
 

@@ -67,7 +67,7 @@ PIPELINE_LABEL=commands
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:56795158a0b55f30 pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:d8424d7cff30bf2f)
+IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:6a52fe86f6553a6e pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:4047161c04b6c84e)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/commands.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

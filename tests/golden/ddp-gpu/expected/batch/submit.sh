@@ -70,22 +70,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:6ca67ff86a3d58bb
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:a6e468b45f7e7447
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:f12651ac7096f1ee
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:fb7f15f10ad72253
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp_gpu-6833f5fcbde8c5ce PIPE_REGISTRY/ddp-gpu-debian-59b785ba:6ca67ff86a3d58bb
-    ddp_gpu-ae2213e9ded2b385 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:a6e468b45f7e7447
+    ddp_gpu-375c0ee279392a89 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:f12651ac7096f1ee
+    ddp_gpu-0b8b3ce94ea514f5 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:fb7f15f10ad72253
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    gpu_data ddp_gpu-gpu_data ddp_gpu-6833f5fcbde8c5ce '' '-'
-    train_gpu ddp_gpu-train_gpu ddp_gpu-ae2213e9ded2b385 '' '0'
-    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-6833f5fcbde8c5ce '' '0,1'
+    gpu_data ddp_gpu-gpu_data ddp_gpu-375c0ee279392a89 '' '-'
+    train_gpu ddp_gpu-train_gpu ddp_gpu-0b8b3ce94ea514f5 '' '0'
+    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-375c0ee279392a89 '' '0,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-gpu-debian-59b785ba:6ca67ff86a3d58bb"
-image docker/cuda-fd66187e/Dockerfile "$PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:a6e468b45f7e7447"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-gpu-debian-59b785ba:f12651ac7096f1ee"
+image docker/cuda-fd66187e/Dockerfile "$PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:fb7f15f10ad72253"
 

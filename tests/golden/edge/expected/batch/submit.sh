@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:4f94ebf82f3c9001
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:31aa501dd7267e38
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-4b2a2ffd92ef8415 PIPE_REGISTRY/edge-debian-59b785ba:4f94ebf82f3c9001
-    edge-3298f8943615b476 PIPE_REGISTRY/edge-debian-59b785ba:4f94ebf82f3c9001
+    edge-c0faadd31a971e94 PIPE_REGISTRY/edge-debian-59b785ba:31aa501dd7267e38
+    edge-414f76d02d53249f PIPE_REGISTRY/edge-debian-59b785ba:31aa501dd7267e38
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-4b2a2ffd92ef8415 '' '-'
-    transform edge-transform edge-3298f8943615b476 '' '0'
-    transform_2 edge-transform_2 edge-3298f8943615b476 '' '1'
-    transform_3 edge-transform_3 edge-3298f8943615b476 '' '2'
-    consume edge-consume edge-4b2a2ffd92ef8415 '' '3'
-    ping edge-ping edge-4b2a2ffd92ef8415 '' '-'
+    produce edge-produce edge-c0faadd31a971e94 '' '-'
+    transform edge-transform edge-414f76d02d53249f '' '0'
+    transform_2 edge-transform_2 edge-414f76d02d53249f '' '1'
+    transform_3 edge-transform_3 edge-414f76d02d53249f '' '2'
+    consume edge-consume edge-c0faadd31a971e94 '' '3'
+    ping edge-ping edge-c0faadd31a971e94 '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

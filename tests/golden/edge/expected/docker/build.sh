@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/edge-debian-59b785ba:4f94ebf82f3c9001"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/edge-debian-59b785ba:31aa501dd7267e38"
 

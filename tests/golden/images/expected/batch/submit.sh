@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:4e6d3fccf56a705a
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:27326adc3332f5d8
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:5bac8d68ff9fe8cf
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:e927e14107f3c2bc
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-ef2007513ae83f6a registry.example.com:5000/ml/images-debian-59b785ba:4e6d3fccf56a705a
-    images-f78f0f5d2ce75f7b registry.example.com:5000/ml/images-pytorch-735a62ca:27326adc3332f5d8
+    images-a859baccff52020e registry.example.com:5000/ml/images-debian-59b785ba:5bac8d68ff9fe8cf
+    images-a32142743efa211a registry.example.com:5000/ml/images-pytorch-735a62ca:e927e14107f3c2bc
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-ef2007513ae83f6a '' '-'
-    train images-train images-f78f0f5d2ce75f7b '' '0'
+    prep images-prep images-a859baccff52020e '' '-'
+    train images-train images-a32142743efa211a '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

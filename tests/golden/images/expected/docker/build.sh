@@ -51,6 +51,6 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:4e6d3fccf56a705a
-image docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:27326adc3332f5d8
+image docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:5bac8d68ff9fe8cf
+image docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:e927e14107f3c2bc
 

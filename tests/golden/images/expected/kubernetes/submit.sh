@@ -66,7 +66,7 @@ PIPELINE_LABEL=images
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:4e6d3fccf56a705a pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:27326adc3332f5d8)
+IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:5bac8d68ff9fe8cf pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:e927e14107f3c2bc)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/images.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

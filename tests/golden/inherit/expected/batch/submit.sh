@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:372b2880979b7a68
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:750395b6de667b88
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:f9521fb5485c9b84
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:b2522156ad2b38e3
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-8f9baab0ec5e4959 PIPE_REGISTRY/inherit-python-2e3ff5ee:372b2880979b7a68
-    inherit-7398f8bb1b8ae239 PIPE_REGISTRY/inherit-python-1dff48ad:750395b6de667b88
+    inherit-134054f537367f96 PIPE_REGISTRY/inherit-python-2e3ff5ee:f9521fb5485c9b84
+    inherit-75dffb1dfb8fcf76 PIPE_REGISTRY/inherit-python-1dff48ad:b2522156ad2b38e3
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-8f9baab0ec5e4959 '' '-'
-    tuned inherit-tuned inherit-7398f8bb1b8ae239 '' '0'
+    plain inherit-plain inherit-134054f537367f96 '' '-'
+    tuned inherit-tuned inherit-75dffb1dfb8fcf76 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:cdc639b12d41aeed
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:05de831d67c2ab48
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    training-5d4a29bb6e759cef PIPE_REGISTRY/training-debian-59b785ba:cdc639b12d41aeed
+    training-4ed7b18ddcd02a5a PIPE_REGISTRY/training-debian-59b785ba:05de831d67c2ab48
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_points training-make_points training-5d4a29bb6e759cef '' '-'
-    fit training-fit training-5d4a29bb6e759cef '' '0'
-    evaluate training-evaluate training-5d4a29bb6e759cef '' '1,0'
+    make_points training-make_points training-4ed7b18ddcd02a5a '' '-'
+    fit training-fit training-4ed7b18ddcd02a5a '' '0'
+    evaluate training-evaluate training-4ed7b18ddcd02a5a '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

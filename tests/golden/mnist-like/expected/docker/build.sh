@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/mnist-debian-59b785ba:a5469def9442fa53"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/mnist-debian-59b785ba:969f172a77066c78"
 

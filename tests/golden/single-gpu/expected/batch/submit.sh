@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:4dbbaba65250b320
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:f7b9bce819e48874
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:5e3ad2e73928d022
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:c4dfd20a119a46dc
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-ed351e37234ead30 PIPE_REGISTRY/classifier-debian-1329a9c2:4dbbaba65250b320
-    classifier-af97ff586a902bf2 PIPE_REGISTRY/classifier-cuda-52562ca1:f7b9bce819e48874
+    classifier-0e7dcc297fa075d1 PIPE_REGISTRY/classifier-debian-1329a9c2:5e3ad2e73928d022
+    classifier-0b731f929af9599f PIPE_REGISTRY/classifier-cuda-52562ca1:c4dfd20a119a46dc
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-ed351e37234ead30 '' '-'
-    split classifier-split classifier-ed351e37234ead30 '' '0'
-    train classifier-train classifier-af97ff586a902bf2 '' '1'
-    evaluate classifier-evaluate classifier-ed351e37234ead30 '' '2,1'
+    load_data classifier-load_data classifier-0e7dcc297fa075d1 '' '-'
+    split classifier-split classifier-0e7dcc297fa075d1 '' '0'
+    train classifier-train classifier-0b731f929af9599f '' '1'
+    evaluate classifier-evaluate classifier-0e7dcc297fa075d1 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
