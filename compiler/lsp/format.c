@@ -34,7 +34,7 @@ typedef struct lines {
 static bool same_line(const lines *a, size_t i, const lines *b, size_t j)
 {
     size_t la = a->at[i + 1] - a->at[i], lb = b->at[j + 1] - b->at[j];
-    return la == lb && memcmp(a->text + a->at[i], b->text + b->at[j], la) == 0;
+    return la == lb && (la == 0 || memcmp(a->text + a->at[i], b->text + b->at[j], la) == 0);
 }
 
 /* How far a hunk may reach before the rest is one hunk. */
@@ -138,7 +138,7 @@ int lsp_formatting(lsp_server *s, const json_value *params, strbuf *out)
     int file;
     if (!format_doc(d, &a, &sources, &file, &text)) {
         sb_puts(out, "null");
-    } else if (text.len == d->len && memcmp(text.data, d->text, d->len) == 0) {
+    } else if (text.len == d->len && (d->len == 0 || memcmp(text.data, d->text, d->len) == 0)) {
         sb_puts(out, "[]");
     } else {
         sb_puts(out, "[{\"range\":");

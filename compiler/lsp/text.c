@@ -73,7 +73,8 @@ void text_splice(char **text, size_t *len, size_t *cap, size_t start, size_t end
         *text = xrealloc(*text, *cap);
     }
     memmove(*text + start + rlen, *text + end, tail);
-    memcpy(*text + start, repl, rlen);
+    if (rlen > 0) /* repl may be NULL for a deletion */
+        memcpy(*text + start, repl, rlen);
     *len = start + rlen + tail;
     (*text)[*len] = '\0';
 }
