@@ -79,15 +79,8 @@ grep -q "4 ranks" "$store/bench/hello/log" || { cat "$store/bench/hello/log" >&2
 
 # ---- mpirun (Open MPI) ----
 t_mpi=
-mpicc=$(command -v mpicc.openmpi || command -v mpicc || true)
-mpirun=$(command -v mpirun.openmpi || command -v mpirun || true)
-if { [ -z "$mpicc" ] || [ -z "$mpirun" ]; } && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "installing Open MPI (apt-get install openmpi-bin libopenmpi-dev)..." >&2
-    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q openmpi-bin libopenmpi-dev; } >"$work/apt.log" 2>&1 ||
-        { tail -5 "$work/apt.log" >&2; echo "apt-get failed: no Open MPI figure" >&2; }
-    mpicc=$(command -v mpicc.openmpi || command -v mpicc || true)
-    mpirun=$(command -v mpirun.openmpi || command -v mpirun || true)
-fi
+# shellcheck source=bench/openmpi.sh
+. "$root/bench/openmpi.sh"
 if [ -n "$mpicc" ] && [ -n "$mpirun" ]; then
     "$mpicc" -O2 -o "$work/mpi_barrier" "$root/bench/mpi_barrier.c"
     mpi_cmd=("$mpirun" --allow-run-as-root --oversubscribe -np 4 "$work/mpi_barrier")
