@@ -213,13 +213,8 @@ void pipe_sha256_hex_of(const void *data, size_t len, char hex[PIPE_SHA256_HEX_S
     pipe_sha256_to_hex(d, hex);
 }
 
-int pipe_sha256_file(const char *path, char hex[PIPE_SHA256_HEX_SIZE], char *err, size_t errsize)
+int pipe_sha256_fd(int fd, const char *path, char hex[PIPE_SHA256_HEX_SIZE], char *err, size_t errsize)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
-        return errno == ENOENT ? PIPE_ENOENT : PIPE_EIO;
-    }
     pipe_sha256 s;
     pipe_sha256_init(&s);
     unsigned char buf[1 << 16];
@@ -229,6 +224,7 @@ int pipe_sha256_file(const char *path, char hex[PIPE_SHA256_HEX_SIZE], char *err
             continue;
         if (n < 0) {
             pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
+            pipe_sha256_discard(&s);
             close(fd);
             return PIPE_EIO;
         }
@@ -241,4 +237,14 @@ int pipe_sha256_file(const char *path, char hex[PIPE_SHA256_HEX_SIZE], char *err
     pipe_sha256_final(&s, d);
     pipe_sha256_to_hex(d, hex);
     return 0;
+}
+
+int pipe_sha256_file(const char *path, char hex[PIPE_SHA256_HEX_SIZE], char *err, size_t errsize)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
+        return errno == ENOENT ? PIPE_ENOENT : PIPE_EIO;
+    }
+    return pipe_sha256_fd(fd, path, hex, err, errsize);
 }

@@ -268,29 +268,8 @@ static int hash_fd(int fd, const char *path, char hex[PIPE_SHA256_HEX_SIZE], cha
 {
     pipe_hash_pipeline *p = pipe_hash_pipeline_start(NULL);
     unsigned char d[PIPE_SHA256_SIZE];
-    if (!p) { /* no thread: hash on this one */
-        pipe_sha256 s;
-        pipe_sha256_init(&s);
-        unsigned char buf[1 << 16];
-        for (;;) {
-            ssize_t n = read(fd, buf, sizeof buf);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0) {
-                pipe_errf(err, errsize, "cannot read %s: %s", path, strerror(errno));
-                pipe_sha256_discard(&s);
-                close(fd);
-                return PIPE_EIO;
-            }
-            if (n == 0)
-                break;
-            pipe_sha256_update(&s, buf, (size_t)n);
-        }
-        close(fd);
-        pipe_sha256_final(&s, d);
-        pipe_sha256_to_hex(d, hex);
-        return 0;
-    }
+    if (!p) /* no thread: hash on this one */
+        return pipe_sha256_fd(fd, path, hex, err, errsize);
     (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     for (;;) {
         size_t room;

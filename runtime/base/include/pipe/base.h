@@ -67,6 +67,10 @@ void pipe_sha256_init_builtin(pipe_sha256 *s);
 /* Both at once: the hex digest of len bytes. */
 void pipe_sha256_hex_of(const void *data, size_t len, char hex[PIPE_SHA256_HEX_SIZE]);
 void pipe_sha256_to_hex(const unsigned char digest[PIPE_SHA256_SIZE], char hex[PIPE_SHA256_HEX_SIZE]);
+/* The hex digest of what fd (open for reading, at its start) holds, read
+   in blocks on this thread; PIPE_EIO when it cannot be read, with a message
+   naming path. Closes fd. */
+int pipe_sha256_fd(int fd, const char *path, char hex[PIPE_SHA256_HEX_SIZE], char *err, size_t errsize);
 /* The hex digest of a file's bytes, read in blocks. PIPE_ENOENT when it does
    not exist, PIPE_EIO when it cannot be read, with a message naming it. */
 int pipe_sha256_file(const char *path, char hex[PIPE_SHA256_HEX_SIZE], char *err, size_t errsize);
