@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:bb49ed123df70544
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:f181480e003ec302
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-dc32ff15013e0b43 PIPE_REGISTRY/resumable-debian-59b785ba:bb49ed123df70544
-    resumable-ec7ebd8391bae75e PIPE_REGISTRY/resumable-debian-59b785ba:bb49ed123df70544
-    resumable-cd5abcc57d37edcb PIPE_REGISTRY/resumable-debian-59b785ba:bb49ed123df70544
+    resumable-6011608926c9c017 PIPE_REGISTRY/resumable-debian-59b785ba:f181480e003ec302
+    resumable-4437e4b913ba2287 PIPE_REGISTRY/resumable-debian-59b785ba:f181480e003ec302
+    resumable-d5cf6d304e5960b1 PIPE_REGISTRY/resumable-debian-59b785ba:f181480e003ec302
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-dc32ff15013e0b43 '' '-'
-    train resumable-train resumable-ec7ebd8391bae75e '' '0'
-    finetune resumable-finetune resumable-cd5abcc57d37edcb '' '1'
+    prepare resumable-prepare resumable-6011608926c9c017 '' '-'
+    train resumable-train resumable-4437e4b913ba2287 '' '0'
+    finetune resumable-finetune resumable-d5cf6d304e5960b1 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:6a52fe86f6553a6e
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:4047161c04b6c84e
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:afd74a240fb2eef1
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:6f231438d5a0a5a9
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-7ea84f74b553145d PIPE_REGISTRY/commands-python-5fff0840:6a52fe86f6553a6e
-    commands-3b8c74aa0c18d740 PIPE_REGISTRY/commands-pytorch-5a78a011:4047161c04b6c84e
+    commands-2c4a5718fe480718 PIPE_REGISTRY/commands-python-5fff0840:afd74a240fb2eef1
+    commands-e0953e17e68331d6 PIPE_REGISTRY/commands-pytorch-5a78a011:6f231438d5a0a5a9
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-7ea84f74b553145d '' '-'
-    fit commands-fit commands-3b8c74aa0c18d740 '' '0'
-    note commands-note commands-7ea84f74b553145d '' '1'
+    prepare commands-prepare commands-2c4a5718fe480718 '' '-'
+    fit commands-fit commands-e0953e17e68331d6 '' '0'
+    note commands-note commands-2c4a5718fe480718 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/python-5fff0840/Dockerfile "$PIPE_REGISTRY/commands-python-5fff0840:6a52fe86f6553a6e"
-image docker/pytorch-5a78a011/Dockerfile "$PIPE_REGISTRY/commands-pytorch-5a78a011:4047161c04b6c84e"
+image docker/python-5fff0840/Dockerfile "$PIPE_REGISTRY/commands-python-5fff0840:afd74a240fb2eef1"
+image docker/pytorch-5a78a011/Dockerfile "$PIPE_REGISTRY/commands-pytorch-5a78a011:6f231438d5a0a5a9"
 

@@ -49,8 +49,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:6a52fe86f6553a6e
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:4047161c04b6c84e
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:afd74a240fb2eef1
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:6f231438d5a0a5a9
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -72,23 +72,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:bf352609e2bcfecd
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:f867d7ad70f6b96c
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp-5b158218685144ec PIPE_REGISTRY/ddp-debian-59b785ba:bf352609e2bcfecd
+    ddp-d1a0de860680ec9c PIPE_REGISTRY/ddp-debian-59b785ba:f867d7ad70f6b96c
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data ddp-make_data ddp-5b158218685144ec '' '-'
-    train_1 ddp-train_1 ddp-5b158218685144ec '' '0'
-    train_2 ddp-train_2 ddp-5b158218685144ec '' '0'
-    train_4 ddp-train_4 ddp-5b158218685144ec '' '0'
-    train_fp16 ddp-train_fp16 ddp-5b158218685144ec '' '0'
-    compare ddp-compare ddp-5b158218685144ec '' '0,1,2,3,4'
+    make_data ddp-make_data ddp-d1a0de860680ec9c '' '-'
+    train_1 ddp-train_1 ddp-d1a0de860680ec9c '' '0'
+    train_2 ddp-train_2 ddp-d1a0de860680ec9c '' '0'
+    train_4 ddp-train_4 ddp-d1a0de860680ec9c '' '0'
+    train_fp16 ddp-train_fp16 ddp-d1a0de860680ec9c '' '0'
+    compare ddp-compare ddp-d1a0de860680ec9c '' '0,1,2,3,4'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:31aa501dd7267e38
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:8ad42aa03cf40ce5
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-c0faadd31a971e94 PIPE_REGISTRY/edge-debian-59b785ba:31aa501dd7267e38
-    edge-414f76d02d53249f PIPE_REGISTRY/edge-debian-59b785ba:31aa501dd7267e38
+    edge-c6d29c86b003579c PIPE_REGISTRY/edge-debian-59b785ba:8ad42aa03cf40ce5
+    edge-f9d7c92aedc0ad12 PIPE_REGISTRY/edge-debian-59b785ba:8ad42aa03cf40ce5
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-c0faadd31a971e94 '' '-'
-    transform edge-transform edge-414f76d02d53249f '' '0'
-    transform_2 edge-transform_2 edge-414f76d02d53249f '' '1'
-    transform_3 edge-transform_3 edge-414f76d02d53249f '' '2'
-    consume edge-consume edge-c0faadd31a971e94 '' '3'
-    ping edge-ping edge-c0faadd31a971e94 '' '-'
+    produce edge-produce edge-c6d29c86b003579c '' '-'
+    transform edge-transform edge-f9d7c92aedc0ad12 '' '0'
+    transform_2 edge-transform_2 edge-f9d7c92aedc0ad12 '' '1'
+    transform_3 edge-transform_3 edge-f9d7c92aedc0ad12 '' '2'
+    consume edge-consume edge-c6d29c86b003579c '' '3'
+    ping edge-ping edge-c6d29c86b003579c '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:5bac8d68ff9fe8cf
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:e927e14107f3c2bc
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:8cc0c36d564e5ce7
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:fd80bcb9598ba303
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-a859baccff52020e registry.example.com:5000/ml/images-debian-59b785ba:5bac8d68ff9fe8cf
-    images-a32142743efa211a registry.example.com:5000/ml/images-pytorch-735a62ca:e927e14107f3c2bc
+    images-d3b8e470cb29e983 registry.example.com:5000/ml/images-debian-59b785ba:8cc0c36d564e5ce7
+    images-8fe72b923669d9f0 registry.example.com:5000/ml/images-pytorch-735a62ca:fd80bcb9598ba303
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-a859baccff52020e '' '-'
-    train images-train images-a32142743efa211a '' '0'
+    prep images-prep images-d3b8e470cb29e983 '' '-'
+    train images-train images-8fe72b923669d9f0 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

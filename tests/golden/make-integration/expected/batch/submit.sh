@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:05de831d67c2ab48
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:f10e4aa39dce908c
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    training-4ed7b18ddcd02a5a PIPE_REGISTRY/training-debian-59b785ba:05de831d67c2ab48
+    training-569378a9bd56b7b1 PIPE_REGISTRY/training-debian-59b785ba:f10e4aa39dce908c
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_points training-make_points training-4ed7b18ddcd02a5a '' '-'
-    fit training-fit training-4ed7b18ddcd02a5a '' '0'
-    evaluate training-evaluate training-4ed7b18ddcd02a5a '' '1,0'
+    make_points training-make_points training-569378a9bd56b7b1 '' '-'
+    fit training-fit training-569378a9bd56b7b1 '' '0'
+    evaluate training-evaluate training-569378a9bd56b7b1 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

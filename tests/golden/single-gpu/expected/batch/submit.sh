@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:5e3ad2e73928d022
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:c4dfd20a119a46dc
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:662b61b63e1baad1
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:e04ad1e5d3f7bdce
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-0e7dcc297fa075d1 PIPE_REGISTRY/classifier-debian-1329a9c2:5e3ad2e73928d022
-    classifier-0b731f929af9599f PIPE_REGISTRY/classifier-cuda-52562ca1:c4dfd20a119a46dc
+    classifier-44778faa08c0d489 PIPE_REGISTRY/classifier-debian-1329a9c2:662b61b63e1baad1
+    classifier-735c718347b06853 PIPE_REGISTRY/classifier-cuda-52562ca1:e04ad1e5d3f7bdce
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-0e7dcc297fa075d1 '' '-'
-    split classifier-split classifier-0e7dcc297fa075d1 '' '0'
-    train classifier-train classifier-0b731f929af9599f '' '1'
-    evaluate classifier-evaluate classifier-0e7dcc297fa075d1 '' '2,1'
+    load_data classifier-load_data classifier-44778faa08c0d489 '' '-'
+    split classifier-split classifier-44778faa08c0d489 '' '0'
+    train classifier-train classifier-735c718347b06853 '' '1'
+    evaluate classifier-evaluate classifier-44778faa08c0d489 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
