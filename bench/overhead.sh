@@ -3,14 +3,19 @@
 # chain, run locally, against spawning /bin/true 101 times, in the same run.
 #   bash bench/overhead.sh [N_STEPS] [PIPEC]
 # The store is made under $TMPDIR: TMPDIR=/dev/shm (tmpfs) shows the time
-# without the disk's fsyncs (docs/performance.md).
+# without the disk's fsyncs (docs/performance.md). Each run gets a store of
+# its own, and the bundle is compiled with its temporary files on tmpfs:
+# on an ext4 without a journal (this project's VMs) every file removed in
+# the last minute or more slows each new file's creation (ext4 skips
+# recently freed inodes), so the measurement must not follow its own
+# deletions. KEEP=1 keeps the folder.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-101}
 pipec=${2:-$root/build/compiler/pipec}
 [ -x "$pipec" ] || { echo "build pipec first (cmake --build build)"; exit 2; }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
 mkdir -p "$work/src"
 {
@@ -41,13 +46,16 @@ mkdir -p "$work/src"
 "$pipec" build "$work/noop.pipe" -o "$work/bundle" --target local
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-cmake -S "$work/bundle" -B "$work/bundle/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$work/bundle/build" >/dev/null
+shm=/dev/shm
+[ -d "$shm" ] && [ -w "$shm" ] || shm=${TMPDIR:-/tmp}
+TMPDIR=$shm cmake -S "$work/bundle" -B "$work/bundle/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+TMPDIR=$shm cmake --build "$work/bundle/build" >/dev/null
 exe="$work/bundle/build/noop"
 
 best() { python3 "$root/bench/best_of.py" -r "${RUNS:-3}" -- "$@"; }
 t_true=$(best bash -c "for i in \$(seq $n); do /bin/true; done")
-t_run=$(best "$exe" run --no-cache --jobs 1 --store "$work/store")
+mkdir "$work/stores"
+t_run=$(best sh -c "exec '$exe' run --no-cache --jobs 1 --store \"\$(mktemp -d -p '$work/stores')\"")
 python3 - "$n" "$t_true" "$t_run" <<'PY'
 import sys
 n, t_true, t_run = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])

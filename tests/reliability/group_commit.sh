@@ -13,6 +13,9 @@
 #   3. a re-run's sweep reads writer's output again, finds it does not
 #      match, takes the record back (the invocation did not finish) and
 #      removes the list; the run succeeds with writer's bytes;
+#   1b. the runner lent its supervisors room for their records
+#      (RUN/.reserve.steps): ranked made no .reserve of its own, and the
+#      re-run's sweep (3) removes the killed runner's file;
 #   4. a run that ends leaves no list; with a commit point after each
 #      invocation (PIPE_COMMIT_INTERVAL_MS=0) a killed run's list names
 #      what ended before the kill, and a re-run reuses it.
@@ -78,6 +81,8 @@ recorded=$(sed -n 's/^  data: {path: .*, sha256: \([0-9a-f]*\)[,}].*/\1/p' "$sto
 zero_keeping_stamp "$data"
 zeros=$(sha "$data")
 check "[ -n '$recorded' ] && [ '$recorded' != '$zeros' ]" "1: the output's bytes are gone ($recorded, $zeros)"
+check "[ -f '$store/K1/.reserve.steps' ] && [ ! -e '$store/K1/ranked/.reserve' ]" \
+    "1b: ranked's room was lent by the runner, no file of its own: $(ls -A "$store/K1" "$store/K1/ranked" | tr '\n' ' ')"
 
 # 2: a consumer outside the run reads the input again.
 "$exe" step ranked --run-id K1 --store "$store" >"$dir/step.out" 2>&1
@@ -100,6 +105,7 @@ check "grep -q 'run K1: 1 record written before a crash named outputs that did n
     "3: the re-run's sweep says what it took back"
 check "[ ! -e '$store/K1/writer/step.yaml' ] && [ ! -e '$store/K1/writer/outputs' ]" "3: writer's record in K1 is taken back"
 check "[ ! -e '$store/K1/unsynced' ]" "3: once verified, K1 has no list"
+check "[ ! -e '$store/K1/.reserve.steps' ]" "3: the sweep removes the room the killed runner kept"
 check "grep -q '^status: done' '$store/K1/ranked/step.yaml' || grep -q '^status: failed' '$store/K1/ranked/step.yaml'" \
     "3: the record \`step\` made durably stays"
 check "[ \"\$(sha '$store/R1/writer/outputs/data')\" = '$recorded' ]" "3: the new output has writer's bytes"
@@ -112,4 +118,5 @@ check "grep -q '^durable: writer$' '$store/K2/unsynced'" "4: a commit point name
 status=$?
 check "[ $status = 0 ] && grep -q '^status: cached' '$store/R2/writer/step.yaml'" "4: the re-run reuses the durable record (status $status)"
 check "[ -z \"\$(find '$store' -name '*.tmp.*')\" ]" "4: no temporary file is left: $(find "$store" -name '*.tmp.*')"
+check "[ -z \"\$(find '$store' -name '.reserve*')\" ]" "4: no room is left kept: $(find "$store" -name '.reserve*')"
 finish

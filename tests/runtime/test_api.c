@@ -455,6 +455,43 @@ static void test_build_args(void)
     free(raw);
 }
 
+/* The scratch root is made by the first rank that needs it (the
+   supervisor only names it): private to the user; a folder already there
+   under that name is used only when it is this user's and closed to
+   others, since TMPDIR is shared. */
+static void test_scratch_root_made_private(void)
+{
+    char *dir = fx_tempdir("api-scratch");
+    char *root = path_in(dir, "pipe-train-abcdef");
+    clear_rank_env();
+    setenv("PIPE_SCRATCH_ROOT", root, 1);
+    pipe_ctx *ctx = make_ctx(dir);
+    struct stat st;
+    CHECK(!pipe_dir_exists(root)); /* nothing made until asked for */
+    const char *scratch = ctx ? pipe_scratch_dir(ctx) : NULL;
+    CHECK(scratch && pipe_dir_exists(scratch));
+    CHECK(stat(root, &st) == 0 && (st.st_mode & 0777) == 0700);
+    char err[512];
+    if (ctx)
+        pipe_ctx_finish(ctx, 0, err, sizeof err);
+    pipe_ctx_destroy(ctx);
+
+    char *open_root = path_in(dir, "pipe-train-opened");
+    CHECK(mkdir(open_root, 0755) == 0 && chmod(open_root, 0755) == 0);
+    setenv("PIPE_SCRATCH_ROOT", open_root, 1);
+    ctx = make_ctx(dir);
+    CHECK(ctx && pipe_scratch_dir(ctx) == NULL);
+    CHECK(ctx && fx_contains(pipe_last_error(ctx), open_root) &&
+          fx_contains(pipe_last_error(ctx), "something else has that name"));
+    if (ctx)
+        pipe_ctx_finish(ctx, 0, err, sizeof err);
+    pipe_ctx_destroy(ctx);
+    unsetenv("PIPE_SCRATCH_ROOT");
+    free(root);
+    free(open_root);
+    fx_rmtree(dir);
+}
+
 int main(void)
 {
     test_null_context();
@@ -464,5 +501,6 @@ int main(void)
     test_ranks();
     test_collectives_single();
     test_build_args();
+    test_scratch_root_made_private();
     return check_summary();
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "store/artifact.h"
@@ -158,11 +159,55 @@ static void test_stale_note(void)
     fx_rmtree(dir);
 }
 
+/* With the board open (a supervisor's, before it forks its ranks), notes
+   are shared memory: a fork's note reaches its parent with no file made;
+   a note for other bytes is still not believed. Runs last: the board
+   stays open in this process. */
+static void test_board(void)
+{
+    char *dir = fx_tempdir("hashed-board");
+    char *path = pipe_asprintf("%s/model", dir), *note = pipe_asprintf("%s/.model.sha256", dir);
+    const char *abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    char got[PIPE_SHA256_HEX_SIZE] = "";
+    CHECK(fx_write(path, "abc"));
+    pipe_digest_board_open();
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct stat st;
+        _exit(stat(path, &st) == 0 && pipe_digest_note_write(path, abc, &st) == 0 ? 0 : 1);
+    }
+    int status = -1;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(!pipe_file_exists(note));
+    CHECK(pipe_digest_note_take(path, got));
+    CHECK_STREQ(got, abc);
+
+    struct stat st;
+    CHECK_EQ_INT(stat(path, &st), 0);
+    CHECK_EQ_INT(pipe_digest_note_write(path, abc, &st), 0);
+    struct timeval later[2] = {{st.st_atim.tv_sec, 0}, {st.st_mtim.tv_sec + 5, 0}};
+    CHECK(fx_write(path, "abd"));
+    utimes(path, later);
+    CHECK(!pipe_digest_note_take(path, got));
+
+    /* A new attempt empties the board; a full board falls back to files. */
+    pipe_digest_board_open();
+    CHECK(!pipe_digest_note_take(path, got));
+    CHECK_EQ_INT(stat(path, &st), 0);
+    for (int i = 0; i < 80; i++)
+        CHECK_EQ_INT(pipe_digest_note_write(path, abc, &st), 0);
+    CHECK(pipe_file_exists(note));
+    free(path);
+    free(note);
+    fx_rmtree(dir);
+}
+
 int main(void)
 {
     test_stream();
     test_in_order();
     test_seek_back();
     test_stale_note();
+    test_board();
     return check_summary();
 }

@@ -151,6 +151,47 @@ static void test_settings(void)
     unsetenv("PIPE_LOG_MAX_SIZE");
 }
 
+/* Blocks allocated to the file at path, in bytes. */
+static long long allocated(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_blocks * 512 : -1;
+}
+
+/* The room a run lends its supervisors: one file, a range per supervisor
+   running; a range given back is freed on the disk and allocated again
+   when it returns; the file goes with the pool. */
+static void test_reserve_pool(void)
+{
+    pipe_reserve_pool p;
+    pipe_reserve_pool_open(&p, dir);
+    CHECK(p.fd >= 0 && p.path && allocated(p.path) >= (long long)PIPE_STEP_RESERVE_BYTES);
+    long a = pipe_reserve_pool_lend(&p), b = pipe_reserve_pool_lend(&p);
+    CHECK(a == 0 && b == 1);
+    CHECK(allocated(p.path) >= 2LL * PIPE_STEP_RESERVE_BYTES);
+    /* The supervisor lent b gives its room back. */
+    long long before = allocated(p.path);
+    pipe_reserve_lease_give_back(p.path, (long long)b * PIPE_STEP_RESERVE_BYTES);
+    CHECK(allocated(p.path) <= before - (long long)PIPE_STEP_RESERVE_BYTES);
+    pipe_reserve_pool_return(&p, b, true);
+    CHECK(allocated(p.path) >= 2LL * PIPE_STEP_RESERVE_BYTES);
+    /* Returned ranges are lent again before the file grows. */
+    CHECK(pipe_reserve_pool_lend(&p) == 1);
+    pipe_reserve_pool_return(&p, a, false);
+    CHECK(pipe_reserve_pool_lend(&p) == 0);
+    CHECK(pipe_reserve_pool_lend(&p) == 2);
+    char *keep = pipe_strdup(p.path);
+    pipe_reserve_pool_close(&p);
+    CHECK(access(keep, F_OK) != 0 && p.fd == -1);
+    free(keep);
+    /* No folder: nothing is lent, and that is not an error. */
+    char *missing = pipe_asprintf("%s/no/such/folder", dir);
+    pipe_reserve_pool_open(&p, missing);
+    CHECK(p.fd == -1 && pipe_reserve_pool_lend(&p) == -1);
+    pipe_reserve_pool_close(&p);
+    free(missing);
+}
+
 static void test_reserve(void)
 {
     char *path = NULL;
@@ -190,6 +231,7 @@ int main(void)
     test_under_bound();
     test_settings();
     test_reserve();
+    test_reserve_pool();
     char err[256];
     pipe_remove_tree(dir, err, sizeof err);
     return check_summary();

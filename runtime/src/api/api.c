@@ -265,6 +265,26 @@ const char *pipe_input_path(pipe_ctx *ctx, const char *name)
     return NULL;
 }
 
+/* The scratch root, made on first use (the supervisor names it and leaves
+   it to the ranks, exec/sweep.h): private to this user, as the supervisor
+   makes a command step's. A folder already there is taken only when it is
+   this user's, not a link and closed to others: the name is in a shared
+   TMPDIR. 0, or PIPE_EIO with err. */
+static int make_scratch_root(const char *root, char *err, size_t errsize)
+{
+    if (mkdir(root, 0700) == 0)
+        return 0;
+    if (errno == ENOENT) /* no supervisor made its parent: a test's folder */
+        return pipe_mkdirs(root, err, errsize);
+    struct stat st;
+    if (errno == EEXIST && lstat(root, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+        (st.st_mode & 077) == 0)
+        return 0;
+    pipe_errf(err, errsize, "cannot make the scratch folder %s: %s", root,
+              errno == EEXIST ? "something else has that name" : strerror(errno));
+    return PIPE_EIO;
+}
+
 /* SCRATCH_ROOT/rank-N, created. */
 static const char *ensure_scratch(pipe_ctx *ctx)
 {
@@ -272,8 +292,11 @@ static const char *ensure_scratch(pipe_ctx *ctx)
         pipe_ctx_error(ctx, PIPE_ENOMEM, "out of memory");
         return NULL;
     }
+    if (pipe_dir_exists(ctx->scratch_dir))
+        return ctx->scratch_dir;
     char err[512];
-    if (pipe_mkdirs(ctx->scratch_dir, err, sizeof err) != 0) {
+    if (make_scratch_root(ctx->scratch_root, err, sizeof err) != 0 ||
+        pipe_mkdirs(ctx->scratch_dir, err, sizeof err) != 0) {
         pipe_ctx_error(ctx, PIPE_EIO, "pipe_scratch_dir: %s", err);
         return NULL;
     }

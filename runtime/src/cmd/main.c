@@ -112,6 +112,7 @@ static int check_steps(const pipe_program *prog, const pipe_manifest *m, char *e
 int pipe_main(const pipe_program *program, int argc, char **argv)
 {
     const char *exe = base_name(argc > 0 ? argv[0] : NULL);
+    pipe_malloc_fast_bins(false); /* before the manifest's allocations (util.h) */
     pipe_followup_init(argc > 0 ? argv[0] : NULL);
     char err[1024] = "";
     pipe_manifest *m = NULL;

@@ -65,6 +65,18 @@ static void on_fault(int sig)
 
 #endif
 
+void pipe_crash_trace_prepare(void)
+{
+#ifndef PIPE_NO_CRASH_TRACE
+    static bool prepared;
+    if (!prepared) {
+        void *warm[1];
+        backtrace(warm, 1);
+        prepared = true;
+    }
+#endif
+}
+
 void pipe_crash_trace_install(const char *error_file)
 {
 #ifdef PIPE_NO_CRASH_TRACE
@@ -73,8 +85,7 @@ void pipe_crash_trace_install(const char *error_file)
     if (!error_file || strlen(error_file) >= sizeof error_path)
         return;
     strcpy(error_path, error_file);
-    void *warm[1];
-    backtrace(warm, 1);
+    pipe_crash_trace_prepare();
     /* A stack of its own: a stack overflow is a SIGSEGV too. */
     static char alt[64 * 1024];
     stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt};

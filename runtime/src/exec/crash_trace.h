@@ -9,6 +9,11 @@
 
 #include <stddef.h>
 
+/* Loads what a backtrace needs (libgcc_s's unwinder) in this process, once:
+   called before forking ranks, so that each of them inherits it instead of
+   loading it again. */
+void pipe_crash_trace_prepare(void);
+
 /* Installs the handlers in this process (a rank, before the step's code
    runs); error_file is copied. Best effort: nothing is reported. */
 void pipe_crash_trace_install(const char *error_file);

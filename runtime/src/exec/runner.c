@@ -20,6 +20,7 @@
 #include "cmd/commands.h"
 #include "cmd/followup.h"
 #include "cmd/run_config.h"
+#include "crash_trace.h"
 #include "params.h"
 #include "progress.h"
 #include "resources.h"
@@ -433,6 +434,7 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
         rc = create_run(&r);
     if (rc == 0)
         rc = start_run(&r);
+    pipe_crash_trace_prepare(); /* inherited by every supervisor it forks */
     int status;
     if (rc == 0)
         status = end_run(&r, pipe_sched_run(&r.sched));

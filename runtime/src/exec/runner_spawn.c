@@ -33,6 +33,7 @@ typedef struct run_slot {
        or at drain_until, when what holds it is killed. 0: not draining. */
     double drain_until;
     int wstatus; /* the supervisor's, while draining */
+    long reserve_range; /* lent to its supervisor (store/reserve.h), or -1 */
 } run_slot;
 
 /* ---- the environment ---- */
@@ -131,6 +132,7 @@ typedef struct step_call {
     int argc;
     char **argv; /* "step", INVOCATION, options */
     char **env;
+    long reserve_range;
 } step_call;
 
 /* In the child (child.c's fn): what `EXE step ...` does after its start.
@@ -143,6 +145,8 @@ static int run_step_here(void *arg)
         close(c->sp->lock_fd);
     /* Its writes wait for the runner's next commit point. */
     pipe_commit_deferred = c->sp->commit.path != NULL;
+    if (c->reserve_range >= 0)
+        pipe_reserve_lent = (pipe_reserve_lease){c->sp->reserve.path, (long long)c->reserve_range * PIPE_STEP_RESERVE_BYTES};
     environ = c->env;
     return pipe_cmd_step(c->sp->prog, c->sp->m, c->argc, c->argv);
 }
@@ -178,11 +182,16 @@ static int start(void *arg, size_t i, const pipe_pool *pool, const pipe_grant *g
     /* The supervisor runs in a fork of this process, as `EXE step ...` would
        run it but without executing the bundle again: no dynamic loading and
        no manifest parse per invocation (docs/performance.md). */
-    step_call call = {.sp = sp, .argc = (int)na, .argv = (char **)args, .env = env};
+    long range = pipe_reserve_pool_lend(&sp->reserve);
+    step_call call = {.sp = sp, .argc = (int)na, .argv = (char **)args, .env = env, .reserve_range = range};
     pipe_child_spec spec = {.fn = run_step_here, .arg = &call, .what = "the supervisor of an invocation"};
     char why[512];
-    if ((rc = pipe_child_spawn(&sp->slots[i].child, &spec, why, sizeof why)) != 0)
+    sp->slots[i].reserve_range = range;
+    if ((rc = pipe_child_spawn(&sp->slots[i].child, &spec, why, sizeof why)) != 0) {
         pipe_errf(err, errsize, "cannot start %s: %s", inv->id, why);
+        pipe_reserve_pool_return(&sp->reserve, range, false);
+        sp->slots[i].reserve_range = -1;
+    }
     free_strings(env, nenv);
     return rc;
 }
@@ -287,6 +296,9 @@ static void finish(pipe_run_spawner *sp, size_t i, int wstatus, pipe_sched_event
     }
     if (rec)
         pipe_progress_metrics(sp->progress, i, rec->metrics, rec->nmetrics);
+    /* Its room, given back to the disk unless it ended well. */
+    pipe_reserve_pool_return(&sp->reserve, s->reserve_range, ev->outcome != PIPE_SCHED_DONE && ev->outcome != PIPE_SCHED_CACHED);
+    s->reserve_range = -1;
     /* Its writes are all made: the next commit point covers them. */
     if (sp->ended)
         sp->ended[sp->nended++] = inv->id;
@@ -428,9 +440,11 @@ int pipe_run_spawner_init(pipe_run_spawner *sp)
     for (size_t i = 0; i < n; i++) {
         sp->slots[i].owner = sp;
         sp->slots[i].index = i;
+        sp->slots[i].reserve_range = -1;
         pipe_child_group_init(&sp->slots[i].child, PIPE_CHILD_LINE_MAX, on_child_line, &sp->slots[i]);
         sp->groups[i] = &sp->slots[i].child;
     }
+    pipe_reserve_pool_open(&sp->reserve, sp->run_dir);
     return 0;
 }
 
@@ -442,6 +456,7 @@ void pipe_run_spawner_free(pipe_run_spawner *sp)
     }
     pipe_procs_kill_descendants(NULL, 0, 2000);
     pipe_commit_free(&sp->commit); /* after a failed start: the list stays, and says verify */
+    pipe_reserve_pool_close(&sp->reserve);
     free(sp->slots);
     free(sp->groups);
     free(sp->ended);

@@ -17,6 +17,7 @@
 #include "progress.h"
 #include "scheduler.h"
 #include "store/commit.h"
+#include "store/reserve.h"
 
 struct run_slot;
 
@@ -40,9 +41,11 @@ typedef struct pipe_run_spawner {
     const char **ended;
     size_t nended, ncommitted; /* ncommitted: of ended, those the last commit covered */
     char commit_error[1024]; /* the first failed commit's message */
+    pipe_reserve_pool reserve; /* the room lent to supervisors for their records (store/reserve.h) */
 } pipe_run_spawner;
 
-/* A slot per invocation; the fields above set first. PIPE_ENOMEM. */
+/* A slot per invocation and the pool of room to lend; the fields above
+   set first. PIPE_ENOMEM. */
 int pipe_run_spawner_init(pipe_run_spawner *sp);
 /* Kills what still runs (only after an internal error: leave no orphan),
    and any orphan the runner adopted (pipe_child_adopt_orphans). */

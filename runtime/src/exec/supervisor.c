@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "store/cache.h"
+#include "store/digest_note.h"
 #include "store/reserve.h"
 #include "child.h"
 #include "cmd/commands.h"
@@ -362,10 +363,11 @@ static int setup(pipe_supervisor *s, char *err, size_t errsize)
    not run in err. */
 static int attempt_once(pipe_supervisor *s, int64_t restarts, pipe_attempt_result *res, char *err, size_t errsize)
 {
-    int rc = pipe_scratch_make(s->lock_fd, s->id.inv->id, &s->scratch_root, err, errsize);
+    int rc = pipe_scratch_make(s->lock_fd, s->id.inv->id, s->id.command, &s->scratch_root, err, errsize);
     s->launch.restarts = (int)restarts;
     if (rc == 0)
         rc = pipe_supervisor_checkpoint_attempt(s, err, errsize);
+    pipe_digest_board_open(); /* the ranks' digest notes, in memory (store/digest_note.h) */
     if (rc == 0)
         rc = pipe_supervisor_run_attempt(s, res, err, errsize);
     if (s->scratch_root) {
@@ -562,7 +564,7 @@ static void supervisor_free(pipe_supervisor *s)
         close(s->log.fd);
     pipe_log_cap_free(&s->log.cap);
     free(s->log.io_path);
-    pipe_reserve_release(&s->log.reserve);
+    pipe_supervisor_reserve_release(&s->log, false);
     pipe_procs_kill_descendants(NULL, 0, 2000); /* none after an attempt's end; nothing may hold the lock on */
     pipe_checkpoint_folder_free(&s->ckpt);
     pipe_lock_release(s->lock_fd); /* last: what this execution made is gone or recorded */

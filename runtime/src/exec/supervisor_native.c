@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "crash_trace.h"
 #include "pipe/error.h"
 #include "store/artifact.h"
 #include "supervisor.h"
@@ -63,6 +64,7 @@ static int spawn(pipe_supervisor *s, pipe_child_group *g, int local_rank, char *
     char why[512];
     rank_start start = {s, local_rank};
     pipe_child_spec spec = {.fn = rank_main, .arg = &start};
+    pipe_crash_trace_prepare(); /* once here (or in the runner), not in each rank */
     int rc = pipe_child_spawn(g, &spec, why, sizeof why);
     if (rc != 0)
         pipe_errf(err, errsize, "cannot start the worker: %s", why);

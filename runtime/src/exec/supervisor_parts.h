@@ -73,6 +73,7 @@ typedef struct pipe_step_log {
     int io_errno;     /* a write to it failed (ENOSPC: the disk is full): nothing more is written */
     char *io_path;    /* what could not be written: the log or its ring */
     char *reserve;    /* room kept on the disk for the record of a failure (store/reserve.h) */
+    long long reserve_offset; /* of the range the runner lent (reserve is its file), or -1: a file of its own */
 } pipe_step_log;
 
 typedef struct pipe_attempt_result {
@@ -142,6 +143,10 @@ int pipe_supervisor_prepare_dir(pipe_step_ident *id, pipe_step_log *log, char *e
 int pipe_supervisor_finish_record(const pipe_step_ident *id, pipe_step_record *rec, pipe_step_status status,
                                   char *err, size_t errsize);
 void pipe_supervisor_clear_outputs(pipe_step_record *r);
+/* The room kept for the record: given back to the disk (give_back: a
+   record of a failure is next), or only let go at the end (the runner's
+   lent range stays allocated for the next supervisor). */
+void pipe_supervisor_reserve_release(pipe_step_log *log, bool give_back);
 /* Records a failure, returning the exit status 1. The room kept on the
    disk is given back first: the record fits on a full disk. */
 int pipe_supervisor_fail(const pipe_step_ident *id, pipe_step_log *log, pipe_step_record *rec, const char *why);

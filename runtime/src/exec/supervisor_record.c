@@ -98,12 +98,16 @@ int pipe_supervisor_prepare_dir(pipe_step_ident *id, pipe_step_log *log, char *e
     /* Other machines write no outputs (rank 0 does, on machine 0): an
        outputs/ made here would outlive a failure that machine 0 cleared. */
     /* Room for the record of a failure, before the log can fill the disk. */
-    char reserve_name[64];
-    if (id->machine_rank > 0)
+    char reserve_name[64] = ".reserve";
+    log->reserve_offset = -1;
+    if (id->machine_rank == 0 && pipe_reserve_lent.path) {
+        if (!(log->reserve = pipe_strdup(pipe_reserve_lent.path)))
+            return PIPE_ENOMEM;
+        log->reserve_offset = pipe_reserve_lent.offset;
+    } else if (id->machine_rank > 0) {
         snprintf(reserve_name, sizeof reserve_name, ".reserve.machine-%d", id->machine_rank);
-    else
-        snprintf(reserve_name, sizeof reserve_name, ".reserve");
-    int e = pipe_reserve_take(id->dir, reserve_name, PIPE_STEP_RESERVE_BYTES, &log->reserve);
+    }
+    int e = log->reserve ? 0 : pipe_reserve_take(id->dir, reserve_name, PIPE_STEP_RESERVE_BYTES, &log->reserve);
     if (e != 0) {
         char *path = pipe_asprintf("%s/%s", id->dir, reserve_name);
         char *why = path ? pipe_disk_error(path, e) : NULL;
@@ -137,6 +141,18 @@ int pipe_supervisor_finish_record(const pipe_step_ident *id, pipe_step_record *r
     return pipe_step_record_write(id->step_path, rec, err, errsize);
 }
 
+void pipe_supervisor_reserve_release(pipe_step_log *log, bool give_back)
+{
+    if (log->reserve && log->reserve_offset >= 0) {
+        if (give_back)
+            pipe_reserve_lease_give_back(log->reserve, log->reserve_offset);
+        free(log->reserve); /* the runner's file: it takes the range back */
+        log->reserve = NULL;
+    } else {
+        pipe_reserve_release(&log->reserve);
+    }
+}
+
 void pipe_supervisor_clear_outputs(pipe_step_record *r)
 {
     for (size_t i = 0; i < r->noutputs; i++) {
@@ -155,7 +171,7 @@ static void record_unsuccessful(const pipe_step_ident *id, pipe_step_log *log, p
     char err[1024];
     free(rec->error);
     rec->error = pipe_strdup(why);
-    pipe_reserve_release(&log->reserve);
+    pipe_supervisor_reserve_release(log, true);
     /* A failed invocation has no outputs/ at all, not even the temporary
        files of a worker that was killed while writing. */
     if (id->machine_rank == 0 && id->outdir && pipe_remove_tree(id->outdir, err, sizeof err) != 0)

@@ -41,7 +41,7 @@ static void random_suffix(char *out, size_t n)
     out[n - 1] = '\0';
 }
 
-int pipe_scratch_make(int lock_fd, const char *invocation, char **path, char *err, size_t errsize)
+int pipe_scratch_make(int lock_fd, const char *invocation, bool create, char **path, char *err, size_t errsize)
 {
     const char *tmp = getenv("TMPDIR");
     char cwd[4096] = "";
@@ -70,7 +70,7 @@ int pipe_scratch_make(int lock_fd, const char *invocation, char **path, char *er
             return PIPE_EIO;
         }
         free(line);
-        if (mkdir(p, 0700) == 0) {
+        if (!create || mkdir(p, 0700) == 0) {
             *path = p;
             return 0;
         }
@@ -91,7 +91,8 @@ int pipe_scratch_make(int lock_fd, const char *invocation, char **path, char *er
 void pipe_scratch_remove(int lock_fd, const char *path)
 {
     char err[512];
-    if (path)
+    /* Most often empty or never made: one call. */
+    if (path && rmdir(path) != 0 && errno != ENOENT)
         pipe_remove_tree(path, err, sizeof err);
     if (lock_fd >= 0)
         pipe_lock_record(lock_fd, NULL);
@@ -342,6 +343,7 @@ static int sweep_run(const char *store, const char *run_id)
                to verify; a new one that was never renamed goes. */
             remove_matching(dir, "unsynced", ".tmp");
             remove_named(dir, ".reserve");
+            remove_named(dir, ".reserve.steps");
         }
         /* A runner that died before its end left writes that may not be
            durable: what its list does not name is verified (commit.h). */
@@ -375,6 +377,7 @@ static int sweep_unborn_run(const char *store, const char *run_id)
         /* Still unborn under the lock: its runner is gone. */
         if (!pipe_file_exists(run_file) && unlink(lock) == 0) {
             remove_named(dir, ".reserve");
+            remove_named(dir, ".reserve.steps");
             rmdir(dir); /* fails, harmlessly, when something else is in it */
             swept = 1;
         }

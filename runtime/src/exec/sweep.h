@@ -15,10 +15,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Makes $TMPDIR/pipe-INV-XXXXXX (mode 0700), recording it in the lock
-   first. *path is malloc'ed. PIPE_EIO naming the folder. */
-int pipe_scratch_make(int lock_fd, const char *invocation, char **path, char *err, size_t errsize);
-/* Removes it and takes it out of the record. */
+/* Names $TMPDIR/pipe-INV-XXXXXX, recording it in the lock first, and with
+   create makes it (mode 0700). A native step's ranks make it themselves
+   when they first need it (pipe_scratch_dir, api.c),
+   so that a step that never uses scratch costs no folder on the disk.
+   *path is malloc'ed. PIPE_EIO naming the folder. */
+int pipe_scratch_make(int lock_fd, const char *invocation, bool create, char **path, char *err, size_t errsize);
+/* Removes it, if it was made, and takes it out of the record. */
 void pipe_scratch_remove(int lock_fd, const char *path);
 
 /* What a dead holder's record names on this host: its scratch folder. 0,

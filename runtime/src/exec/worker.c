@@ -185,6 +185,7 @@ int pipe_worker_run(const pipe_worker_spec *spec)
     pipe_crash_trace_install(error_file);
     free(error_file);
     pipe_step_fn entry = *spec->impl->fn;
+    pipe_malloc_fast_bins(true); /* the step's code allocates as it would anywhere */
     if (entry)
         rc = entry(ctx, args);
     else

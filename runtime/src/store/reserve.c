@@ -1,4 +1,7 @@
-/* Room for the records on a full disk (reserve.h). */
+/* Room for the records on a full disk (reserve.h). fallocate(2), with
+   which a lent range is freed and allocated again, is Linux's: declared
+   for _GNU_SOURCE. */
+#define _GNU_SOURCE
 #include "reserve.h"
 
 #include <errno.h>
@@ -53,6 +56,89 @@ void pipe_reserve_release(char **path)
         unlink(*path);
     free(*path);
     *path = NULL;
+}
+
+pipe_reserve_lease pipe_reserve_lent;
+
+enum { RANGE_FREE, RANGE_LENT, RANGE_EMPTY };
+
+static int alloc_range(int fd, size_t r)
+{
+    return fallocate(fd, 0, (off_t)(r * PIPE_STEP_RESERVE_BYTES), PIPE_STEP_RESERVE_BYTES) == 0 ? 0 : errno;
+}
+
+static int free_range(int fd, long long offset)
+{
+    return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)offset, PIPE_STEP_RESERVE_BYTES) == 0
+               ? 0
+               : errno;
+}
+
+void pipe_reserve_pool_open(pipe_reserve_pool *p, const char *run_dir)
+{
+    memset(p, 0, sizeof *p);
+    p->fd = -1;
+    p->path = pipe_asprintf("%s/.reserve.steps", run_dir);
+    p->state = malloc(1);
+    if (!p->path || !p->state)
+        return;
+    p->fd = open(p->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    /* Lent only where a range can be allocated, freed and allocated again. */
+    if (p->fd >= 0 && (alloc_range(p->fd, 0) != 0 || free_range(p->fd, 0) != 0 || alloc_range(p->fd, 0) != 0)) {
+        close(p->fd);
+        p->fd = -1;
+        unlink(p->path);
+    }
+    if (p->fd >= 0) {
+        p->n = 1;
+        p->state[0] = RANGE_FREE;
+    }
+}
+
+long pipe_reserve_pool_lend(pipe_reserve_pool *p)
+{
+    if (p->fd < 0)
+        return -1;
+    for (size_t r = 0; r < p->n; r++)
+        if (p->state[r] == RANGE_FREE) {
+            p->state[r] = RANGE_LENT;
+            return (long)r;
+        }
+    unsigned char *grown = realloc(p->state, p->n + 1);
+    if (!grown)
+        return -1;
+    p->state = grown;
+    p->state[p->n] = alloc_range(p->fd, p->n) == 0 ? RANGE_LENT : RANGE_EMPTY;
+    p->n++;
+    return p->state[p->n - 1] == RANGE_LENT ? (long)(p->n - 1) : -1;
+}
+
+void pipe_reserve_pool_return(pipe_reserve_pool *p, long r, bool given_back)
+{
+    if (p->fd < 0 || r < 0 || (size_t)r >= p->n)
+        return;
+    p->state[r] = !given_back || alloc_range(p->fd, (size_t)r) == 0 ? RANGE_FREE : RANGE_EMPTY;
+}
+
+void pipe_reserve_pool_close(pipe_reserve_pool *p)
+{
+    if (p->fd >= 0) {
+        close(p->fd);
+        unlink(p->path);
+    }
+    free(p->path);
+    free(p->state);
+    memset(p, 0, sizeof *p);
+    p->fd = -1;
+}
+
+void pipe_reserve_lease_give_back(const char *path, long long offset)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)free_range(fd, offset);
+        close(fd);
+    }
 }
 
 /* The mount point of the file system that holds path (or its nearest

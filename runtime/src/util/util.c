@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -147,8 +150,9 @@ static int name_file(int fd, const char *path)
     return linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }
 
-/* data to PATH.tmp.PID, then renamed to path: readers see the old or the
-   new bytes, never a mix. The bytes are written and synced while the file
+/* data named path at once where nothing has that name, else written to
+   PATH.tmp.PID and renamed to path: readers see the old or the new bytes,
+   never a mix. The bytes are written and synced while the file
    has no name where the file system allows, so a kill leaves a temporary
    file only between its naming and the rename (two system calls). */
 static int write_replace(const char *path, const void *data, size_t len, bool durable, char *err, size_t errsize)
@@ -157,6 +161,26 @@ static int write_replace(const char *path, const void *data, size_t len, bool du
     if (!tmp)
         return PIPE_ENOMEM;
     int fd = unnamed_file(path, data, len, durable);
+    /* Nothing at path yet (a first record, a new cache entry): the whole
+       file takes the name at once, one change to the folder where a
+       temporary name and a rename are two. */
+    if (fd >= 0 && name_file(fd, path) == 0) {
+        int rc = 0;
+        if (close(fd) != 0) {
+            pipe_errf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+            unlink(path); /* this call's file, its bytes in doubt */
+            rc = PIPE_EIO;
+        }
+        unlink(tmp); /* what a dead process with this PID may have left (below) */
+        free(tmp);
+        return rc;
+    }
+    if (fd >= 0 && errno != EEXIST) {
+        pipe_errf(err, errsize, "cannot write %s: %s", path, strerror(errno));
+        close(fd);
+        free(tmp);
+        return PIPE_EIO;
+    }
     bool named = fd >= 0 && name_file(fd, tmp) == 0;
     /* PATH.tmp.PID already there: what a dead process with this PID (reused)
        left between naming and renaming; this process writes one file at a
@@ -249,6 +273,15 @@ int pipe_fsync_path(const char *path, int flags)
     close(fd);
     errno = saved;
     return r;
+}
+
+void pipe_malloc_fast_bins(bool on)
+{
+#ifdef __GLIBC__
+    mallopt(M_MXFAST, on ? (int)(64 * sizeof(size_t) / 4) : 0); /* glibc's DEFAULT_MXFAST */
+#else
+    (void)on;
+#endif
 }
 
 double pipe_now(void)

@@ -44,6 +44,14 @@ int pipe_fsync_path(const char *path, int flags);
 
 /* Monotonic seconds, and wall-clock time as "2026-11-22T10:15:00.123Z". */
 double pipe_now(void);
+
+/* glibc's fast bins off (on: false) or back to its default. A runtime
+   process forks children that go on running its code (a supervisor per
+   invocation, a rank per process); with fast bins, a child's first larger
+   malloc merges every freed small chunk it inherited, writing to pages all
+   over the heap, each then copied (a fifth of a step's page faults).
+   A rank turns them back on before the step's own code runs. */
+void pipe_malloc_fast_bins(bool on);
 void pipe_iso8601(char *buf, size_t size);
 
 /* Sleeps ms milliseconds, resuming after signals. */
