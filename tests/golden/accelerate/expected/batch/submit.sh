@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:5d88ee40582fada7
+    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:a27c6cd6431e0b8f
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classify-a6e1d3bff95a9e94 PIPE_REGISTRY/classify-debian-b8ca68c0:5d88ee40582fada7
+    classify-1a52a8698cb06eb5 PIPE_REGISTRY/classify-debian-b8ca68c0:a27c6cd6431e0b8f
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data classify-make_data classify-a6e1d3bff95a9e94 '' '-'
-    train classify-train classify-a6e1d3bff95a9e94 '' '0'
-    evaluate classify-evaluate classify-a6e1d3bff95a9e94 '' '1,0'
+    make_data classify-make_data classify-1a52a8698cb06eb5 '' '-'
+    train classify-train classify-1a52a8698cb06eb5 '' '0'
+    evaluate classify-evaluate classify-1a52a8698cb06eb5 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

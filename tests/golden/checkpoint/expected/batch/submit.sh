@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:f181480e003ec302
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:3f90b2845559ad30
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-6011608926c9c017 PIPE_REGISTRY/resumable-debian-59b785ba:f181480e003ec302
-    resumable-4437e4b913ba2287 PIPE_REGISTRY/resumable-debian-59b785ba:f181480e003ec302
-    resumable-d5cf6d304e5960b1 PIPE_REGISTRY/resumable-debian-59b785ba:f181480e003ec302
+    resumable-2025bc5dd28bc4a2 PIPE_REGISTRY/resumable-debian-59b785ba:3f90b2845559ad30
+    resumable-00d2ac0bea465d49 PIPE_REGISTRY/resumable-debian-59b785ba:3f90b2845559ad30
+    resumable-b8cedab6bbc60374 PIPE_REGISTRY/resumable-debian-59b785ba:3f90b2845559ad30
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-6011608926c9c017 '' '-'
-    train resumable-train resumable-4437e4b913ba2287 '' '0'
-    finetune resumable-finetune resumable-d5cf6d304e5960b1 '' '1'
+    prepare resumable-prepare resumable-2025bc5dd28bc4a2 '' '-'
+    train resumable-train resumable-00d2ac0bea465d49 '' '0'
+    finetune resumable-finetune resumable-b8cedab6bbc60374 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -49,8 +49,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:afd74a240fb2eef1
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:6f231438d5a0a5a9
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:747c8af301b4d7aa
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:8162a0b2067e8dfe
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -70,22 +70,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:adec3c980af8ebc9
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:213acb5497b0da91
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:2db5139aac3489a2
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:67437bf9b408303d
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp_gpu-5496405bd1657046 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:adec3c980af8ebc9
-    ddp_gpu-e0f016f3defa7abd PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:213acb5497b0da91
+    ddp_gpu-ec12b578b900db7b PIPE_REGISTRY/ddp-gpu-debian-59b785ba:2db5139aac3489a2
+    ddp_gpu-8ed33558ec0607c8 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:67437bf9b408303d
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    gpu_data ddp_gpu-gpu_data ddp_gpu-5496405bd1657046 '' '-'
-    train_gpu ddp_gpu-train_gpu ddp_gpu-e0f016f3defa7abd '' '0'
-    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-5496405bd1657046 '' '0,1'
+    gpu_data ddp_gpu-gpu_data ddp_gpu-ec12b578b900db7b '' '-'
+    train_gpu ddp_gpu-train_gpu ddp_gpu-8ed33558ec0607c8 '' '0'
+    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-ec12b578b900db7b '' '0,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -72,23 +72,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:f867d7ad70f6b96c
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:1fb83519b453fea0
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp-d1a0de860680ec9c PIPE_REGISTRY/ddp-debian-59b785ba:f867d7ad70f6b96c
+    ddp-cb07b756172a19fe PIPE_REGISTRY/ddp-debian-59b785ba:1fb83519b453fea0
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data ddp-make_data ddp-d1a0de860680ec9c '' '-'
-    train_1 ddp-train_1 ddp-d1a0de860680ec9c '' '0'
-    train_2 ddp-train_2 ddp-d1a0de860680ec9c '' '0'
-    train_4 ddp-train_4 ddp-d1a0de860680ec9c '' '0'
-    train_fp16 ddp-train_fp16 ddp-d1a0de860680ec9c '' '0'
-    compare ddp-compare ddp-d1a0de860680ec9c '' '0,1,2,3,4'
+    make_data ddp-make_data ddp-cb07b756172a19fe '' '-'
+    train_1 ddp-train_1 ddp-cb07b756172a19fe '' '0'
+    train_2 ddp-train_2 ddp-cb07b756172a19fe '' '0'
+    train_4 ddp-train_4 ddp-cb07b756172a19fe '' '0'
+    train_fp16 ddp-train_fp16 ddp-cb07b756172a19fe '' '0'
+    compare ddp-compare ddp-cb07b756172a19fe '' '0,1,2,3,4'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

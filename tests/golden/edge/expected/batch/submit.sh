@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:8ad42aa03cf40ce5
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:d101679e3b64803f
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-c6d29c86b003579c PIPE_REGISTRY/edge-debian-59b785ba:8ad42aa03cf40ce5
-    edge-f9d7c92aedc0ad12 PIPE_REGISTRY/edge-debian-59b785ba:8ad42aa03cf40ce5
+    edge-e8ca58811dc58340 PIPE_REGISTRY/edge-debian-59b785ba:d101679e3b64803f
+    edge-4cf3e9873a6167a9 PIPE_REGISTRY/edge-debian-59b785ba:d101679e3b64803f
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-c6d29c86b003579c '' '-'
-    transform edge-transform edge-f9d7c92aedc0ad12 '' '0'
-    transform_2 edge-transform_2 edge-f9d7c92aedc0ad12 '' '1'
-    transform_3 edge-transform_3 edge-f9d7c92aedc0ad12 '' '2'
-    consume edge-consume edge-c6d29c86b003579c '' '3'
-    ping edge-ping edge-c6d29c86b003579c '' '-'
+    produce edge-produce edge-e8ca58811dc58340 '' '-'
+    transform edge-transform edge-4cf3e9873a6167a9 '' '0'
+    transform_2 edge-transform_2 edge-4cf3e9873a6167a9 '' '1'
+    transform_3 edge-transform_3 edge-4cf3e9873a6167a9 '' '2'
+    consume edge-consume edge-e8ca58811dc58340 '' '3'
+    ping edge-ping edge-e8ca58811dc58340 '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:8cc0c36d564e5ce7
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:fd80bcb9598ba303
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:95a85753e92209d2
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:32bdddf15ba7fbaa
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-d3b8e470cb29e983 registry.example.com:5000/ml/images-debian-59b785ba:8cc0c36d564e5ce7
-    images-8fe72b923669d9f0 registry.example.com:5000/ml/images-pytorch-735a62ca:fd80bcb9598ba303
+    images-64e38baa280fe8aa registry.example.com:5000/ml/images-debian-59b785ba:95a85753e92209d2
+    images-a7af4d0e97e7cd94 registry.example.com:5000/ml/images-pytorch-735a62ca:32bdddf15ba7fbaa
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-d3b8e470cb29e983 '' '-'
-    train images-train images-8fe72b923669d9f0 '' '0'
+    prep images-prep images-64e38baa280fe8aa '' '-'
+    train images-train images-a7af4d0e97e7cd94 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -66,7 +66,7 @@ PIPELINE_LABEL=images
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:8cc0c36d564e5ce7 pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:fd80bcb9598ba303)
+IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:95a85753e92209d2 pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:32bdddf15ba7fbaa)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/images.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:ecd315ef5dfeefaf
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:7905daa894088aa1
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:3a9a1356bea8d08f
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:63dc3e522c669044
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-1e4c8e7788c7211a PIPE_REGISTRY/inherit-python-2e3ff5ee:ecd315ef5dfeefaf
-    inherit-6d43b7d8d0fe24c3 PIPE_REGISTRY/inherit-python-1dff48ad:7905daa894088aa1
+    inherit-4a046403fca332ca PIPE_REGISTRY/inherit-python-2e3ff5ee:3a9a1356bea8d08f
+    inherit-6f0f261208da64ca PIPE_REGISTRY/inherit-python-1dff48ad:63dc3e522c669044
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-1e4c8e7788c7211a '' '-'
-    tuned inherit-tuned inherit-6d43b7d8d0fe24c3 '' '0'
+    plain inherit-plain inherit-4a046403fca332ca '' '-'
+    tuned inherit-tuned inherit-6f0f261208da64ca '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

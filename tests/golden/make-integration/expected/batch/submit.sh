@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:f10e4aa39dce908c
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:16a95b4bdd6a96ee
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    training-569378a9bd56b7b1 PIPE_REGISTRY/training-debian-59b785ba:f10e4aa39dce908c
+    training-8400482f57b31fd4 PIPE_REGISTRY/training-debian-59b785ba:16a95b4bdd6a96ee
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_points training-make_points training-569378a9bd56b7b1 '' '-'
-    fit training-fit training-569378a9bd56b7b1 '' '0'
-    evaluate training-evaluate training-569378a9bd56b7b1 '' '1,0'
+    make_points training-make_points training-8400482f57b31fd4 '' '-'
+    fit training-fit training-8400482f57b31fd4 '' '0'
+    evaluate training-evaluate training-8400482f57b31fd4 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

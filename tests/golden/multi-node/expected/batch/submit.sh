@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:3c7bd36fc2ccc662
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:13f64467f0abbeaf
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:1ed7167503c66dea
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:b86430fcdecd6fe3
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-670fb2861343142c PIPE_REGISTRY/pretrain-cuda-5cdbe631:3c7bd36fc2ccc662
-    pretrain-d88aaca341c8dc08 PIPE_REGISTRY/pretrain-cuda-87508f2b:13f64467f0abbeaf
-    pretrain-6f6bd2ea12a29e6b PIPE_REGISTRY/pretrain-cuda-5cdbe631:3c7bd36fc2ccc662
+    pretrain-2641d9f45561dd1d PIPE_REGISTRY/pretrain-cuda-5cdbe631:1ed7167503c66dea
+    pretrain-2bd0f7a63acf7a07 PIPE_REGISTRY/pretrain-cuda-87508f2b:b86430fcdecd6fe3
+    pretrain-d720423b26c12205 PIPE_REGISTRY/pretrain-cuda-5cdbe631:1ed7167503c66dea
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-670fb2861343142c '' '-'
-    train_lm pretrain-train_lm pretrain-d88aaca341c8dc08 '' '0'
-    export_model pretrain-export_model pretrain-6f6bd2ea12a29e6b '' '1,0'
+    tokenize pretrain-tokenize pretrain-2641d9f45561dd1d '' '-'
+    train_lm pretrain-train_lm pretrain-2bd0f7a63acf7a07 '' '0'
+    export_model pretrain-export_model pretrain-d720423b26c12205 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

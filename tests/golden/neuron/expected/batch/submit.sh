@@ -61,20 +61,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:afddc7ecced72823
+    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:61a901b4df7339d3
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    neuron-c65e571e47bab44a PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:afddc7ecced72823
-    neuron-3fc2b79b6559e8ec PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:afddc7ecced72823
+    neuron-371b820741dcff5c PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:61a901b4df7339d3
+    neuron-07e66d3df4921994 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:61a901b4df7339d3
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    pretrain neuron-pretrain neuron-c65e571e47bab44a trn1-queue '-'
-    serve neuron-serve neuron-3fc2b79b6559e8ec inf2-queue '0'
+    pretrain neuron-pretrain neuron-371b820741dcff5c trn1-queue '-'
+    serve neuron-serve neuron-07e66d3df4921994 inf2-queue '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

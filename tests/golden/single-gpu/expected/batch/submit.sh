@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:662b61b63e1baad1
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:e04ad1e5d3f7bdce
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:8d41a6cb9e9c5467
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:ecc14ab54c139086
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-44778faa08c0d489 PIPE_REGISTRY/classifier-debian-1329a9c2:662b61b63e1baad1
-    classifier-735c718347b06853 PIPE_REGISTRY/classifier-cuda-52562ca1:e04ad1e5d3f7bdce
+    classifier-d56e90fa9c4fa73c PIPE_REGISTRY/classifier-debian-1329a9c2:8d41a6cb9e9c5467
+    classifier-d698eee12f1b4227 PIPE_REGISTRY/classifier-cuda-52562ca1:ecc14ab54c139086
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-44778faa08c0d489 '' '-'
-    split classifier-split classifier-44778faa08c0d489 '' '0'
-    train classifier-train classifier-735c718347b06853 '' '1'
-    evaluate classifier-evaluate classifier-44778faa08c0d489 '' '2,1'
+    load_data classifier-load_data classifier-d56e90fa9c4fa73c '' '-'
+    split classifier-split classifier-d56e90fa9c4fa73c '' '0'
+    train classifier-train classifier-d698eee12f1b4227 '' '1'
+    evaluate classifier-evaluate classifier-d56e90fa9c4fa73c '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
