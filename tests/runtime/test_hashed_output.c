@@ -129,6 +129,47 @@ static void test_stream(void)
     fx_rmtree(dir);
 }
 
+/* Past the write-behind mark (8 MiB: the bytes are handed to the disk
+   as they go), the stream's bytes and digest are the file's, and a write
+   after a seek back into what was handed over lands where it should. */
+static void test_write_behind(void)
+{
+    char *dir = fx_tempdir("hashed-behind");
+    char *path = pipe_asprintf("%s/f", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pipe_hashed_stream *hs = NULL;
+    FILE *f = pipe_hashed_stream_open(fd, &hs);
+    CHECK_NOT_NULL(f);
+    size_t chunk = 1 << 20;
+    char *buf = malloc(chunk);
+    for (size_t i = 0; i < chunk; i++)
+        buf[i] = (char)(i * 13 + 5);
+    for (int i = 0; i < 20; i++)
+        CHECK(fwrite(buf, 1, chunk, f) == chunk);
+    CHECK_EQ_INT(fflush(f), 0);
+    char hex[PIPE_SHA256_HEX_SIZE] = "", want[PIPE_SHA256_HEX_SIZE] = "";
+    uint64_t size = 0;
+    CHECK(pipe_hashed_stream_digest(hs, hex, &size));
+    file_digest(path, want);
+    CHECK_STREQ(hex, want);
+    CHECK(size == 20u * chunk);
+    CHECK_EQ_INT(fseek(f, 4096, SEEK_SET), 0);
+    fputs("patched", f);
+    CHECK_EQ_INT(fclose(f), 0);
+    close(fd);
+    char *text = NULL;
+    size_t len = 0;
+    char err[256];
+    CHECK_EQ_INT(pipe_read_file_max(path, 64u << 20, &text, &len, err, sizeof err), 0);
+    CHECK(len == 20u * chunk && text && memcmp(text + 4096, "patched", 7) == 0 && text[4096 + 7] == buf[4096 + 7] &&
+          memcmp(text + 8 * chunk, buf, chunk) == 0);
+    free(text);
+    free(buf);
+    pipe_hashed_stream_free(hs);
+    free(path);
+    fx_rmtree(dir);
+}
+
 /* A note made for other bytes than the file's now is not believed. */
 static void test_stale_note(void)
 {
@@ -208,6 +249,7 @@ int main(void)
     test_in_order();
     test_seek_back();
     test_stale_note();
+    test_write_behind();
     test_board();
     return check_summary();
 }

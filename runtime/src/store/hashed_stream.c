@@ -6,9 +6,19 @@
 #include "hash_pipeline.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+/* Written bytes are handed to the disk every this many (sync_file_range's
+   SYNC_FILE_RANGE_WRITE: the write-back starts, nothing waits for it), so
+   that the disk writes while the step goes on writing and hashing, and the
+   commit that makes the output durable (an fsync, or the run's syncfs)
+   finds little left to write: without it the kernel starts only at that
+   commit (or once a tenth of memory is dirty), and the disk's time adds to
+   the hashing's instead of hiding behind it. */
+#define WRITE_BEHIND (8u << 20)
 
 struct pipe_hashed_stream {
     int fd;
@@ -18,6 +28,7 @@ struct pipe_hashed_stream {
     bool inline_only; /* no thread could start */
     pipe_sha256 sha;
     uint64_t pos;    /* the descriptor's offset */
+    uint64_t behind; /* bytes before this were handed to the disk (WRITE_BEHIND) */
     uint64_t hashed; /* bytes 0..hashed-1 of the file went through sha */
     bool valid;      /* false once a write landed elsewhere than at `hashed` */
     bool done;       /* sha finished or discarded */
@@ -50,6 +61,10 @@ static ssize_t on_write(void *cookie, const char *buf, size_t size)
             hs->valid = false;
         }
         hs->pos += off;
+        if (hs->pos >= hs->behind + WRITE_BEHIND) {
+            (void)sync_file_range(hs->fd, (off_t)hs->behind, (off_t)(hs->pos - hs->behind), SYNC_FILE_RANGE_WRITE);
+            hs->behind = hs->pos;
+        }
     }
     /* glibc reads a short count (0 included) as an error and keeps the rest
        buffered. Never -1 (fopencookie(3)): a large fwrite that goes straight
