@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-b8ca68c0/Dockerfile "$PIPE_REGISTRY/classify-debian-b8ca68c0:a27c6cd6431e0b8f"
+image docker/debian-b8ca68c0/Dockerfile "$PIPE_REGISTRY/classify-debian-b8ca68c0:166b0f526f8e9a71"
 

@@ -53,7 +53,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:a27c6cd6431e0b8f
+    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:166b0f526f8e9a71
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:3f90b2845559ad30
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:9e383f96604ccdc9
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-2025bc5dd28bc4a2 PIPE_REGISTRY/resumable-debian-59b785ba:3f90b2845559ad30
-    resumable-00d2ac0bea465d49 PIPE_REGISTRY/resumable-debian-59b785ba:3f90b2845559ad30
-    resumable-b8cedab6bbc60374 PIPE_REGISTRY/resumable-debian-59b785ba:3f90b2845559ad30
+    resumable-d9e76d7679f9ad35 PIPE_REGISTRY/resumable-debian-59b785ba:9e383f96604ccdc9
+    resumable-8d48eacc3d1a277d PIPE_REGISTRY/resumable-debian-59b785ba:9e383f96604ccdc9
+    resumable-dc100ed5f52bcc2c PIPE_REGISTRY/resumable-debian-59b785ba:9e383f96604ccdc9
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-2025bc5dd28bc4a2 '' '-'
-    train resumable-train resumable-00d2ac0bea465d49 '' '0'
-    finetune resumable-finetune resumable-b8cedab6bbc60374 '' '1'
+    prepare resumable-prepare resumable-d9e76d7679f9ad35 '' '-'
+    train resumable-train resumable-8d48eacc3d1a277d '' '0'
+    finetune resumable-finetune resumable-dc100ed5f52bcc2c '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

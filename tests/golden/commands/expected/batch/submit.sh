@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:747c8af301b4d7aa
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:8162a0b2067e8dfe
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:e03248b97abb630d
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:39e0caaba1788fce
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-9219de101ea49bab PIPE_REGISTRY/commands-python-5fff0840:747c8af301b4d7aa
-    commands-2a0295b58e5069c1 PIPE_REGISTRY/commands-pytorch-5a78a011:8162a0b2067e8dfe
+    commands-7d5e4d475ea86053 PIPE_REGISTRY/commands-python-5fff0840:e03248b97abb630d
+    commands-13ae20b79c12fc7d PIPE_REGISTRY/commands-pytorch-5a78a011:39e0caaba1788fce
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-9219de101ea49bab '' '-'
-    fit commands-fit commands-2a0295b58e5069c1 '' '0'
-    note commands-note commands-9219de101ea49bab '' '1'
+    prepare commands-prepare commands-7d5e4d475ea86053 '' '-'
+    fit commands-fit commands-13ae20b79c12fc7d '' '0'
+    note commands-note commands-7d5e4d475ea86053 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

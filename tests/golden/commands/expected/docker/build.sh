@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/python-5fff0840/Dockerfile "$PIPE_REGISTRY/commands-python-5fff0840:747c8af301b4d7aa"
-image docker/pytorch-5a78a011/Dockerfile "$PIPE_REGISTRY/commands-pytorch-5a78a011:8162a0b2067e8dfe"
+image docker/python-5fff0840/Dockerfile "$PIPE_REGISTRY/commands-python-5fff0840:e03248b97abb630d"
+image docker/pytorch-5a78a011/Dockerfile "$PIPE_REGISTRY/commands-pytorch-5a78a011:39e0caaba1788fce"
 

@@ -49,8 +49,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:747c8af301b4d7aa
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:8162a0b2067e8dfe
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:e03248b97abb630d
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:39e0caaba1788fce
 )
 PLACEHOLDER=PIPE_REGISTRY
 

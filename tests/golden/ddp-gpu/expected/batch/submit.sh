@@ -70,22 +70,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:2db5139aac3489a2
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:67437bf9b408303d
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:cd2c5c2bc776e730
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:b6f2a9b02d471c34
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp_gpu-ec12b578b900db7b PIPE_REGISTRY/ddp-gpu-debian-59b785ba:2db5139aac3489a2
-    ddp_gpu-8ed33558ec0607c8 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:67437bf9b408303d
+    ddp_gpu-4214388edb2f8fa4 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:cd2c5c2bc776e730
+    ddp_gpu-7ce29ff6fbb222f4 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:b6f2a9b02d471c34
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    gpu_data ddp_gpu-gpu_data ddp_gpu-ec12b578b900db7b '' '-'
-    train_gpu ddp_gpu-train_gpu ddp_gpu-8ed33558ec0607c8 '' '0'
-    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-ec12b578b900db7b '' '0,1'
+    gpu_data ddp_gpu-gpu_data ddp_gpu-4214388edb2f8fa4 '' '-'
+    train_gpu ddp_gpu-train_gpu ddp_gpu-7ce29ff6fbb222f4 '' '0'
+    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-4214388edb2f8fa4 '' '0,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:d101679e3b64803f
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:bb297a62976b41b9
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-e8ca58811dc58340 PIPE_REGISTRY/edge-debian-59b785ba:d101679e3b64803f
-    edge-4cf3e9873a6167a9 PIPE_REGISTRY/edge-debian-59b785ba:d101679e3b64803f
+    edge-ec9e05b6e75c76a7 PIPE_REGISTRY/edge-debian-59b785ba:bb297a62976b41b9
+    edge-e6117422d5c3d8c0 PIPE_REGISTRY/edge-debian-59b785ba:bb297a62976b41b9
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-e8ca58811dc58340 '' '-'
-    transform edge-transform edge-4cf3e9873a6167a9 '' '0'
-    transform_2 edge-transform_2 edge-4cf3e9873a6167a9 '' '1'
-    transform_3 edge-transform_3 edge-4cf3e9873a6167a9 '' '2'
-    consume edge-consume edge-e8ca58811dc58340 '' '3'
-    ping edge-ping edge-e8ca58811dc58340 '' '-'
+    produce edge-produce edge-ec9e05b6e75c76a7 '' '-'
+    transform edge-transform edge-e6117422d5c3d8c0 '' '0'
+    transform_2 edge-transform_2 edge-e6117422d5c3d8c0 '' '1'
+    transform_3 edge-transform_3 edge-e6117422d5c3d8c0 '' '2'
+    consume edge-consume edge-ec9e05b6e75c76a7 '' '3'
+    ping edge-ping edge-ec9e05b6e75c76a7 '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:95a85753e92209d2
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:32bdddf15ba7fbaa
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:0ecb7485599e4680
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:54098e53a5cf2bcf
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-64e38baa280fe8aa registry.example.com:5000/ml/images-debian-59b785ba:95a85753e92209d2
-    images-a7af4d0e97e7cd94 registry.example.com:5000/ml/images-pytorch-735a62ca:32bdddf15ba7fbaa
+    images-c49a76fabc12008f registry.example.com:5000/ml/images-debian-59b785ba:0ecb7485599e4680
+    images-2b964acc489e2075 registry.example.com:5000/ml/images-pytorch-735a62ca:54098e53a5cf2bcf
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-64e38baa280fe8aa '' '-'
-    train images-train images-a7af4d0e97e7cd94 '' '0'
+    prep images-prep images-c49a76fabc12008f '' '-'
+    train images-train images-2b964acc489e2075 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -51,6 +51,6 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:95a85753e92209d2
-image docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:32bdddf15ba7fbaa
+image docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:0ecb7485599e4680
+image docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:54098e53a5cf2bcf
 

@@ -66,7 +66,7 @@ PIPELINE_LABEL=images
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:95a85753e92209d2 pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:32bdddf15ba7fbaa)
+IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:0ecb7485599e4680 pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:54098e53a5cf2bcf)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/images.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:3a9a1356bea8d08f
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:63dc3e522c669044
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:4c90f54c2f5e6254
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:c9ce91f3f66c2feb
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-4a046403fca332ca PIPE_REGISTRY/inherit-python-2e3ff5ee:3a9a1356bea8d08f
-    inherit-6f0f261208da64ca PIPE_REGISTRY/inherit-python-1dff48ad:63dc3e522c669044
+    inherit-1b13e78a49808f37 PIPE_REGISTRY/inherit-python-2e3ff5ee:4c90f54c2f5e6254
+    inherit-9642d4190e3a29b9 PIPE_REGISTRY/inherit-python-1dff48ad:c9ce91f3f66c2feb
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-4a046403fca332ca '' '-'
-    tuned inherit-tuned inherit-6f0f261208da64ca '' '0'
+    plain inherit-plain inherit-1b13e78a49808f37 '' '-'
+    tuned inherit-tuned inherit-9642d4190e3a29b9 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

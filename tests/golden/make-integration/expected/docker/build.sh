@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/training-debian-59b785ba:16a95b4bdd6a96ee"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/training-debian-59b785ba:336c3be62b6f1548"
 

@@ -53,7 +53,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:16a95b4bdd6a96ee
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:336c3be62b6f1548
 )
 PLACEHOLDER=PIPE_REGISTRY
 

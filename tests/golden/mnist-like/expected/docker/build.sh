@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/mnist-debian-59b785ba:75c9fc9f1b46bc65"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/mnist-debian-59b785ba:3d39981dd2f7f600"
 

@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:1ed7167503c66dea
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:b86430fcdecd6fe3
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:fad1c070f9713b02
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:f4c67ee32bd5622a
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-2641d9f45561dd1d PIPE_REGISTRY/pretrain-cuda-5cdbe631:1ed7167503c66dea
-    pretrain-2bd0f7a63acf7a07 PIPE_REGISTRY/pretrain-cuda-87508f2b:b86430fcdecd6fe3
-    pretrain-d720423b26c12205 PIPE_REGISTRY/pretrain-cuda-5cdbe631:1ed7167503c66dea
+    pretrain-960ce3f8c654a80f PIPE_REGISTRY/pretrain-cuda-5cdbe631:fad1c070f9713b02
+    pretrain-33a5aedaaf99ba0c PIPE_REGISTRY/pretrain-cuda-87508f2b:f4c67ee32bd5622a
+    pretrain-42f8e665466ebb14 PIPE_REGISTRY/pretrain-cuda-5cdbe631:fad1c070f9713b02
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-2641d9f45561dd1d '' '-'
-    train_lm pretrain-train_lm pretrain-2bd0f7a63acf7a07 '' '0'
-    export_model pretrain-export_model pretrain-d720423b26c12205 '' '1,0'
+    tokenize pretrain-tokenize pretrain-960ce3f8c654a80f '' '-'
+    train_lm pretrain-train_lm pretrain-33a5aedaaf99ba0c '' '0'
+    export_model pretrain-export_model pretrain-42f8e665466ebb14 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

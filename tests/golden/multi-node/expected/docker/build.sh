@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:1ed7167503c66dea"
-image docker/cuda-87508f2b/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-87508f2b:b86430fcdecd6fe3"
+image docker/cuda-5cdbe631/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-5cdbe631:fad1c070f9713b02"
+image docker/cuda-87508f2b/Dockerfile "$PIPE_REGISTRY/pretrain-cuda-87508f2b:f4c67ee32bd5622a"
 

@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:8d41a6cb9e9c5467
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:ecc14ab54c139086
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:bc373344f79290f8
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:4034f6d602805286
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-d56e90fa9c4fa73c PIPE_REGISTRY/classifier-debian-1329a9c2:8d41a6cb9e9c5467
-    classifier-d698eee12f1b4227 PIPE_REGISTRY/classifier-cuda-52562ca1:ecc14ab54c139086
+    classifier-48189bd632ec5ba8 PIPE_REGISTRY/classifier-debian-1329a9c2:bc373344f79290f8
+    classifier-4a45b8d60587abcd PIPE_REGISTRY/classifier-cuda-52562ca1:4034f6d602805286
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-d56e90fa9c4fa73c '' '-'
-    split classifier-split classifier-d56e90fa9c4fa73c '' '0'
-    train classifier-train classifier-d698eee12f1b4227 '' '1'
-    evaluate classifier-evaluate classifier-d56e90fa9c4fa73c '' '2,1'
+    load_data classifier-load_data classifier-48189bd632ec5ba8 '' '-'
+    split classifier-split classifier-48189bd632ec5ba8 '' '0'
+    train classifier-train classifier-4a45b8d60587abcd '' '1'
+    evaluate classifier-evaluate classifier-48189bd632ec5ba8 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
