@@ -7,6 +7,7 @@
 #include "pipe/error.h"
 #include "step_fixture.h"
 #include "store/commit.h"
+#include "store/stepfile.h"
 #include "store/store.h"
 #include "util/util.h"
 
@@ -370,10 +371,54 @@ static void test_commit_list(void)
     free(list);
 }
 
+/* Recovery after a crash: of six records that say done, each with an
+   output that does not match its digest, the ones the list names are
+   trusted as they are and the others taken back (names that sort before,
+   between and after the listed ones, and one that a listed name begins
+   with). */
+static void test_commit_recover(void)
+{
+    char tmpl[] = "/tmp/pipe-recover-XXXXXX";
+    char *root = mkdtemp(tmpl), err[256];
+    CHECK(root != NULL);
+    if (!root)
+        return;
+    static const char *const names[] = {"a", "b", "bb", "c", "d", "zz"};
+    static const bool listed[] = {false, true, false, true, false, true};
+    for (size_t i = 0; i < 6; i++) {
+        char *dir = pipe_asprintf("%s/R/%s/outputs", root, names[i]);
+        char *out = pipe_asprintf("%s/out", dir), *step = pipe_asprintf("%s/R/%s/step.yaml", root, names[i]);
+        CHECK_EQ_INT(pipe_mkdirs(dir, err, sizeof err), 0);
+        CHECK(fx_write(out, "bytes the digest is not of"));
+        pipe_step_artifact art = {.name = "out", .path = out,
+                                  .sha256 = "0000000000000000000000000000000000000000000000000000000000000000"};
+        pipe_step_record rec = {.invocation = (char *)names[i], .step = (char *)names[i], .run_id = "R",
+                                .status = PIPE_STEP_DONE, .outputs = &art, .noutputs = 1};
+        CHECK_EQ_INT(pipe_step_record_write(step, &rec, err, sizeof err), 0);
+        free(dir);
+        free(out);
+        free(step);
+    }
+    char *list = pipe_asprintf("%s/R/unsynced", root);
+    CHECK(fx_write(list, "run: R\ndurable: b\ndurable: c\ndurable: zz\nend\n"));
+    size_t dropped = 0;
+    CHECK_EQ_INT(pipe_commit_recover(root, "R", &dropped, err, sizeof err), 0);
+    CHECK(dropped == 3);
+    for (size_t i = 0; i < 6; i++) {
+        char *step = pipe_asprintf("%s/R/%s/step.yaml", root, names[i]);
+        CHECK(pipe_file_exists(step) == listed[i]);
+        free(step);
+    }
+    CHECK(access(list, F_OK) != 0);
+    CHECK_EQ_INT(pipe_remove_tree(root, err, sizeof err), 0);
+    free(list);
+}
+
 int main(void)
 {
     test_mkdirs();
     test_commit_list();
+    test_commit_recover();
     test_write_over_stale_tmp();
     test_run_ids();
     test_paths();
