@@ -1,7 +1,7 @@
-/* The one YAML writer, over libyaml's emitter: pipec's generated YAML
-   (bundle.yaml, the Kubernetes and SkyPilot files, through
-   compiler/gen/yaml_emit.h) and the runtime's records (run.yaml,
-   step.yaml). Block style unless flow is asked for, indent 2, no line
+/* The YAML writer over libyaml's emitter: pipec's generated YAML (the
+   Kubernetes and SkyPilot files, through compiler/gen/yaml_emit.h; not
+   bundle.yaml, which compiler/gen/yaml_direct.c writes without an
+   emitter for speed) and the runtime's records (run.yaml, step.yaml). Block style unless flow is asked for, indent 2, no line
    folding, UTF-8 written as it is; libyaml quotes what needs it, so that no
    value is quoted by hand. Calls after a failure do nothing; pipe_yw_close
    (pipe_yw_finish) reports it. */
