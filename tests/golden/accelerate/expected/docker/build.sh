@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-b8ca68c0/Dockerfile "$PIPE_REGISTRY/classify-debian-b8ca68c0:166b0f526f8e9a71"
+image docker/debian-b8ca68c0/Dockerfile "$PIPE_REGISTRY/classify-debian-b8ca68c0:7746b5f15489e0ca"
 

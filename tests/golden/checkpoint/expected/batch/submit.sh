@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:9e383f96604ccdc9
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:3574f855909fa0c8
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-d9e76d7679f9ad35 PIPE_REGISTRY/resumable-debian-59b785ba:9e383f96604ccdc9
-    resumable-8d48eacc3d1a277d PIPE_REGISTRY/resumable-debian-59b785ba:9e383f96604ccdc9
-    resumable-dc100ed5f52bcc2c PIPE_REGISTRY/resumable-debian-59b785ba:9e383f96604ccdc9
+    resumable-c3ea9dccfb1a873c PIPE_REGISTRY/resumable-debian-59b785ba:3574f855909fa0c8
+    resumable-d55618ea352973b7 PIPE_REGISTRY/resumable-debian-59b785ba:3574f855909fa0c8
+    resumable-7cb3f1b930bfbd4e PIPE_REGISTRY/resumable-debian-59b785ba:3574f855909fa0c8
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-d9e76d7679f9ad35 '' '-'
-    train resumable-train resumable-8d48eacc3d1a277d '' '0'
-    finetune resumable-finetune resumable-dc100ed5f52bcc2c '' '1'
+    prepare resumable-prepare resumable-c3ea9dccfb1a873c '' '-'
+    train resumable-train resumable-d55618ea352973b7 '' '0'
+    finetune resumable-finetune resumable-7cb3f1b930bfbd4e '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

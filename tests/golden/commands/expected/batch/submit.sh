@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:e03248b97abb630d
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:39e0caaba1788fce
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:6642659de32715a3
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:d2c417b1c1cb0bf6
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-7d5e4d475ea86053 PIPE_REGISTRY/commands-python-5fff0840:e03248b97abb630d
-    commands-13ae20b79c12fc7d PIPE_REGISTRY/commands-pytorch-5a78a011:39e0caaba1788fce
+    commands-beb393ed50bae4cd PIPE_REGISTRY/commands-python-5fff0840:6642659de32715a3
+    commands-9995c3a1256beed2 PIPE_REGISTRY/commands-pytorch-5a78a011:d2c417b1c1cb0bf6
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-7d5e4d475ea86053 '' '-'
-    fit commands-fit commands-13ae20b79c12fc7d '' '0'
-    note commands-note commands-7d5e4d475ea86053 '' '1'
+    prepare commands-prepare commands-beb393ed50bae4cd '' '-'
+    fit commands-fit commands-9995c3a1256beed2 '' '0'
+    note commands-note commands-beb393ed50bae4cd '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,7 +67,7 @@ PIPELINE_LABEL=commands
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:e03248b97abb630d pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:39e0caaba1788fce)
+IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:6642659de32715a3 pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:d2c417b1c1cb0bf6)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/commands.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -70,22 +70,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:cd2c5c2bc776e730
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:b6f2a9b02d471c34
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:51fd7eb41fc65e02
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:9beb5bab187ca1ce
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp_gpu-4214388edb2f8fa4 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:cd2c5c2bc776e730
-    ddp_gpu-7ce29ff6fbb222f4 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:b6f2a9b02d471c34
+    ddp_gpu-2093784b0f3314ef PIPE_REGISTRY/ddp-gpu-debian-59b785ba:51fd7eb41fc65e02
+    ddp_gpu-2608147a60e74e1e PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:9beb5bab187ca1ce
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    gpu_data ddp_gpu-gpu_data ddp_gpu-4214388edb2f8fa4 '' '-'
-    train_gpu ddp_gpu-train_gpu ddp_gpu-7ce29ff6fbb222f4 '' '0'
-    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-4214388edb2f8fa4 '' '0,1'
+    gpu_data ddp_gpu-gpu_data ddp_gpu-2093784b0f3314ef '' '-'
+    train_gpu ddp_gpu-train_gpu ddp_gpu-2608147a60e74e1e '' '0'
+    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-2093784b0f3314ef '' '0,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -75,7 +75,7 @@ PIPELINE_LABEL=ddp-gpu
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba PIPE_REGISTRY/ddp-gpu-debian-59b785ba:cd2c5c2bc776e730 cuda-fd66187e PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:b6f2a9b02d471c34)
+IMAGES=(debian-59b785ba PIPE_REGISTRY/ddp-gpu-debian-59b785ba:51fd7eb41fc65e02 cuda-fd66187e PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:9beb5bab187ca1ce)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/ddp_gpu.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:bb297a62976b41b9
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:02252e2394828339
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-ec9e05b6e75c76a7 PIPE_REGISTRY/edge-debian-59b785ba:bb297a62976b41b9
-    edge-e6117422d5c3d8c0 PIPE_REGISTRY/edge-debian-59b785ba:bb297a62976b41b9
+    edge-93d254302ae37711 PIPE_REGISTRY/edge-debian-59b785ba:02252e2394828339
+    edge-96de3358ffb6c237 PIPE_REGISTRY/edge-debian-59b785ba:02252e2394828339
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-ec9e05b6e75c76a7 '' '-'
-    transform edge-transform edge-e6117422d5c3d8c0 '' '0'
-    transform_2 edge-transform_2 edge-e6117422d5c3d8c0 '' '1'
-    transform_3 edge-transform_3 edge-e6117422d5c3d8c0 '' '2'
-    consume edge-consume edge-ec9e05b6e75c76a7 '' '3'
-    ping edge-ping edge-ec9e05b6e75c76a7 '' '-'
+    produce edge-produce edge-93d254302ae37711 '' '-'
+    transform edge-transform edge-96de3358ffb6c237 '' '0'
+    transform_2 edge-transform_2 edge-96de3358ffb6c237 '' '1'
+    transform_3 edge-transform_3 edge-96de3358ffb6c237 '' '2'
+    consume edge-consume edge-93d254302ae37711 '' '3'
+    ping edge-ping edge-93d254302ae37711 '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

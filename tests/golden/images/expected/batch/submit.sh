@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:0ecb7485599e4680
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:54098e53a5cf2bcf
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:a3d6800c5ac1622e
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:42dde5368a1173a1
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-c49a76fabc12008f registry.example.com:5000/ml/images-debian-59b785ba:0ecb7485599e4680
-    images-2b964acc489e2075 registry.example.com:5000/ml/images-pytorch-735a62ca:54098e53a5cf2bcf
+    images-d9f1698b1ed628b6 registry.example.com:5000/ml/images-debian-59b785ba:a3d6800c5ac1622e
+    images-4d2e8b18b77e6ec9 registry.example.com:5000/ml/images-pytorch-735a62ca:42dde5368a1173a1
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-c49a76fabc12008f '' '-'
-    train images-train images-2b964acc489e2075 '' '0'
+    prep images-prep images-d9f1698b1ed628b6 '' '-'
+    train images-train images-4d2e8b18b77e6ec9 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

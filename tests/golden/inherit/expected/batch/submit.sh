@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:4c90f54c2f5e6254
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:c9ce91f3f66c2feb
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:557201aee055474a
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:d9c9385bd50f7e95
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-1b13e78a49808f37 PIPE_REGISTRY/inherit-python-2e3ff5ee:4c90f54c2f5e6254
-    inherit-9642d4190e3a29b9 PIPE_REGISTRY/inherit-python-1dff48ad:c9ce91f3f66c2feb
+    inherit-25d9d2d2ef337e38 PIPE_REGISTRY/inherit-python-2e3ff5ee:557201aee055474a
+    inherit-39f547bf72bdeff0 PIPE_REGISTRY/inherit-python-1dff48ad:d9c9385bd50f7e95
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-1b13e78a49808f37 '' '-'
-    tuned inherit-tuned inherit-9642d4190e3a29b9 '' '0'
+    plain inherit-plain inherit-25d9d2d2ef337e38 '' '-'
+    tuned inherit-tuned inherit-39f547bf72bdeff0 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

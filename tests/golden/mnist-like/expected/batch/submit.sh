@@ -70,20 +70,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:3d39981dd2f7f600
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:f24ff322433b051c
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    mnist-2891df4da29391f8 PIPE_REGISTRY/mnist-debian-59b785ba:3d39981dd2f7f600
+    mnist-eb25725cf276c4e7 PIPE_REGISTRY/mnist-debian-59b785ba:f24ff322433b051c
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data mnist-make_data mnist-2891df4da29391f8 '' '-'
-    train mnist-train mnist-2891df4da29391f8 '' '0'
-    evaluate mnist-evaluate mnist-2891df4da29391f8 '' '1,0'
+    make_data mnist-make_data mnist-eb25725cf276c4e7 '' '-'
+    train mnist-train mnist-eb25725cf276c4e7 '' '0'
+    evaluate mnist-evaluate mnist-eb25725cf276c4e7 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -61,20 +61,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:948efecf2964bc24
+    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:bbbabf98f8211904
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    neuron-6c07a8d211680868 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:948efecf2964bc24
-    neuron-8751e14e2e0e16ac PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:948efecf2964bc24
+    neuron-ce3bde37d4562244 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:bbbabf98f8211904
+    neuron-610084295aa9fe48 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:bbbabf98f8211904
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    pretrain neuron-pretrain neuron-6c07a8d211680868 trn1-queue '-'
-    serve neuron-serve neuron-8751e14e2e0e16ac inf2-queue '0'
+    pretrain neuron-pretrain neuron-ce3bde37d4562244 trn1-queue '-'
+    serve neuron-serve neuron-610084295aa9fe48 inf2-queue '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:bc373344f79290f8
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:4034f6d602805286
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:cdf6fbab537c990d
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:ca9aaf50bc6e7aac
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-48189bd632ec5ba8 PIPE_REGISTRY/classifier-debian-1329a9c2:bc373344f79290f8
-    classifier-4a45b8d60587abcd PIPE_REGISTRY/classifier-cuda-52562ca1:4034f6d602805286
+    classifier-0a81ba1315df7235 PIPE_REGISTRY/classifier-debian-1329a9c2:cdf6fbab537c990d
+    classifier-6e6ac98926817203 PIPE_REGISTRY/classifier-cuda-52562ca1:ca9aaf50bc6e7aac
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-48189bd632ec5ba8 '' '-'
-    split classifier-split classifier-48189bd632ec5ba8 '' '0'
-    train classifier-train classifier-4a45b8d60587abcd '' '1'
-    evaluate classifier-evaluate classifier-48189bd632ec5ba8 '' '2,1'
+    load_data classifier-load_data classifier-0a81ba1315df7235 '' '-'
+    split classifier-split classifier-0a81ba1315df7235 '' '0'
+    train classifier-train classifier-6e6ac98926817203 '' '1'
+    evaluate classifier-evaluate classifier-0a81ba1315df7235 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
