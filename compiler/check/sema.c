@@ -17,6 +17,7 @@ static void run_passes(program *pg, uint32_t root, const check_options *opts)
     sema_declare_steps(&s);
     sema_check_pipelines(&s);
     sema_free_entry_scans(&s);
+    symtab_free(&s.source_modes);
 }
 
 static void init_program(program *pg, arena *a, diag_engine *d, source_set *sources)

@@ -21,6 +21,9 @@ typedef struct sema {
     bool damage_known;
     /* resolved source path -> the names it defines (sema_entry.c). */
     symtab entry_scans;
+    /* resolved source path -> its stat (sema_steps.c): 1 when missing, else
+       st_mode + 2; one stat per file however many steps list it. */
+    symtab source_modes;
 } sema;
 
 typedef struct import_link {

@@ -129,11 +129,17 @@ static void add_source(sema *s, step_info *st, ptr_vec *out, ast_expr *e)
        C source there is E0120, reported with the other conflicts). */
     if (st->is_command && !source_kind_compiled(kind))
         ref->kind = SOURCE_FILE;
-    struct stat sb;
-    bool exists = stat(ref->resolved, &sb) == 0;
-    if (exists && st->is_command && S_ISDIR(sb.st_mode))
+    uintptr_t known = (uintptr_t)symtab_get(&s->source_modes, ref->resolved);
+    if (!known) {
+        struct stat sb;
+        known = stat(ref->resolved, &sb) == 0 ? (uintptr_t)sb.st_mode + 2 : 1;
+        symtab_put(&s->source_modes, ref->resolved, (void *)known);
+    }
+    bool exists = known != 1;
+    mode_t mode = exists ? (mode_t)(known - 2) : 0;
+    if (exists && st->is_command && S_ISDIR(mode))
         ref->kind = SOURCE_FOLDER;
-    else if (exists && !S_ISREG(sb.st_mode))
+    else if (exists && !S_ISREG(mode))
         exists = false;
     if (!exists) {
         diagnostic *dg = diag_report(pg->diag, e->sp, DIAG_E0116, "source %s \"%s\" does not exist",

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "pipe/base.h"
 #include "util/arena.h"
 #include "model/model.h"
 #include "util/strbuf.h"
@@ -38,6 +39,11 @@ typedef struct bundle_source {
     const char *bundle_path; /* relative to the bundle root: src/user/... */
     model_source_kind kind;  /* C, C++, CUDA, a header (listed or found through #include "..."),
                                 or a file a command step ships (MODEL_SRC_FILE) */
+    /* The file as pipec read it, for pipec-inputs.txt (gen_inputs.c), so
+       that it is not read and hashed again: its size, modification time
+       and the digest of the bytes copied. */
+    long long size, mtime_ns;
+    unsigned char digest[PIPE_SHA256_SIZE];
 } bundle_source;
 
 /* What the generators know about an invoked step beyond its settings. */

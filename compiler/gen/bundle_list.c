@@ -80,14 +80,6 @@ static bool target_built(const bundle *b, const char *name)
     return false; /* a target this pipec does not know: keep its files */
 }
 
-static bool written(const bundle *b, const char *path)
-{
-    for (size_t i = 0; i < b->files.len; i++)
-        if (strcmp(((const bundle_file *)b->files.items[i])->path, path) == 0)
-            return true;
-    return false;
-}
-
 static bool exists(const bundle *b, const char *path)
 {
     struct stat st;
@@ -169,19 +161,26 @@ int bundle_list_update(bundle *b, ptr_vec *stale, char *err, size_t errsize)
     bundle_banner(b, out, "#");
     sb_puts(out, "# The files pipec wrote here, by target: a later build of the same target\n"
                  "# removes those it no longer writes, and only these may be written over.\n");
+    /* What this build writes, by path: one look-up per listed file (a
+       search of the whole list each was quadratic in a bundle of
+       thousands of sources). */
+    symtab written = {0};
     for (size_t i = 0; i < nfiles; i++) {
         const bundle_file *f = b->files.items[i];
         sb_printf(out, "%s %s\n", f->target ? f->target : "local", f->path);
+        symtab_put(&written, f->path, (void *)f);
     }
+    symtab_put(&written, BUNDLE_LIST, (void *)out);
     for (size_t i = 0; i < before.len; i++) {
         const listed *e = before.items[i];
-        if (written(b, e->path))
+        if (symtab_get(&written, e->path))
             continue;
         if (target_built(b, e->target))
             vec_push(b->arena, stale, (void *)e->path);
         else if (exists(b, e->path))
             sb_printf(out, "%s %s\n", e->target, e->path);
     }
+    symtab_free(&written);
     return 0;
 }
 

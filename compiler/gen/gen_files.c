@@ -25,6 +25,7 @@ typedef struct user_file {
     const char *disk; /* as the checker resolved it (relative to the cwd) */
     model_source_kind kind;
     bool executable;
+    long long size, mtime_ns; /* its stat when it was read */
     char *text;
     size_t len;
     unsigned char digest[PIPE_SHA256_SIZE]; /* of text: a file shared by many steps is hashed once */
@@ -47,6 +48,7 @@ typedef struct step_files {
 typedef struct file_set {
     ptr_vec list;        /* user_file* */
     symtab by_real;      /* user_file->real -> user_file* */
+    symtab by_disk;      /* a path as a step lists it -> user_file* (thousands of steps may list one) */
     symtab real_dirs;    /* a folder as written -> its resolved path (thousands of sources share a few) */
     symtab header_probe; /* a quoted include's path -> HEADER_FOUND or HEADER_ABSENT */
 } file_set;
@@ -91,11 +93,13 @@ static user_file *add_file(bundle *b, file_set *files, const char *disk, model_s
 {
     char real[PATH_MAX];
     struct stat st;
-    if (!resolve_file(b, files, disk, real, &st)) {
+    user_file *u = symtab_get(&files->by_disk, disk);
+    if (!u && !resolve_file(b, files, disk, real, &st)) {
         snprintf(err, errsize, "cannot read %s", disk);
         return NULL;
     }
-    user_file *u = find_file(files, real);
+    if (!u && (u = find_file(files, real)) != NULL)
+        symtab_put(&files->by_disk, arena_strdup(b->arena, disk), u);
     if (u) {
         /* Compiled wins over header or shipped, when one file is both. */
         if (model_source_compiled(kind))
@@ -107,6 +111,8 @@ static user_file *add_file(bundle *b, file_set *files, const char *disk, model_s
     u->disk = arena_strdup(b->arena, disk);
     u->kind = kind;
     u->executable = (st.st_mode & 0111) != 0;
+    u->size = (long long)st.st_size;
+    u->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
     if (text) {
         u->text = xmalloc(len + 1);
         memcpy(u->text, text, len);
@@ -121,6 +127,7 @@ static user_file *add_file(bundle *b, file_set *files, const char *disk, model_s
     pipe_sha256_final(&h, u->digest);
     vec_push(b->arena, &files->list, u);
     symtab_put(&files->by_real, u->real, u);
+    symtab_put(&files->by_disk, u->disk, u);
     vec_push(b->arena, &b->inputs, (void *)u->disk);
     return u;
 }
@@ -424,6 +431,9 @@ int gen_user_sources(bundle *b, char *err, size_t errsize)
         s->disk_path = u->disk;
         s->bundle_path = bundle_path_of(b, root, u->real);
         s->kind = u->kind;
+        s->size = u->size;
+        s->mtime_ns = u->mtime_ns;
+        memcpy(s->digest, u->digest, sizeof s->digest);
         u->src = s;
         vec_push(b->arena, &b->sources, s);
         note_folders(b, &occupied, s->bundle_path);
@@ -475,6 +485,7 @@ done:
     for (size_t i = 0; i < files.list.len; i++)
         free(((user_file *)files.list.items[i])->text);
     symtab_free(&files.by_real);
+    symtab_free(&files.by_disk);
     symtab_free(&files.real_dirs);
     symtab_free(&files.header_probe);
     symtab_free(&occupied);

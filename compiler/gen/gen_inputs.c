@@ -26,14 +26,26 @@
    compared, as a file not on this machine. */
 static bool plain(const char *path) { return !strpbrk(path, "\t\n\r"); }
 
-static void file_line(strbuf *sb, const char *path, const char *copy)
+/* A file pipec read: as it was then when src has it (a copy in the bundle),
+   else stat and read now. */
+static void file_line(strbuf *sb, const char *path, const bundle_source *src)
 {
-    struct stat st;
-    char hex[PIPE_SHA256_HEX_SIZE], err[256];
-    if (!plain(path) || stat(path, &st) != 0 || pipe_sha256_file(path, hex, err, sizeof err) != 0)
+    if (!plain(path))
         return;
-    sb_printf(sb, "file\t%lld\t%lld\t%s\t%s\t%s\n", (long long)st.st_size,
-              (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec, hex, path, copy ? copy : "-");
+    char hex[PIPE_SHA256_HEX_SIZE], err[256];
+    long long size, mtime_ns;
+    if (src) {
+        pipe_sha256_to_hex(src->digest, hex);
+        size = src->size;
+        mtime_ns = src->mtime_ns;
+    } else {
+        struct stat st;
+        if (stat(path, &st) != 0 || pipe_sha256_file(path, hex, err, sizeof err) != 0)
+            return;
+        size = (long long)st.st_size;
+        mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    }
+    sb_printf(sb, "file\t%lld\t%lld\t%s\t%s\t%s\n", size, mtime_ns, hex, path, src ? src->bundle_path : "-");
 }
 
 int gen_inputs(bundle *b, char *err, size_t errsize)
@@ -79,7 +91,7 @@ int gen_inputs(bundle *b, char *err, size_t errsize)
         if (!path || symtab_get(&seen, path) || !plain(s->bundle_path))
             continue;
         symtab_put(&seen, path, (void *)path);
-        file_line(sb, path, s->bundle_path);
+        file_line(sb, path, s);
     }
     for (size_t i = 0; i < b->inputs.len; i++) {
         const char *path = bundle_absolute(b, cwd, b->inputs.items[i]);

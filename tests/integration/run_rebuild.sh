@@ -45,6 +45,13 @@ step "pipec build, configure and build with Ninja"
 [ -f "$tmp/bundle/pipec-inputs.txt" ] || fail "pipec wrote no pipec-inputs.txt"
 grep -q "^file	.*	$src/scripts/shout.py	src/user/scripts/shout.py\$" "$tmp/bundle/pipec-inputs.txt" ||
     { cat "$tmp/bundle/pipec-inputs.txt" >&2; fail "pipec-inputs.txt does not record shout.py and its copy"; }
+# Each file as it is: size, modification time (ns) and digest (pipec takes
+# a copied file's from its one read of it).
+while IFS=$'\t' read -r kind size mtime digest path _; do
+    [ "$kind" = file ] || continue
+    want="$(stat -c %s "$path") $(stat -c %.9Y "$path" | tr -d .) $(sha256sum "$path" | cut -c1-64)"
+    [ "$size $mtime $digest" = "$want" ] || fail "pipec-inputs.txt says $size $mtime $digest of $path, which is $want"
+done <"$tmp/bundle/pipec-inputs.txt"
 logged "$cmake" -S "$tmp/bundle" -B "$tmp/bundle/build" -G Ninja -DPIPE_WITH_CUDA=OFF
 logged "$cmake" --build "$tmp/bundle/build"
 run_edit
