@@ -82,7 +82,7 @@ zero_keeping_stamp "$data"
 zeros=$(sha "$data")
 check "[ -n '$recorded' ] && [ '$recorded' != '$zeros' ]" "1: the output's bytes are gone ($recorded, $zeros)"
 check "[ -f '$store/K1/.reserve.steps' ] && [ ! -e '$store/K1/ranked/.reserve' ]" \
-    "1b: ranked's room was lent by the runner, no file of its own: $(ls -A "$store/K1" "$store/K1/ranked" | tr '\n' ' ')"
+    "1b: ranked's room was lent by the runner, no file of its own: $(find "$store/K1" -maxdepth 2 -name '.reserve*' | tr '\n' ' ')"
 
 # 2: a consumer outside the run reads the input again.
 "$exe" step ranked --run-id K1 --store "$store" >"$dir/step.out" 2>&1
