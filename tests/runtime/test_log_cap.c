@@ -5,9 +5,11 @@
    PIPE_LOG_MAX_SIZE; a reserve's blocks and the disk-full message. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -184,6 +186,24 @@ static void test_reserve_pool(void)
     pipe_reserve_pool_close(&p);
     CHECK(access(keep, F_OK) != 0 && p.fd == -1);
     free(keep);
+    /* A disk without room for another range (here the file size limit:
+       fallocate fails with EFBIG past it): nothing more is lent, the file
+       stops growing, and a range is lent again once there is room. */
+    struct rlimit saved;
+    CHECK(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    pipe_reserve_pool_open(&p, dir);
+    struct rlimit two = {2 * PIPE_STEP_RESERVE_BYTES, saved.rlim_max};
+    CHECK(setrlimit(RLIMIT_FSIZE, &two) == 0);
+    CHECK(pipe_reserve_pool_lend(&p) == 0 && pipe_reserve_pool_lend(&p) == 1);
+    CHECK(pipe_reserve_pool_lend(&p) == -1 && pipe_reserve_pool_lend(&p) == -1 && p.n == 3);
+    pipe_reserve_pool_return(&p, 1, true);
+    CHECK(pipe_reserve_pool_lend(&p) == 1);
+    CHECK(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+    CHECK(pipe_reserve_pool_lend(&p) == 2 && p.n == 3);
+    signal(SIGXFSZ, was);
+    pipe_reserve_pool_close(&p);
+
     /* No folder: nothing is lent, and that is not an error. */
     char *missing = pipe_asprintf("%s/no/such/folder", dir);
     pipe_reserve_pool_open(&p, missing);

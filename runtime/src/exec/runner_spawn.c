@@ -143,10 +143,13 @@ static int run_step_here(void *arg)
     const step_call *c = arg;
     if (c->sp->lock_fd >= 0)
         close(c->sp->lock_fd);
+    if (c->sp->reserve.fd >= 0)
+        close(c->sp->reserve.fd); /* the runner's; a range is given back by its path */
     /* Its writes wait for the runner's next commit point. */
     pipe_commit_deferred = c->sp->commit.path != NULL;
     if (c->reserve_range >= 0)
-        pipe_reserve_lent = (pipe_reserve_lease){c->sp->reserve.path, (long long)c->reserve_range * PIPE_STEP_RESERVE_BYTES};
+        pipe_reserve_lent =
+            (pipe_reserve_lease){c->sp->reserve.path, (long long)c->reserve_range * PIPE_STEP_RESERVE_BYTES};
     environ = c->env;
     return pipe_cmd_step(c->sp->prog, c->sp->m, c->argc, c->argv);
 }
@@ -297,7 +300,8 @@ static void finish(pipe_run_spawner *sp, size_t i, int wstatus, pipe_sched_event
     if (rec)
         pipe_progress_metrics(sp->progress, i, rec->metrics, rec->nmetrics);
     /* Its room, given back to the disk unless it ended well. */
-    pipe_reserve_pool_return(&sp->reserve, s->reserve_range, ev->outcome != PIPE_SCHED_DONE && ev->outcome != PIPE_SCHED_CACHED);
+    bool ended_well = ev->outcome == PIPE_SCHED_DONE || ev->outcome == PIPE_SCHED_CACHED;
+    pipe_reserve_pool_return(&sp->reserve, s->reserve_range, !ended_well);
     s->reserve_range = -1;
     /* Its writes are all made: the next commit point covers them. */
     if (sp->ended)

@@ -104,6 +104,19 @@ long pipe_reserve_pool_lend(pipe_reserve_pool *p)
             p->state[r] = RANGE_LENT;
             return (long)r;
         }
+    /* A range the disk had no room for: tried again before the file
+       grows, and while the disk stays full the file does not grow. */
+    bool full = false;
+    for (size_t r = 0; r < p->n; r++)
+        if (p->state[r] == RANGE_EMPTY) {
+            if (alloc_range(p->fd, r) == 0) {
+                p->state[r] = RANGE_LENT;
+                return (long)r;
+            }
+            full = true;
+        }
+    if (full)
+        return -1;
     unsigned char *grown = realloc(p->state, p->n + 1);
     if (!grown)
         return -1;
