@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:7746b5f15489e0ca
+    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:538752ac82c85f41
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classify-9a07aa42bc92a081 PIPE_REGISTRY/classify-debian-b8ca68c0:7746b5f15489e0ca
+    classify-b9b6cb3c2bfb3633 PIPE_REGISTRY/classify-debian-b8ca68c0:538752ac82c85f41
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data classify-make_data classify-9a07aa42bc92a081 '' '-'
-    train classify-train classify-9a07aa42bc92a081 '' '0'
-    evaluate classify-evaluate classify-9a07aa42bc92a081 '' '1,0'
+    make_data classify-make_data classify-b9b6cb3c2bfb3633 '' '-'
+    train classify-train classify-b9b6cb3c2bfb3633 '' '0'
+    evaluate classify-evaluate classify-b9b6cb3c2bfb3633 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:6642659de32715a3
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:d2c417b1c1cb0bf6
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:48fd588d3aa64afb
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:9f105c90b5cee9ff
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-beb393ed50bae4cd PIPE_REGISTRY/commands-python-5fff0840:6642659de32715a3
-    commands-9995c3a1256beed2 PIPE_REGISTRY/commands-pytorch-5a78a011:d2c417b1c1cb0bf6
+    commands-55310933e8ced6c9 PIPE_REGISTRY/commands-python-5fff0840:48fd588d3aa64afb
+    commands-fe8644718903bc46 PIPE_REGISTRY/commands-pytorch-5a78a011:9f105c90b5cee9ff
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-beb393ed50bae4cd '' '-'
-    fit commands-fit commands-9995c3a1256beed2 '' '0'
-    note commands-note commands-beb393ed50bae4cd '' '1'
+    prepare commands-prepare commands-55310933e8ced6c9 '' '-'
+    fit commands-fit commands-fe8644718903bc46 '' '0'
+    note commands-note commands-55310933e8ced6c9 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -49,8 +49,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:6642659de32715a3
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:d2c417b1c1cb0bf6
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:48fd588d3aa64afb
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:9f105c90b5cee9ff
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -67,6 +67,6 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-gpu-debian-59b785ba:51fd7eb41fc65e02"
-image docker/cuda-fd66187e/Dockerfile "$PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:9beb5bab187ca1ce"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/ddp-gpu-debian-59b785ba:0cd0b4d034b1c277"
+image docker/cuda-fd66187e/Dockerfile "$PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:347c6d1d7fcf9186"
 

@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:02252e2394828339
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:5ba212f9f51dc914
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-93d254302ae37711 PIPE_REGISTRY/edge-debian-59b785ba:02252e2394828339
-    edge-96de3358ffb6c237 PIPE_REGISTRY/edge-debian-59b785ba:02252e2394828339
+    edge-d56e5a703b5e1e46 PIPE_REGISTRY/edge-debian-59b785ba:5ba212f9f51dc914
+    edge-12a5865d326cff92 PIPE_REGISTRY/edge-debian-59b785ba:5ba212f9f51dc914
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-93d254302ae37711 '' '-'
-    transform edge-transform edge-96de3358ffb6c237 '' '0'
-    transform_2 edge-transform_2 edge-96de3358ffb6c237 '' '1'
-    transform_3 edge-transform_3 edge-96de3358ffb6c237 '' '2'
-    consume edge-consume edge-93d254302ae37711 '' '3'
-    ping edge-ping edge-93d254302ae37711 '' '-'
+    produce edge-produce edge-d56e5a703b5e1e46 '' '-'
+    transform edge-transform edge-12a5865d326cff92 '' '0'
+    transform_2 edge-transform_2 edge-12a5865d326cff92 '' '1'
+    transform_3 edge-transform_3 edge-12a5865d326cff92 '' '2'
+    consume edge-consume edge-d56e5a703b5e1e46 '' '3'
+    ping edge-ping edge-d56e5a703b5e1e46 '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:a3d6800c5ac1622e
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:42dde5368a1173a1
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:0a42e6f8e15cef59
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:4cde7a2aacd2c9c7
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-d9f1698b1ed628b6 registry.example.com:5000/ml/images-debian-59b785ba:a3d6800c5ac1622e
-    images-4d2e8b18b77e6ec9 registry.example.com:5000/ml/images-pytorch-735a62ca:42dde5368a1173a1
+    images-f18d41ff0c895e49 registry.example.com:5000/ml/images-debian-59b785ba:0a42e6f8e15cef59
+    images-b76308c553cc538d registry.example.com:5000/ml/images-pytorch-735a62ca:4cde7a2aacd2c9c7
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-d9f1698b1ed628b6 '' '-'
-    train images-train images-4d2e8b18b77e6ec9 '' '0'
+    prep images-prep images-f18d41ff0c895e49 '' '-'
+    train images-train images-b76308c553cc538d '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

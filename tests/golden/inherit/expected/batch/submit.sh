@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:557201aee055474a
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:d9c9385bd50f7e95
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:36143a1e4e23a56e
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:11e5d33438c3c916
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-25d9d2d2ef337e38 PIPE_REGISTRY/inherit-python-2e3ff5ee:557201aee055474a
-    inherit-39f547bf72bdeff0 PIPE_REGISTRY/inherit-python-1dff48ad:d9c9385bd50f7e95
+    inherit-b756ed9e1c7eefad PIPE_REGISTRY/inherit-python-2e3ff5ee:36143a1e4e23a56e
+    inherit-ef1e38679f6be423 PIPE_REGISTRY/inherit-python-1dff48ad:11e5d33438c3c916
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-25d9d2d2ef337e38 '' '-'
-    tuned inherit-tuned inherit-39f547bf72bdeff0 '' '0'
+    plain inherit-plain inherit-b756ed9e1c7eefad '' '-'
+    tuned inherit-tuned inherit-ef1e38679f6be423 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

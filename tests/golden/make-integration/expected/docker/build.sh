@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/training-debian-59b785ba:a5bb686e13ea76ae"
+image docker/debian-59b785ba/Dockerfile "$PIPE_REGISTRY/training-debian-59b785ba:7935d919389629b1"
 

@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:cdf6fbab537c990d
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:ca9aaf50bc6e7aac
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:ccbcd7b22fe2b8cb
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:b74abaadb7b2f4fd
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-0a81ba1315df7235 PIPE_REGISTRY/classifier-debian-1329a9c2:cdf6fbab537c990d
-    classifier-6e6ac98926817203 PIPE_REGISTRY/classifier-cuda-52562ca1:ca9aaf50bc6e7aac
+    classifier-f21b859c9ff0056e PIPE_REGISTRY/classifier-debian-1329a9c2:ccbcd7b22fe2b8cb
+    classifier-005c1bd0cd74480a PIPE_REGISTRY/classifier-cuda-52562ca1:b74abaadb7b2f4fd
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-0a81ba1315df7235 '' '-'
-    split classifier-split classifier-0a81ba1315df7235 '' '0'
-    train classifier-train classifier-6e6ac98926817203 '' '1'
-    evaluate classifier-evaluate classifier-0a81ba1315df7235 '' '2,1'
+    load_data classifier-load_data classifier-f21b859c9ff0056e '' '-'
+    split classifier-split classifier-f21b859c9ff0056e '' '0'
+    train classifier-train classifier-005c1bd0cd74480a '' '1'
+    evaluate classifier-evaluate classifier-f21b859c9ff0056e '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
