@@ -19,6 +19,7 @@
 #include "api/ctx.h"
 #include "check.h"
 #include "pipe/pipe.h"
+#include "output_fixture.h"
 #include "step_fixture.h"
 #include "store/artifact.h"
 #include "store/digest_note.h"
@@ -240,30 +241,12 @@ static void test_fork(void)
     free(data);
 }
 
-static pipe_ctx *make_ctx(const char *dir)
-{
-    static const char *const out_names[] = {"model"};
-    unsetenv("RANK");
-    unsetenv("WORLD_SIZE");
-    unsetenv("LOCAL_RANK");
-    unsetenv("LOCAL_WORLD_SIZE");
-    char *outputs = pipe_asprintf("%s/outputs", dir), err[512] = "";
-    pipe_mkdirs(outputs, err, sizeof err);
-    free(outputs);
-    pipe_ctx_config cfg = {.invocation = "train", .run_id = "R", .dir = dir, .output_names = out_names,
-                           .noutputs = 1};
-    pipe_ctx *ctx = NULL;
-    if (pipe_ctx_create(&cfg, &ctx, err, sizeof err) != 0)
-        fprintf(stderr, "pipe_ctx_create: %s\n", err);
-    return ctx;
-}
-
 /* A large odd-sized output through pipe_output_open, in writes of mixed
    sizes: the note's digest is the file's plain SHA-256. */
 static void test_large_output(void)
 {
     char *dir = fx_tempdir("hash-output");
-    pipe_ctx *ctx = make_ctx(dir);
+    pipe_ctx *ctx = fx_model_ctx(dir);
     FILE *f = ctx ? pipe_output_open(ctx, "model") : NULL;
     CHECK_NOT_NULL(f);
     if (!f)
@@ -298,7 +281,7 @@ static void test_large_output(void)
 static void test_full_disk(void)
 {
     char *dir = fx_tempdir("hash-full");
-    pipe_ctx *ctx = make_ctx(dir);
+    pipe_ctx *ctx = fx_model_ctx(dir);
     CHECK_NOT_NULL(ctx);
     if (!ctx)
         return;

@@ -18,25 +18,8 @@
 #include "store/digest_note.h"
 #include "store/hashed_stream.h"
 #include "pipe/pipe.h"
+#include "output_fixture.h"
 #include "step_fixture.h"
-
-static pipe_ctx *make_ctx(const char *dir)
-{
-    static const char *const out_names[] = {"model"};
-    unsetenv("RANK");
-    unsetenv("WORLD_SIZE");
-    unsetenv("LOCAL_RANK");
-    unsetenv("LOCAL_WORLD_SIZE");
-    char *outputs = pipe_asprintf("%s/outputs", dir), err[512] = "";
-    pipe_mkdirs(outputs, err, sizeof err);
-    free(outputs);
-    pipe_ctx_config cfg = {.invocation = "train", .run_id = "R", .dir = dir, .output_names = out_names,
-                           .noutputs = 1};
-    pipe_ctx *ctx = NULL;
-    if (pipe_ctx_create(&cfg, &ctx, err, sizeof err) != 0)
-        fprintf(stderr, "pipe_ctx_create: %s\n", err);
-    return ctx;
-}
 
 /* The digest a read of the file gives. */
 static void file_digest(const char *path, char hex[PIPE_SHA256_HEX_SIZE])
@@ -49,7 +32,7 @@ static void file_digest(const char *path, char hex[PIPE_SHA256_HEX_SIZE])
 static void test_in_order(void)
 {
     char *dir = fx_tempdir("hashed");
-    pipe_ctx *ctx = make_ctx(dir);
+    pipe_ctx *ctx = fx_model_ctx(dir);
     FILE *f = ctx ? pipe_output_open(ctx, "model") : NULL;
     CHECK_NOT_NULL(f);
     if (!f)
@@ -87,7 +70,7 @@ static void test_in_order(void)
 static void test_seek_back(void)
 {
     char *dir = fx_tempdir("hashed-seek");
-    pipe_ctx *ctx = make_ctx(dir);
+    pipe_ctx *ctx = fx_model_ctx(dir);
     FILE *f = ctx ? pipe_output_open(ctx, "model") : NULL;
     CHECK_NOT_NULL(f);
     if (!f)
