@@ -7,8 +7,13 @@
 # pipec-rebuild.cmake and pipec-inputs.txt, which hold this machine's
 # paths, and pipec-files.txt, the list of every file written (runtime/
 # among them).
+# Image tags and Batch definition names digest the embedded runtime, so
+# they are compared as numbered placeholders (placeholders.py: NAME:{TAG-1},
+# batch/NAME-{DEFINITION-1}.json): a runtime-only change moves no golden
+# file, and golden.tags_follow_runtime checks that it moves every digest.
 # The build runs twice: the second must produce identical bytes and must
-# not rewrite any file (mtimes unchanged). UPDATE_GOLDEN=1 rewrites expected/.
+# not rewrite any file (mtimes unchanged). UPDATE_GOLDEN=1 rewrites expected/
+# (in the placeholder form).
 set -u
 pipec=$1
 root=$2      # repository root
@@ -37,25 +42,30 @@ generated() {
         sed 's|^\./||' | LC_ALL=C sort)
 }
 
+# with_placeholders DIR: the generated files of out/ into DIR, the digests
+# that follow the runtime replaced in their names and contents.
+with_placeholders() {
+    generated "$work/out" | python3 "$root/tests/golden/placeholders.py" copy "$work/out" "$1" ||
+        { echo "FAIL: placeholders.py"; exit 1; }
+}
+
 if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
     rm -rf "$case_dir/expected"
     mkdir -p "$case_dir/expected"
-    generated "$work/out" | while read -r f; do
-        mkdir -p "$case_dir/expected/$(dirname "$f")"
-        cp "$work/out/$f" "$case_dir/expected/$f"
-    done
+    with_placeholders "$case_dir/expected"
     cp "$work/out.d" "$case_dir/expected/depfile.d"
     echo "updated $case_dir/expected"
     exit 0
 fi
 
 status=0
-if ! diff <(generated "$work/out") <(generated "$case_dir/expected" | grep -v '^depfile.d$'); then
-    echo "FAIL: the set of generated files differs from expected/ (left: generated)"
+with_placeholders "$work/golden"
+if ! diff <(generated "$work/golden") <(generated "$case_dir/expected" | grep -v '^depfile.d$'); then
+    echo "FAIL: the set of generated files differs from expected/ (left: generated, with placeholders)"
     status=1
 fi
 while read -r f; do
-    if ! diff -u "$case_dir/expected/$f" "$work/out/$f"; then
+    if ! diff -u "$case_dir/expected/$f" "$work/golden/$f"; then
         echo "FAIL: $f differs from expected/$f"
         status=1
     fi

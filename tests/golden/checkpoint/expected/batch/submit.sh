@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:c32f213431a1f595
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:{TAG-1}
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-7ec471663e40f8fb PIPE_REGISTRY/resumable-debian-59b785ba:c32f213431a1f595
-    resumable-ee923e91318554c5 PIPE_REGISTRY/resumable-debian-59b785ba:c32f213431a1f595
-    resumable-293c62033fe6c4b5 PIPE_REGISTRY/resumable-debian-59b785ba:c32f213431a1f595
+    resumable-{DEFINITION-1} PIPE_REGISTRY/resumable-debian-59b785ba:{TAG-1}
+    resumable-{DEFINITION-2} PIPE_REGISTRY/resumable-debian-59b785ba:{TAG-1}
+    resumable-{DEFINITION-3} PIPE_REGISTRY/resumable-debian-59b785ba:{TAG-1}
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-7ec471663e40f8fb '' '-'
-    train resumable-train resumable-ee923e91318554c5 '' '0'
-    finetune resumable-finetune resumable-293c62033fe6c4b5 '' '1'
+    prepare resumable-prepare resumable-{DEFINITION-1} '' '-'
+    train resumable-train resumable-{DEFINITION-2} '' '0'
+    finetune resumable-finetune resumable-{DEFINITION-3} '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

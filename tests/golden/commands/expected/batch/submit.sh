@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:48fd588d3aa64afb
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:9f105c90b5cee9ff
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:{TAG-1}
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:{TAG-2}
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-55310933e8ced6c9 PIPE_REGISTRY/commands-python-5fff0840:48fd588d3aa64afb
-    commands-fe8644718903bc46 PIPE_REGISTRY/commands-pytorch-5a78a011:9f105c90b5cee9ff
+    commands-{DEFINITION-1} PIPE_REGISTRY/commands-python-5fff0840:{TAG-1}
+    commands-{DEFINITION-2} PIPE_REGISTRY/commands-pytorch-5a78a011:{TAG-2}
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-55310933e8ced6c9 '' '-'
-    fit commands-fit commands-fe8644718903bc46 '' '0'
-    note commands-note commands-55310933e8ced6c9 '' '1'
+    prepare commands-prepare commands-{DEFINITION-1} '' '-'
+    fit commands-fit commands-{DEFINITION-2} '' '0'
+    note commands-note commands-{DEFINITION-1} '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

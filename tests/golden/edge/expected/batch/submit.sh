@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:5ba212f9f51dc914
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:{TAG-1}
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-d56e5a703b5e1e46 PIPE_REGISTRY/edge-debian-59b785ba:5ba212f9f51dc914
-    edge-12a5865d326cff92 PIPE_REGISTRY/edge-debian-59b785ba:5ba212f9f51dc914
+    edge-{DEFINITION-1} PIPE_REGISTRY/edge-debian-59b785ba:{TAG-1}
+    edge-{DEFINITION-2} PIPE_REGISTRY/edge-debian-59b785ba:{TAG-1}
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-d56e5a703b5e1e46 '' '-'
-    transform edge-transform edge-12a5865d326cff92 '' '0'
-    transform_2 edge-transform_2 edge-12a5865d326cff92 '' '1'
-    transform_3 edge-transform_3 edge-12a5865d326cff92 '' '2'
-    consume edge-consume edge-d56e5a703b5e1e46 '' '3'
-    ping edge-ping edge-d56e5a703b5e1e46 '' '-'
+    produce edge-produce edge-{DEFINITION-1} '' '-'
+    transform edge-transform edge-{DEFINITION-2} '' '0'
+    transform_2 edge-transform_2 edge-{DEFINITION-2} '' '1'
+    transform_3 edge-transform_3 edge-{DEFINITION-2} '' '2'
+    consume edge-consume edge-{DEFINITION-1} '' '3'
+    ping edge-ping edge-{DEFINITION-1} '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:0a42e6f8e15cef59
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:4cde7a2aacd2c9c7
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:{TAG-1}
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:{TAG-2}
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-f18d41ff0c895e49 registry.example.com:5000/ml/images-debian-59b785ba:0a42e6f8e15cef59
-    images-b76308c553cc538d registry.example.com:5000/ml/images-pytorch-735a62ca:4cde7a2aacd2c9c7
+    images-{DEFINITION-1} registry.example.com:5000/ml/images-debian-59b785ba:{TAG-1}
+    images-{DEFINITION-2} registry.example.com:5000/ml/images-pytorch-735a62ca:{TAG-2}
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-f18d41ff0c895e49 '' '-'
-    train images-train images-b76308c553cc538d '' '0'
+    prep images-prep images-{DEFINITION-1} '' '-'
+    train images-train images-{DEFINITION-2} '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

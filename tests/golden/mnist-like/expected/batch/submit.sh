@@ -70,20 +70,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:b5e8942e28a3220c
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:{TAG-1}
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    mnist-d316f210a7bf6c83 PIPE_REGISTRY/mnist-debian-59b785ba:b5e8942e28a3220c
+    mnist-{DEFINITION-1} PIPE_REGISTRY/mnist-debian-59b785ba:{TAG-1}
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data mnist-make_data mnist-d316f210a7bf6c83 '' '-'
-    train mnist-train mnist-d316f210a7bf6c83 '' '0'
-    evaluate mnist-evaluate mnist-d316f210a7bf6c83 '' '1,0'
+    make_data mnist-make_data mnist-{DEFINITION-1} '' '-'
+    train mnist-train mnist-{DEFINITION-1} '' '0'
+    evaluate mnist-evaluate mnist-{DEFINITION-1} '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

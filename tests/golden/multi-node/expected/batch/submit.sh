@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:2cc09c88ee4a1b10
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:9fad627ab278869c
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:{TAG-1}
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:{TAG-2}
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-1aec4f8e1b22495f PIPE_REGISTRY/pretrain-cuda-5cdbe631:2cc09c88ee4a1b10
-    pretrain-ae4c8a1abf7c25b1 PIPE_REGISTRY/pretrain-cuda-87508f2b:9fad627ab278869c
-    pretrain-8be5b82e4f793861 PIPE_REGISTRY/pretrain-cuda-5cdbe631:2cc09c88ee4a1b10
+    pretrain-{DEFINITION-1} PIPE_REGISTRY/pretrain-cuda-5cdbe631:{TAG-1}
+    pretrain-{DEFINITION-2} PIPE_REGISTRY/pretrain-cuda-87508f2b:{TAG-2}
+    pretrain-{DEFINITION-3} PIPE_REGISTRY/pretrain-cuda-5cdbe631:{TAG-1}
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-1aec4f8e1b22495f '' '-'
-    train_lm pretrain-train_lm pretrain-ae4c8a1abf7c25b1 '' '0'
-    export_model pretrain-export_model pretrain-8be5b82e4f793861 '' '1,0'
+    tokenize pretrain-tokenize pretrain-{DEFINITION-1} '' '-'
+    train_lm pretrain-train_lm pretrain-{DEFINITION-2} '' '0'
+    export_model pretrain-export_model pretrain-{DEFINITION-3} '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:ccbcd7b22fe2b8cb
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:b74abaadb7b2f4fd
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:{TAG-1}
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:{TAG-2}
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-f21b859c9ff0056e PIPE_REGISTRY/classifier-debian-1329a9c2:ccbcd7b22fe2b8cb
-    classifier-005c1bd0cd74480a PIPE_REGISTRY/classifier-cuda-52562ca1:b74abaadb7b2f4fd
+    classifier-{DEFINITION-1} PIPE_REGISTRY/classifier-debian-1329a9c2:{TAG-1}
+    classifier-{DEFINITION-2} PIPE_REGISTRY/classifier-cuda-52562ca1:{TAG-2}
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-f21b859c9ff0056e '' '-'
-    split classifier-split classifier-f21b859c9ff0056e '' '0'
-    train classifier-train classifier-005c1bd0cd74480a '' '1'
-    evaluate classifier-evaluate classifier-f21b859c9ff0056e '' '2,1'
+    load_data classifier-load_data classifier-{DEFINITION-1} '' '-'
+    split classifier-split classifier-{DEFINITION-1} '' '0'
+    train classifier-train classifier-{DEFINITION-2} '' '1'
+    evaluate classifier-evaluate classifier-{DEFINITION-1} '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE
