@@ -2,7 +2,7 @@
 
 #include <ctype.h>
 
-#include "targets/gpu_models.h"
+#include "hw/gpu_models.h"
 #include "util/strbuf.h"
 #include "util/suggest.h"
 

@@ -7,7 +7,7 @@
 
 #include "decorators.h"
 #include "program.h"
-#include "targets/neuron_instances.h"
+#include "hw/neuron_instances.h"
 
 /* A step's Neuron devices of a kind in force: @resources' count when given,
    else @batch's (as the model fills resources); *from gets the option (set

@@ -1,6 +1,6 @@
 #include "neuron_values.h"
 
-#include "targets/neuron_instances.h"
+#include "hw/neuron_instances.h"
 #include "util/strbuf.h"
 
 static const char *const kind_names[] = {"Trainium", "Inferentia"};

@@ -1,5 +1,5 @@
 /* E0402: a `trainium`/`inferentia` count of @resources or @batch above the
-   devices of the largest instance of its kind (targets/neuron_instances.h),
+   devices of the largest instance of its kind (hw/neuron_instances.h),
    where it is written: a pipeline's default once, not once per step. */
 #ifndef PIPEC_NEURON_VALUES_H
 #define PIPEC_NEURON_VALUES_H

@@ -14,12 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gen/escape.h"
+#include "util/escape.h"
 #include "option_map.h"
 #include "option_tmpfs.h"
 #include "option_volumes.h"
 #include "pipe/base.h"
-#include "images.h"
+#include "util/images.h"
 #include "sema_util.h"
 #include "util/strbuf.h"
 #include "util/suggest.h"

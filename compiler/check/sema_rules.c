@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "batch_platform.h"
-#include "images.h"
+#include "util/images.h"
 #include "neuron_rules.h"
 #include "sema.h"
 #include "targets/targets.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check/images.h"
+#include "util/images.h"
 #include "gen/bundle.h"
 #include "targets/targets.h"
 #include "util/diag.h"

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "front/ast.h"
-#include "front/source.h"
+#include "util/source.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
 

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "bundle.h"
-#include "check/images.h"
+#include "util/images.h"
 #include "pipe/base.h"
 #include "pipe/settings.h"
 #include "targets/docker.h"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "bundle.h"
-#include "escape.h"
+#include "util/escape.h"
 #include "pipe/base.h"
 #include "util/symtab.h"
 

@@ -12,7 +12,7 @@
 
 #include "batch_json.h"
 #include "batch_target.h"
-#include "gen/escape.h"
+#include "util/escape.h"
 #include "pipe/base.h"
 #include "targets.h"
 

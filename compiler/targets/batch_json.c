@@ -1,7 +1,7 @@
 /* The JSON writer of the AWS Batch target (batch_json.h). */
 #include "batch_json.h"
 
-#include "gen/escape.h"
+#include "util/escape.h"
 
 void jw_init(json_writer *w, strbuf *out)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "batch_target.h"
-#include "gen/escape.h"
+#include "util/escape.h"
 #include "gen/template.h"
 #include "submit_params.h"
 

@@ -19,9 +19,9 @@
 #include "docker.h"
 #include "gen/bundle.h"
 #include "targets.h"
-#include "gen/escape.h"
-#include "gpu_types.h"
-#include "check/images.h"
+#include "util/escape.h"
+#include "hw/gpu_types.h"
+#include "util/images.h"
 #include "gen/template.h"
 
 /* Packages the build stage needs (CUDA images add g++, nvcc's host compiler). */

@@ -4,7 +4,7 @@
    kubernetes/<pipeline>.yaml, as shell words. */
 #include <stdio.h>
 
-#include "gen/escape.h"
+#include "util/escape.h"
 #include "gen/template.h"
 #include "k8s_target.h"
 #include "submit_params.h"

@@ -13,7 +13,7 @@
 #include "check/option_volumes.h"
 #include "gen/bundle.h"
 #include "gen/yaml_emit.h"
-#include "gpu_models.h"
+#include "hw/gpu_models.h"
 #include "k8s_names.h"
 #include "k8s_target.h"
 #include "pipe/base.h"

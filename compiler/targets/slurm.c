@@ -20,12 +20,12 @@
 
 #include "gen/bundle.h"
 #include "targets.h"
-#include "gen/escape.h"
+#include "util/escape.h"
 #include "pipe/base.h"
 #include "pipe/version.h"
 #include "util/symtab.h"
 #include "gen/template.h"
-#include "gpu_models.h"
+#include "hw/gpu_models.h"
 #include "submit_params.h"
 
 

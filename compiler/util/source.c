@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/arena.h"
+#include "arena.h"
 #include "utf8.h"
 
 void source_set_init(source_set *set) { memset(set, 0, sizeof *set); }

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "util/strbuf.h"
+#include "strbuf.h"
 
 /* A C string literal, quotes included: \" \\ \n \t, octal for other bytes
    below 0x20 and 0x7f, and `?` escaped so no trigraph can form. */

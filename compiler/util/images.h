@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "util/arena.h"
+#include "arena.h"
 
 /* CUDA-enabled when the name or tag shows it: nvidia/cuda, nvcr.io/nvidia/...,
    a tag containing "cuda", or a tag ending in "-gpu". */
