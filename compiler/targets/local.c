@@ -2,7 +2,7 @@
    user's sources, bundle.yaml, the C driver and its CUDA glue, the bundle's
    CMakeLists.txt and the runtime's sources (the generators in gen/). It is
    always built; pipec-rebuild.cmake, which lists every file, comes after
-   all targets (bundle_build.c). */
+   all targets (build/bundle_build.c). */
 #include "targets.h"
 
 #include "gen/bundle.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "util/diag.h"
-#include "cli/fmt.h"
+#include "session/fmt.h"
 #include "front/parse.h"
 #include "check/program.h"
 #include "util/strbuf.h"

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gen/bundle.h"
+#include "build/build.h"
 #include "check.h"
 #include "util/diag.h"
 #include "model/model_build.h"

@@ -1,13 +1,13 @@
-/* What the image resolution (gen/bundle_images.c) asks of the Dockerfiles
-   that the docker target writes (docker.c): their text, which the image's
-   tag digests, and what they copy. */
-#ifndef PIPEC_DOCKER_H
-#define PIPEC_DOCKER_H
+/* What the image resolution (bundle_images.c) and the docker target
+   (targets/docker/) ask of the Dockerfiles (dockerfile.c): their text,
+   which the image's tag digests, and what they copy. */
+#ifndef PIPEC_DOCKERFILE_H
+#define PIPEC_DOCKERFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gen/bundle.h"
+#include "bundle.h"
 
 /* The Dockerfile of img (templates/Dockerfile.tmpl) into out: 0, or -1
    with a message in err naming a value a Dockerfile cannot hold. */

@@ -3,7 +3,7 @@
 #ifndef PIPEC_BUNDLE_LIST_H
 #define PIPEC_BUNDLE_LIST_H
 
-#include "bundle.h"
+#include "build.h"
 
 /* Its name in the bundle's root. */
 #define BUNDLE_LIST "pipec-files.txt"

@@ -1,9 +1,10 @@
-/* docker/<image-id>/Dockerfile, one per distinct image of the pipeline's
-   invocations (bundle_images.c): a multi-stage build that compiles the
-   bundle in build_image and runs it in parent_image (templates/Dockerfile.tmpl,
-   docs/deploy-docker.md); docker/<image-id>/requirements.txt, the image's
-   @docker(requirements_file); docker/build.sh, which builds and pushes
-   them all (templates/docker-build.sh.tmpl).
+/* The text of docker/<image-id>/Dockerfile, one per distinct image of the
+   pipeline's invocations: a multi-stage build that compiles the bundle in
+   build_image and runs it in parent_image (templates/Dockerfile.tmpl,
+   docs/deploy-docker.md). The image resolution (bundle_images.c) writes it
+   here, below the targets, because every container target names the
+   images by a tag that digests it; the docker target (targets/docker/)
+   adds it to the bundle.
 
    Strings from the .pipe file reach a Dockerfile in these forms only:
    image references after FROM (checked against the reference grammar,
@@ -16,13 +17,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "docker.h"
-#include "gen/bundle.h"
-#include "targets.h"
-#include "util/escape.h"
+#include "dockerfile.h"
+#include "bundle.h"
 #include "hw/gpu_types.h"
+#include "targets/targets.h"
+#include "template.h"
+#include "util/escape.h"
 #include "util/images.h"
-#include "gen/template.h"
 
 /* Packages the build stage needs (CUDA images add g++, nvcc's host compiler). */
 #define BUILD_PACKAGES "cmake make gcc libc6-dev libyaml-dev libssl-dev"

@@ -3,7 +3,7 @@
    first, then the images every other target names), then
    pipec-rebuild.cmake and the list of files, writes the files all or
    nothing, and removes those of a previous build it no longer writes. */
-#include "bundle.h"
+#include "build.h"
 #include "bundle_list.h"
 
 #include <stdio.h>
@@ -119,6 +119,7 @@ int bundle_build(model *m, const build_options *opts, arena *a, char *err, size_
     b.opts = opts;
     b.arena = a;
     b.source_name = m->manifest.source;
+    b.targets_text = targets_text(a, opts->targets);
     for (size_t i = 0; i < m->npipe_files; i++)
         vec_push(b.arena, &b.inputs, (void *)m->pipe_files[i]);
     for (size_t i = 0; i < m->nfiles; i++)
