@@ -224,11 +224,11 @@ static int parse_common(int argc, char **argv, const char *allowed, common_opts 
 
 typedef check_session session;
 
-static bool session_load(session *s, const common_opts *o, const check_options *copts)
+static bool session_load(session *s, const common_opts *o, bool container_targets)
 {
     check_session_init(s, o->werror);
     char err[512];
-    if (!check_session_file(s, o->file, copts, err, sizeof err)) {
+    if (!check_session_file(s, o->file, container_targets, err, sizeof err)) {
         fprintf(stderr, "pipec: error: cannot read `%s`: %s\n", o->file, err);
         return false;
     }
@@ -249,7 +249,7 @@ static int cmd_check(int argc, char **argv)
     if (rc >= 0)
         return rc;
     session s;
-    if (!session_load(&s, &o, NULL)) {
+    if (!session_load(&s, &o, false)) {
         session_free(&s);
         return EXIT_USAGE;
     }
@@ -333,9 +333,8 @@ static int cmd_build(int argc, char **argv)
         return usage_error("%s: -MF needs -MD", "build");
     if (o.make_deps && !o.depfile)
         return usage_error("%s: -MD needs -MF DEPFILE", "build");
-    check_options copts = {.container_targets = targets_run_containers(o.targets)};
     session s;
-    if (!session_load(&s, &o, &copts)) {
+    if (!session_load(&s, &o, targets_run_containers(o.targets))) {
         session_free(&s);
         return EXIT_USAGE;
     }
@@ -398,7 +397,7 @@ static int cmd_graph(int argc, char **argv)
     if (rc >= 0)
         return rc;
     session s;
-    if (!session_load(&s, &o, NULL)) {
+    if (!session_load(&s, &o, false)) {
         session_free(&s);
         return EXIT_USAGE;
     }

@@ -156,7 +156,7 @@ static inline uint64_t invocation_grace_s(const pipe_minvocation *inv)
 }
 
 /* The generators of the bundle itself, one file each (gen_*.c), which the
-   `local` target (targets/local.c) runs in this order; each deploy target's
+   `local` target (targets/local/local.c) runs in this order; each deploy target's
    own is in its descriptor (targets/targets.h). */
 int gen_user_sources(bundle *b, char *err, size_t errsize);
 int gen_manifest(bundle *b, char *err, size_t errsize);

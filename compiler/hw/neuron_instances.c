@@ -22,6 +22,8 @@ const size_t neuron_instance_count = sizeof neuron_instances / sizeof neuron_ins
 
 const char *neuron_kind_option(neuron_kind k) { return k == NEURON_TRAINIUM ? "trainium" : "inferentia"; }
 
+const char *neuron_kind_name(neuron_kind k) { return k == NEURON_TRAINIUM ? "Trainium" : "Inferentia"; }
+
 int neuron_max_devices(neuron_kind k)
 {
     int max = 0;

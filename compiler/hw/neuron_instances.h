@@ -32,6 +32,8 @@ extern const size_t neuron_instance_count;
 
 /* The option that counts the kind's devices: "trainium" or "inferentia". */
 const char *neuron_kind_option(neuron_kind k);
+/* The kind as messages name it: "Trainium" or "Inferentia". */
+const char *neuron_kind_name(neuron_kind k);
 /* The most devices one instance of the kind has. */
 int neuron_max_devices(neuron_kind k);
 /* The smallest instance of the kind with at least `devices` devices, or NULL. */

@@ -19,14 +19,14 @@
 #include <strings.h>
 
 #include "gen/bundle.h"
-#include "targets.h"
+#include "targets/targets.h"
 #include "util/escape.h"
 #include "pipe/base.h"
 #include "pipe/version.h"
 #include "util/symtab.h"
 #include "gen/template.h"
 #include "hw/gpu_models.h"
-#include "submit_params.h"
+#include "targets/submit_params.h"
 
 
 /* What a job needs besides its attempts (each up to its @timeout plus
@@ -669,4 +669,5 @@ const deploy_target target_slurm = {
     .name = "slurm",
     .summary = "slurm/<invocation>.sbatch, and slurm/submit.sh that submits them in order",
     .generate = gen_slurm,
+    .templates = (const char *const[]){"sbatch.tmpl", "submit.sh.tmpl", NULL},
 };

@@ -5,7 +5,7 @@
    differs from the others' cannot read their outputs nor write its own. */
 #include <string.h>
 
-#include "sema.h"
+#include "k8s_target.h"
 
 /* The namespace in force for an invocation (NULL: none written), and
    whether that is known for sure. */
@@ -27,10 +27,9 @@ static const opt_value *step_value(const invocation *inv)
     return v && v->set && v->valid && v->expr ? v : NULL;
 }
 
-static void report(sema *s, const pipeline_info *pl, const invocation *at, const invocation *other,
+static void report(diag_engine *d, const pipeline_info *pl, const invocation *at, const invocation *other,
                    const opt_value *pipeline_ns, const char *other_ns)
 {
-    diag_engine *d = s->pg->diag;
     const opt_value *v = step_value(at);
     diagnostic *dg = diag_report(d, v->expr->sp, DIAG_W0409,
                                  "step `%s` runs in namespace \"%s\", apart from the other steps of pipeline `%s`",
@@ -50,7 +49,7 @@ static void report(sema *s, const pipeline_info *pl, const invocation *at, const
               pl->name);
 }
 
-void sema_check_namespaces(sema *s, const pipeline_info *pl)
+void k8s_check_namespaces(diag_engine *d, const pipeline_info *pl)
 {
     size_t n = pl->invocations.len;
     if (n < 2)
@@ -87,7 +86,7 @@ void sema_check_namespaces(sema *s, const pipeline_info *pl)
             seen = seen || reported.items[k] == at->step;
         if (seen || !step_value(at))
             continue;
-        vec_push(s->pg->arena, &reported, at->step);
-        report(s, pl, at, other, pipeline_ns, other_ns);
+        vec_push(d->arena, &reported, at->step);
+        report(d, pl, at, other, pipeline_ns, other_ns);
     }
 }

@@ -14,11 +14,11 @@
 #include "gen/bundle.h"
 #include "gen/yaml_emit.h"
 #include "hw/gpu_models.h"
-#include "k8s_names.h"
+#include "targets/k8s_names.h"
 #include "k8s_target.h"
 #include "pipe/base.h"
 #include "pipe/settings.h"
-#include "targets.h"
+#include "targets/targets.h"
 
 #define STORE_PATH K8S_STORE_PATH
 #define CONTAINER "step"
@@ -1077,5 +1077,7 @@ const deploy_target target_kubernetes = {
                "its prerequisites and submit.sh",
     .runs_containers = true,
     .pulls_images = true,
+    .rules = {.pipeline = k8s_check_namespaces},
     .generate = gen_kubernetes,
+    .templates = (const char *const[]){"kubernetes-submit.sh.tmpl", NULL},
 };

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check/program.h"
 #include "gen/bundle.h"
 
 /* The PersistentVolumeClaim of the artifact store, mounted at /pipe-store
@@ -53,5 +54,10 @@ typedef struct k8s_plan {
 int k8s_gen_prerequisites(const k8s_plan *p, char *err, size_t errsize);
 /* Writes kubernetes/submit.sh. */
 int k8s_gen_submit(const k8s_plan *p, char *err, size_t errsize);
+
+/* W0409 (k8s_namespaces.c), the target's rule over a pipeline: its
+   invocations run in different @kubernetes namespaces, yet share one
+   store. */
+void k8s_check_namespaces(diag_engine *d, const pipeline_info *pl);
 
 #endif

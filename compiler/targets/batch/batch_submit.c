@@ -7,7 +7,7 @@
 #include "batch_target.h"
 #include "util/escape.h"
 #include "gen/template.h"
-#include "submit_params.h"
+#include "targets/submit_params.h"
 
 /* The .pipe file's name in a comment line. */
 static void comment_text(strbuf *sb, const char *s)

@@ -1,9 +1,10 @@
-#include "batch_platform.h"
+#include "batch_rules.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "neuron_rules.h"
+#include "check/neuron_rules.h"
+#include "hw/neuron_instances.h"
 
 /* What a step asks for that the platform cannot give. */
 typedef struct limit {
@@ -23,7 +24,8 @@ static void report(diag_engine *d, const opt_value *platform, const limit *l, co
     diag_help(d, dg, "%s", help);
 }
 
-void check_batch_platform(diag_engine *d, const step_info *st, const effective_options *eff)
+/* E0403. */
+static void check_platform(diag_engine *d, const step_info *st, const effective_options *eff)
 {
     opt_value platform = effective_opt(eff, DEC_BATCH, BATCH_PLATFORM);
     if (!platform.set || !platform.valid || !platform.s || strcmp(platform.s, "EC2") == 0)
@@ -57,7 +59,7 @@ void check_batch_platform(diag_engine *d, const step_info *st, const effective_o
                 continue;
             limit l = {"a job with Neuron devices", from.arg_sp, ""};
             snprintf(l.asked, sizeof l.asked, "%lld %s device%s asked for here", (long long)n,
-                     k == NEURON_TRAINIUM ? "Trainium" : "Inferentia", n == 1 ? "" : "s");
+                     neuron_kind_name((neuron_kind)k), n == 1 ? "" : "s");
             report(d, &platform, &l, fix);
         }
     }
@@ -68,4 +70,35 @@ void check_batch_platform(diag_engine *d, const step_info *st, const effective_o
                  efa.i == 1 ? "" : "s");
         report(d, &platform, &l, fix);
     }
+}
+
+static span value_span(const opt_value *v) { return v->expr ? v->expr->sp : v->name_sp; }
+
+/* E0211: @batch's count is @resources' under its seed spelling; given in
+   both places, they must agree. */
+static void check_same_count(diag_engine *d, const effective_options *eff)
+{
+    for (int k = 0; k < 2; k++) {
+        option_written r = option_in_force(eff, DEC_RESOURCES, neuron_option(DEC_RESOURCES, (neuron_kind)k));
+        option_written b = option_in_force(eff, DEC_BATCH, neuron_option(DEC_BATCH, (neuron_kind)k));
+        if (!r.v.set || !b.v.set || r.v.i == b.v.i)
+            continue;
+        char rq[160], bq[160];
+        diagnostic *dg = diag_report(d, value_span(&b.v), DIAG_E0211, "`%s` differs from `%s`",
+                                     option_quote(bq, sizeof bq, &b), option_quote(rq, sizeof rq, &r));
+        diag_label(d, dg, "%lld %s device%s here", (long long)b.v.i, neuron_kind_name((neuron_kind)k),
+                   b.v.i == 1 ? "" : "s");
+        diag_note(d, dg, value_span(&r.v), "%lld here", (long long)r.v.i);
+        diag_help(d, dg, "they are one setting: give the count once, as `@resources(%s = %lld)` (every target reads "
+                         "it), or make both the same",
+                  r.name, (long long)r.v.i);
+    }
+}
+
+void batch_check_step(diag_engine *d, const step_info *st, const effective_options *eff)
+{
+    check_platform(d, st, eff);
+    /* A count given wrong (reported) agrees or differs with nothing. */
+    if (!neuron_uncertain(eff) && !effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
+        check_same_count(d, eff);
 }

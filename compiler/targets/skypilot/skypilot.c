@@ -19,12 +19,12 @@
 #include "gen/template.h"
 #include "hw/gpu_models.h"
 #include "skypilot_store.h"
-#include "submit_params.h"
-#include "targets.h"
+#include "targets/submit_params.h"
+#include "targets/targets.h"
 #include "util/diag.h"
 #include "pipe/base.h"
 #include "util/escape.h"
-#include "k8s_names.h"
+#include "targets/k8s_names.h"
 #include "gen/yaml_emit.h"
 
 
@@ -598,7 +598,8 @@ const deploy_target target_skypilot = {
     .summary = "skypilot/: a SkyPilot task per invocation in its image, their chain and submit.sh",
     .runs_containers = true,
     .pulls_images = true,
-    .check = check_skypilot,
+    .rules = {.step = check_skypilot},
     .check_build = check_shared_store,
     .generate = gen_skypilot,
+    .templates = (const char *const[]){"skypilot-submit.sh.tmpl", NULL},
 };

@@ -9,7 +9,7 @@
 #include "gen/bundle.h"
 #include "gen/dockerfile.h"
 #include "gen/template.h"
-#include "targets.h"
+#include "targets/targets.h"
 
 /* docker/build.sh: each image built from the bundle's root with its
    reference, then pushed. */
@@ -56,4 +56,5 @@ const deploy_target target_docker = {
     .summary = "docker/<image>/Dockerfile: one multi-stage build per distinct image; docker/build.sh",
     .runs_containers = true,
     .generate = gen_docker,
+    .templates = (const char *const[]){"Dockerfile.tmpl", "docker-build.sh.tmpl", NULL},
 };

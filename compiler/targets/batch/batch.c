@@ -11,10 +11,11 @@
 #include <string.h>
 
 #include "batch_json.h"
+#include "batch_rules.h"
 #include "batch_target.h"
 #include "util/escape.h"
 #include "pipe/base.h"
-#include "targets.h"
+#include "targets/targets.h"
 
 #define MIB (1024.0 * 1024.0)
 /* Without @resources: what a job asks for. */
@@ -370,5 +371,7 @@ const deploy_target target_batch = {
     .summary = "batch/: an AWS Batch job definition per job shape (JSON for --cli-input-json) and submit.sh",
     .runs_containers = true,
     .pulls_images = true,
+    .rules = {.step = batch_check_step},
     .generate = gen_batch,
+    .templates = (const char *const[]){"batch-submit.sh.tmpl", NULL},
 };

@@ -3,7 +3,7 @@
    CMakeLists.txt and the runtime's sources (the generators in gen/). It is
    always built; pipec-rebuild.cmake, which lists every file, comes after
    all targets (build/bundle_build.c). */
-#include "targets.h"
+#include "targets/targets.h"
 
 #include "gen/bundle.h"
 
@@ -22,4 +22,6 @@ const deploy_target target_local = {
     .name = "local",
     .summary = "the bundle: driver sources, bundle.yaml, CMakeLists.txt, the runtime (always built)",
     .generate = generate,
+    .templates = (const char *const[]){"pipeline.h.tmpl", "main.c.tmpl", "cuda.cu.tmpl", "CMakeLists.txt.tmpl",
+                                       "pipec-rebuild.cmake.tmpl", NULL},
 };
