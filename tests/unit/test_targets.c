@@ -11,6 +11,7 @@
 #include "util/embedded.h"
 
 #include "check.h"
+#include "run_pipec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,31 +137,6 @@ static void test_templates(void)
             fprintf(stderr, "templates/%s is named by %zu targets\n", f->path, owners);
         CHECK_EQ_U64(owners, 1);
     }
-}
-
-/* Runs pipec with its stdout and stderr in one string (freed by the caller). */
-static char *run_pipec(int argc, char **argv, int *status)
-{
-    fflush(stdout);
-    fflush(stderr);
-    FILE *tmp = tmpfile();
-    int out = dup(1), err = dup(2);
-    dup2(fileno(tmp), 1);
-    dup2(fileno(tmp), 2);
-    *status = pipec_main(argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(out, 1);
-    dup2(err, 2);
-    close(out);
-    close(err);
-    long len = ftell(tmp);
-    char *text = calloc(1, (size_t)(len > 0 ? len : 0) + 1);
-    rewind(tmp);
-    if (len > 0 && fread(text, 1, (size_t)len, tmp) != (size_t)len)
-        text[0] = '\0';
-    fclose(tmp);
-    return text;
 }
 
 /* The text lists every target, in table order, apart by sep. */
