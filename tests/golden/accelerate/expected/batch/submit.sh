@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:538752ac82c85f41
+    docker/debian-b8ca68c0/Dockerfile PIPE_REGISTRY/classify-debian-b8ca68c0:0271f48817a8db98
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classify-b9b6cb3c2bfb3633 PIPE_REGISTRY/classify-debian-b8ca68c0:538752ac82c85f41
+    classify-00ce26a4f2e1070a PIPE_REGISTRY/classify-debian-b8ca68c0:0271f48817a8db98
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data classify-make_data classify-b9b6cb3c2bfb3633 '' '-'
-    train classify-train classify-b9b6cb3c2bfb3633 '' '0'
-    evaluate classify-evaluate classify-b9b6cb3c2bfb3633 '' '1,0'
+    make_data classify-make_data classify-00ce26a4f2e1070a '' '-'
+    train classify-train classify-00ce26a4f2e1070a '' '0'
+    evaluate classify-evaluate classify-00ce26a4f2e1070a '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

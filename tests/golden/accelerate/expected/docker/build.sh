@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/debian-b8ca68c0/Dockerfile "$PIPE_REGISTRY/classify-debian-b8ca68c0:538752ac82c85f41"
+image docker/debian-b8ca68c0/Dockerfile "$PIPE_REGISTRY/classify-debian-b8ca68c0:0271f48817a8db98"
 

@@ -71,7 +71,7 @@ PIPELINE_LABEL=classify
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-b8ca68c0 PIPE_REGISTRY/classify-debian-b8ca68c0:538752ac82c85f41)
+IMAGES=(debian-b8ca68c0 PIPE_REGISTRY/classify-debian-b8ca68c0:0271f48817a8db98)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/classify.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -61,22 +61,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:c32f213431a1f595
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/resumable-debian-59b785ba:e1b414cc4fa31602
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    resumable-7ec471663e40f8fb PIPE_REGISTRY/resumable-debian-59b785ba:c32f213431a1f595
-    resumable-ee923e91318554c5 PIPE_REGISTRY/resumable-debian-59b785ba:c32f213431a1f595
-    resumable-293c62033fe6c4b5 PIPE_REGISTRY/resumable-debian-59b785ba:c32f213431a1f595
+    resumable-c8bf871f2d822db7 PIPE_REGISTRY/resumable-debian-59b785ba:e1b414cc4fa31602
+    resumable-4ba97e3c2f551d3b PIPE_REGISTRY/resumable-debian-59b785ba:e1b414cc4fa31602
+    resumable-e5578ae23d3f171a PIPE_REGISTRY/resumable-debian-59b785ba:e1b414cc4fa31602
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare resumable-prepare resumable-7ec471663e40f8fb '' '-'
-    train resumable-train resumable-ee923e91318554c5 '' '0'
-    finetune resumable-finetune resumable-293c62033fe6c4b5 '' '1'
+    prepare resumable-prepare resumable-c8bf871f2d822db7 '' '-'
+    train resumable-train resumable-4ba97e3c2f551d3b '' '0'
+    finetune resumable-finetune resumable-e5578ae23d3f171a '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

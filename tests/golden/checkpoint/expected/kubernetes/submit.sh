@@ -66,7 +66,7 @@ PIPELINE_LABEL=resumable
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba PIPE_REGISTRY/resumable-debian-59b785ba:c32f213431a1f595)
+IMAGES=(debian-59b785ba PIPE_REGISTRY/resumable-debian-59b785ba:e1b414cc4fa31602)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/resumable.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -62,22 +62,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:48fd588d3aa64afb
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:9f105c90b5cee9ff
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:92451fa43e1a6b8d
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:467f6e47d6a42c91
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    commands-55310933e8ced6c9 PIPE_REGISTRY/commands-python-5fff0840:48fd588d3aa64afb
-    commands-fe8644718903bc46 PIPE_REGISTRY/commands-pytorch-5a78a011:9f105c90b5cee9ff
+    commands-266c01bfa33bbe32 PIPE_REGISTRY/commands-python-5fff0840:92451fa43e1a6b8d
+    commands-e089caabd1f791a4 PIPE_REGISTRY/commands-pytorch-5a78a011:467f6e47d6a42c91
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prepare commands-prepare commands-55310933e8ced6c9 '' '-'
-    fit commands-fit commands-fe8644718903bc46 '' '0'
-    note commands-note commands-55310933e8ced6c9 '' '1'
+    prepare commands-prepare commands-266c01bfa33bbe32 '' '-'
+    fit commands-fit commands-e089caabd1f791a4 '' '0'
+    note commands-note commands-266c01bfa33bbe32 '' '1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

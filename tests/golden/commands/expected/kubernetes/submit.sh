@@ -67,7 +67,7 @@ PIPELINE_LABEL=commands
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:48fd588d3aa64afb pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:9f105c90b5cee9ff)
+IMAGES=(python-5fff0840 PIPE_REGISTRY/commands-python-5fff0840:92451fa43e1a6b8d pytorch-5a78a011 PIPE_REGISTRY/commands-pytorch-5a78a011:467f6e47d6a42c91)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/commands.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

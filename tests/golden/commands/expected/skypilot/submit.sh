@@ -49,8 +49,8 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:48fd588d3aa64afb
-    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:9f105c90b5cee9ff
+    docker/python-5fff0840/Dockerfile PIPE_REGISTRY/commands-python-5fff0840:92451fa43e1a6b8d
+    docker/pytorch-5a78a011/Dockerfile PIPE_REGISTRY/commands-pytorch-5a78a011:467f6e47d6a42c91
 )
 PLACEHOLDER=PIPE_REGISTRY
 

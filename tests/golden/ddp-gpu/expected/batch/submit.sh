@@ -70,22 +70,22 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:0cd0b4d034b1c277
-    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:347c6d1d7fcf9186
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-gpu-debian-59b785ba:587e735ce1ba709c
+    docker/cuda-fd66187e/Dockerfile PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:b8d7d6e43b0efb64
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp_gpu-18b4bd0a90c64afb PIPE_REGISTRY/ddp-gpu-debian-59b785ba:0cd0b4d034b1c277
-    ddp_gpu-e2ea61254941859d PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:347c6d1d7fcf9186
+    ddp_gpu-d07e0f303ed9d413 PIPE_REGISTRY/ddp-gpu-debian-59b785ba:587e735ce1ba709c
+    ddp_gpu-37832f0c917b4d16 PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:b8d7d6e43b0efb64
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    gpu_data ddp_gpu-gpu_data ddp_gpu-18b4bd0a90c64afb '' '-'
-    train_gpu ddp_gpu-train_gpu ddp_gpu-e2ea61254941859d '' '0'
-    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-18b4bd0a90c64afb '' '0,1'
+    gpu_data ddp_gpu-gpu_data ddp_gpu-d07e0f303ed9d413 '' '-'
+    train_gpu ddp_gpu-train_gpu ddp_gpu-37832f0c917b4d16 '' '0'
+    evaluate_gpu ddp_gpu-evaluate_gpu ddp_gpu-d07e0f303ed9d413 '' '0,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -75,7 +75,7 @@ PIPELINE_LABEL=ddp-gpu
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba PIPE_REGISTRY/ddp-gpu-debian-59b785ba:0cd0b4d034b1c277 cuda-fd66187e PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:347c6d1d7fcf9186)
+IMAGES=(debian-59b785ba PIPE_REGISTRY/ddp-gpu-debian-59b785ba:587e735ce1ba709c cuda-fd66187e PIPE_REGISTRY/ddp-gpu-cuda-fd66187e:b8d7d6e43b0efb64)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/ddp_gpu.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -72,23 +72,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:b856304404621092
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/ddp-debian-59b785ba:96c6cd769e4fc7a6
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    ddp-583e81182b2e03f3 PIPE_REGISTRY/ddp-debian-59b785ba:b856304404621092
+    ddp-49d882d1adbf2a35 PIPE_REGISTRY/ddp-debian-59b785ba:96c6cd769e4fc7a6
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data ddp-make_data ddp-583e81182b2e03f3 '' '-'
-    train_1 ddp-train_1 ddp-583e81182b2e03f3 '' '0'
-    train_2 ddp-train_2 ddp-583e81182b2e03f3 '' '0'
-    train_4 ddp-train_4 ddp-583e81182b2e03f3 '' '0'
-    train_fp16 ddp-train_fp16 ddp-583e81182b2e03f3 '' '0'
-    compare ddp-compare ddp-583e81182b2e03f3 '' '0,1,2,3,4'
+    make_data ddp-make_data ddp-49d882d1adbf2a35 '' '-'
+    train_1 ddp-train_1 ddp-49d882d1adbf2a35 '' '0'
+    train_2 ddp-train_2 ddp-49d882d1adbf2a35 '' '0'
+    train_4 ddp-train_4 ddp-49d882d1adbf2a35 '' '0'
+    train_fp16 ddp-train_fp16 ddp-49d882d1adbf2a35 '' '0'
+    compare ddp-compare ddp-49d882d1adbf2a35 '' '0,1,2,3,4'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

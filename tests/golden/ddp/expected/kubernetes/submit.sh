@@ -77,7 +77,7 @@ PIPELINE_LABEL=ddp
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba PIPE_REGISTRY/ddp-debian-59b785ba:b856304404621092)
+IMAGES=(debian-59b785ba PIPE_REGISTRY/ddp-debian-59b785ba:96c6cd769e4fc7a6)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/ddp.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

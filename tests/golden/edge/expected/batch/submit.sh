@@ -65,24 +65,24 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:5ba212f9f51dc914
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/edge-debian-59b785ba:d5479bacebefa70f
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    edge-d56e5a703b5e1e46 PIPE_REGISTRY/edge-debian-59b785ba:5ba212f9f51dc914
-    edge-12a5865d326cff92 PIPE_REGISTRY/edge-debian-59b785ba:5ba212f9f51dc914
+    edge-bb63e8af4f9a2d49 PIPE_REGISTRY/edge-debian-59b785ba:d5479bacebefa70f
+    edge-1d140f3e492de21d PIPE_REGISTRY/edge-debian-59b785ba:d5479bacebefa70f
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    produce edge-produce edge-d56e5a703b5e1e46 '' '-'
-    transform edge-transform edge-12a5865d326cff92 '' '0'
-    transform_2 edge-transform_2 edge-12a5865d326cff92 '' '1'
-    transform_3 edge-transform_3 edge-12a5865d326cff92 '' '2'
-    consume edge-consume edge-d56e5a703b5e1e46 '' '3'
-    ping edge-ping edge-d56e5a703b5e1e46 '' '-'
+    produce edge-produce edge-bb63e8af4f9a2d49 '' '-'
+    transform edge-transform edge-1d140f3e492de21d '' '0'
+    transform_2 edge-transform_2 edge-1d140f3e492de21d '' '1'
+    transform_3 edge-transform_3 edge-1d140f3e492de21d '' '2'
+    consume edge-consume edge-bb63e8af4f9a2d49 '' '3'
+    ping edge-ping edge-bb63e8af4f9a2d49 '' '-'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -70,7 +70,7 @@ PIPELINE_LABEL=edge
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba PIPE_REGISTRY/edge-debian-59b785ba:5ba212f9f51dc914)
+IMAGES=(debian-59b785ba PIPE_REGISTRY/edge-debian-59b785ba:d5479bacebefa70f)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/edge.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

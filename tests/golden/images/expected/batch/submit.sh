@@ -61,21 +61,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:0a42e6f8e15cef59
-    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:4cde7a2aacd2c9c7
+    docker/debian-59b785ba/Dockerfile registry.example.com:5000/ml/images-debian-59b785ba:303c83337d88f98b
+    docker/pytorch-735a62ca/Dockerfile registry.example.com:5000/ml/images-pytorch-735a62ca:57c6c66fc3def968
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    images-f18d41ff0c895e49 registry.example.com:5000/ml/images-debian-59b785ba:0a42e6f8e15cef59
-    images-b76308c553cc538d registry.example.com:5000/ml/images-pytorch-735a62ca:4cde7a2aacd2c9c7
+    images-56d6f70d12c8e49c registry.example.com:5000/ml/images-debian-59b785ba:303c83337d88f98b
+    images-96f73e3dc816bcb6 registry.example.com:5000/ml/images-pytorch-735a62ca:57c6c66fc3def968
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    prep images-prep images-f18d41ff0c895e49 '' '-'
-    train images-train images-b76308c553cc538d '' '0'
+    prep images-prep images-56d6f70d12c8e49c '' '-'
+    train images-train images-96f73e3dc816bcb6 '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -66,7 +66,7 @@ PIPELINE_LABEL=images
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:0a42e6f8e15cef59 pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:4cde7a2aacd2c9c7)
+IMAGES=(debian-59b785ba registry.example.com:5000/ml/images-debian-59b785ba:303c83337d88f98b pytorch-735a62ca registry.example.com:5000/ml/images-pytorch-735a62ca:57c6c66fc3def968)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/images.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

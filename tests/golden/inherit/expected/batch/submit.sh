@@ -60,21 +60,21 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:36143a1e4e23a56e
-    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:11e5d33438c3c916
+    docker/python-2e3ff5ee/Dockerfile PIPE_REGISTRY/inherit-python-2e3ff5ee:49d2c569f587fc47
+    docker/python-1dff48ad/Dockerfile PIPE_REGISTRY/inherit-python-1dff48ad:d114d5d7dda4a4d6
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    inherit-b756ed9e1c7eefad PIPE_REGISTRY/inherit-python-2e3ff5ee:36143a1e4e23a56e
-    inherit-ef1e38679f6be423 PIPE_REGISTRY/inherit-python-1dff48ad:11e5d33438c3c916
+    inherit-d056acad5ec916ae PIPE_REGISTRY/inherit-python-2e3ff5ee:49d2c569f587fc47
+    inherit-a0de5851e4d2faff PIPE_REGISTRY/inherit-python-1dff48ad:d114d5d7dda4a4d6
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    plain inherit-plain inherit-b756ed9e1c7eefad '' '-'
-    tuned inherit-tuned inherit-ef1e38679f6be423 '' '0'
+    plain inherit-plain inherit-d056acad5ec916ae '' '-'
+    tuned inherit-tuned inherit-a0de5851e4d2faff '' '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -65,7 +65,7 @@ PIPELINE_LABEL=inherit
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(python-2e3ff5ee PIPE_REGISTRY/inherit-python-2e3ff5ee:36143a1e4e23a56e python-1dff48ad PIPE_REGISTRY/inherit-python-1dff48ad:11e5d33438c3c916)
+IMAGES=(python-2e3ff5ee PIPE_REGISTRY/inherit-python-2e3ff5ee:49d2c569f587fc47 python-1dff48ad PIPE_REGISTRY/inherit-python-1dff48ad:d114d5d7dda4a4d6)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/inherit.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -66,20 +66,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:7935d919389629b1
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:d23f9949ba28252e
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    training-3d344aa533e5bb09 PIPE_REGISTRY/training-debian-59b785ba:7935d919389629b1
+    training-79d5c54bf3348d4f PIPE_REGISTRY/training-debian-59b785ba:d23f9949ba28252e
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_points training-make_points training-3d344aa533e5bb09 '' '-'
-    fit training-fit training-3d344aa533e5bb09 '' '0'
-    evaluate training-evaluate training-3d344aa533e5bb09 '' '1,0'
+    make_points training-make_points training-79d5c54bf3348d4f '' '-'
+    fit training-fit training-79d5c54bf3348d4f '' '0'
+    evaluate training-evaluate training-79d5c54bf3348d4f '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

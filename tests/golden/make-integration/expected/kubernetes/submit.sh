@@ -71,7 +71,7 @@ PIPELINE_LABEL=training
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba PIPE_REGISTRY/training-debian-59b785ba:7935d919389629b1)
+IMAGES=(debian-59b785ba PIPE_REGISTRY/training-debian-59b785ba:d23f9949ba28252e)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/training.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

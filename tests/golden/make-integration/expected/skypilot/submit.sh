@@ -53,7 +53,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:7935d919389629b1
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/training-debian-59b785ba:d23f9949ba28252e
 )
 PLACEHOLDER=PIPE_REGISTRY
 

@@ -70,20 +70,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:b5e8942e28a3220c
+    docker/debian-59b785ba/Dockerfile PIPE_REGISTRY/mnist-debian-59b785ba:bf63d116c1fc5828
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    mnist-d316f210a7bf6c83 PIPE_REGISTRY/mnist-debian-59b785ba:b5e8942e28a3220c
+    mnist-b887d359fe14d2d2 PIPE_REGISTRY/mnist-debian-59b785ba:bf63d116c1fc5828
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    make_data mnist-make_data mnist-d316f210a7bf6c83 '' '-'
-    train mnist-train mnist-d316f210a7bf6c83 '' '0'
-    evaluate mnist-evaluate mnist-d316f210a7bf6c83 '' '1,0'
+    make_data mnist-make_data mnist-b887d359fe14d2d2 '' '-'
+    train mnist-train mnist-b887d359fe14d2d2 '' '0'
+    evaluate mnist-evaluate mnist-b887d359fe14d2d2 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

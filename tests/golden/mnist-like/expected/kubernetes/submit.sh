@@ -75,7 +75,7 @@ PIPELINE_LABEL=mnist
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-59b785ba PIPE_REGISTRY/mnist-debian-59b785ba:b5e8942e28a3220c)
+IMAGES=(debian-59b785ba PIPE_REGISTRY/mnist-debian-59b785ba:bf63d116c1fc5828)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/mnist.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -70,23 +70,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:2cc09c88ee4a1b10
-    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:9fad627ab278869c
+    docker/cuda-5cdbe631/Dockerfile PIPE_REGISTRY/pretrain-cuda-5cdbe631:01fbb5b2d72221e4
+    docker/cuda-87508f2b/Dockerfile PIPE_REGISTRY/pretrain-cuda-87508f2b:b009e0ad8bcdde6d
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    pretrain-1aec4f8e1b22495f PIPE_REGISTRY/pretrain-cuda-5cdbe631:2cc09c88ee4a1b10
-    pretrain-ae4c8a1abf7c25b1 PIPE_REGISTRY/pretrain-cuda-87508f2b:9fad627ab278869c
-    pretrain-8be5b82e4f793861 PIPE_REGISTRY/pretrain-cuda-5cdbe631:2cc09c88ee4a1b10
+    pretrain-4d96ea8a916669f7 PIPE_REGISTRY/pretrain-cuda-5cdbe631:01fbb5b2d72221e4
+    pretrain-a939d83ed4cbee22 PIPE_REGISTRY/pretrain-cuda-87508f2b:b009e0ad8bcdde6d
+    pretrain-b605a748219d4588 PIPE_REGISTRY/pretrain-cuda-5cdbe631:01fbb5b2d72221e4
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    tokenize pretrain-tokenize pretrain-1aec4f8e1b22495f '' '-'
-    train_lm pretrain-train_lm pretrain-ae4c8a1abf7c25b1 '' '0'
-    export_model pretrain-export_model pretrain-8be5b82e4f793861 '' '1,0'
+    tokenize pretrain-tokenize pretrain-4d96ea8a916669f7 '' '-'
+    train_lm pretrain-train_lm pretrain-a939d83ed4cbee22 '' '0'
+    export_model pretrain-export_model pretrain-b605a748219d4588 '' '1,0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

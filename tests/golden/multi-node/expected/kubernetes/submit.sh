@@ -75,7 +75,7 @@ PIPELINE_LABEL=pretrain
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=ml-training
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(cuda-5cdbe631 PIPE_REGISTRY/pretrain-cuda-5cdbe631:2cc09c88ee4a1b10 cuda-87508f2b PIPE_REGISTRY/pretrain-cuda-87508f2b:9fad627ab278869c)
+IMAGES=(cuda-5cdbe631 PIPE_REGISTRY/pretrain-cuda-5cdbe631:01fbb5b2d72221e4 cuda-87508f2b PIPE_REGISTRY/pretrain-cuda-87508f2b:b009e0ad8bcdde6d)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/pretrain.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

@@ -61,20 +61,20 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:06bdc4e1325c0637
+    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:fe45194e0fdb3153
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    neuron-48de8aad3acf0a66 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:06bdc4e1325c0637
-    neuron-9aaa1c58d95926c3 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:06bdc4e1325c0637
+    neuron-398fedd1454882a2 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:fe45194e0fdb3153
+    neuron-699bc94936b33534 PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:fe45194e0fdb3153
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    pretrain neuron-pretrain neuron-48de8aad3acf0a66 trn1-queue '-'
-    serve neuron-serve neuron-9aaa1c58d95926c3 inf2-queue '0'
+    pretrain neuron-pretrain neuron-398fedd1454882a2 trn1-queue '-'
+    serve neuron-serve neuron-699bc94936b33534 inf2-queue '0'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

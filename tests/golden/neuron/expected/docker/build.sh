@@ -67,5 +67,5 @@ image() {
     fi
 }
 
-image docker/pytorch-training-neuronx-06e84b1e/Dockerfile "$PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:06bdc4e1325c0637"
+image docker/pytorch-training-neuronx-06e84b1e/Dockerfile "$PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:fe45194e0fdb3153"
 

@@ -66,7 +66,7 @@ PIPELINE_LABEL=neuron
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(pytorch-training-neuronx-06e84b1e PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:06bdc4e1325c0637)
+IMAGES=(pytorch-training-neuronx-06e84b1e PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:fe45194e0fdb3153)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/neuron.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016

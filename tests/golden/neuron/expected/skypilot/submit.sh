@@ -48,7 +48,7 @@ PARAM_HELP=(
 # The images the tasks run in, each once: its Dockerfile (from the bundle's
 # root) and its reference.
 IMAGES=(
-    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:06bdc4e1325c0637
+    docker/pytorch-training-neuronx-06e84b1e/Dockerfile PIPE_REGISTRY/neuron-pytorch-training-neuronx-06e84b1e:fe45194e0fdb3153
 )
 PLACEHOLDER=PIPE_REGISTRY
 

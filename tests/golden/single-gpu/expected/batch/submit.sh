@@ -67,23 +67,23 @@ PARAM_HELP=(
 )
 # The images, each once: its Dockerfile (from the bundle's root) and its name.
 IMAGES=(
-    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:ccbcd7b22fe2b8cb
-    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:b74abaadb7b2f4fd
+    docker/debian-1329a9c2/Dockerfile PIPE_REGISTRY/classifier-debian-1329a9c2:c3795d4fdbdce308
+    docker/cuda-52562ca1/Dockerfile PIPE_REGISTRY/classifier-cuda-52562ca1:5c00d22826d3bb4d
 )
 # The job definitions: NAME IMAGE (batch/NAME.json runs IMAGE).
 DEFINITIONS=(
-    classifier-f21b859c9ff0056e PIPE_REGISTRY/classifier-debian-1329a9c2:ccbcd7b22fe2b8cb
-    classifier-005c1bd0cd74480a PIPE_REGISTRY/classifier-cuda-52562ca1:b74abaadb7b2f4fd
+    classifier-7a88b3ef69ac6874 PIPE_REGISTRY/classifier-debian-1329a9c2:c3795d4fdbdce308
+    classifier-47dbb3e5da12cc27 PIPE_REGISTRY/classifier-cuda-52562ca1:5c00d22826d3bb4d
 )
 # Per invocation, in DAG order: ID JOB-NAME DEFINITION QUEUE NEEDS, where
 # QUEUE is @batch(queue) ('' when not given) and NEEDS the positions in this
 # list (from 0) of the invocations it waits for, comma-separated, or -.
 # shellcheck disable=SC1003,SC2016
 JOBS=(
-    load_data classifier-load_data classifier-f21b859c9ff0056e '' '-'
-    split classifier-split classifier-f21b859c9ff0056e '' '0'
-    train classifier-train classifier-005c1bd0cd74480a '' '1'
-    evaluate classifier-evaluate classifier-f21b859c9ff0056e '' '2,1'
+    load_data classifier-load_data classifier-7a88b3ef69ac6874 '' '-'
+    split classifier-split classifier-7a88b3ef69ac6874 '' '0'
+    train classifier-train classifier-47dbb3e5da12cc27 '' '1'
+    evaluate classifier-evaluate classifier-7a88b3ef69ac6874 '' '2,1'
 )
 PLACEHOLDER=PIPE_REGISTRY
 EXECUTION_ROLE_PLACEHOLDER=PIPE_BATCH_EXECUTION_ROLE

@@ -72,7 +72,7 @@ PIPELINE_LABEL=classifier
 # shellcheck disable=SC1003,SC2016
 NAMESPACE=''
 # Image folders under docker/ and their names: ID NAME ID NAME...
-IMAGES=(debian-1329a9c2 PIPE_REGISTRY/classifier-debian-1329a9c2:ccbcd7b22fe2b8cb cuda-52562ca1 PIPE_REGISTRY/classifier-cuda-52562ca1:b74abaadb7b2f4fd)
+IMAGES=(debian-1329a9c2 PIPE_REGISTRY/classifier-debian-1329a9c2:c3795d4fdbdce308 cuda-52562ca1 PIPE_REGISTRY/classifier-cuda-52562ca1:5c00d22826d3bb4d)
 # Per invocation, in DAG order: NAME JOB NAMESPACE JOB-DOCUMENT SERVICE-DOCUMENT
 # (documents of kubernetes/classifier.yaml counted from 1; 0: no Service).
 # shellcheck disable=SC1003,SC2016
