@@ -85,10 +85,8 @@ int cmd_build(const pipec_command *self, int argc, char **argv)
     if (o.make_deps && !o.depfile)
         return command_usage_error(self, "%s: -MD needs -MF DEPFILE", "build");
     check_session s;
-    if (!command_load(&s, &o, targets_run_containers(o.targets))) {
-        check_session_free(&s);
-        return EXIT_USAGE;
-    }
+    if ((rc = command_load(&s, &o, targets_run_containers(o.targets))) >= 0)
+        return rc;
     pipeline_info *pl = NULL;
     if (!diag_error_count(&s.diag))
         pl = program_select_pipeline(&s.pg, o.pipeline);

@@ -8,10 +8,8 @@ int cmd_check(const pipec_command *self, int argc, char **argv)
     if (rc >= 0)
         return rc;
     check_session s;
-    if (!command_load(&s, &o, false)) {
-        check_session_free(&s);
-        return EXIT_USAGE;
-    }
+    if ((rc = command_load(&s, &o, false)) >= 0)
+        return rc;
     command_flush(&s, o.diag_format);
     rc = diag_error_count(&s.diag) ? EXIT_ERRORS : EXIT_OK;
     check_session_free(&s);

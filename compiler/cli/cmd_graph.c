@@ -10,10 +10,8 @@ int cmd_graph(const pipec_command *self, int argc, char **argv)
     if (rc >= 0)
         return rc;
     check_session s;
-    if (!command_load(&s, &o, false)) {
-        check_session_free(&s);
-        return EXIT_USAGE;
-    }
+    if ((rc = command_load(&s, &o, false)) >= 0)
+        return rc;
     pipeline_info *pl = NULL;
     if (!diag_error_count(&s.diag))
         pl = program_select_pipeline(&s.pg, o.pipeline);

@@ -143,15 +143,15 @@ int command_parse(const pipec_command *cmd, int argc, char **argv, const char *a
     return -1;
 }
 
-bool command_load(check_session *s, const command_opts *o, bool container_targets)
+int command_load(check_session *s, const command_opts *o, bool container_targets)
 {
     check_session_init(s, o->werror);
     char err[512];
-    if (!check_session_file(s, o->file, container_targets, err, sizeof err)) {
-        fprintf(stderr, "pipec: error: cannot read `%s`: %s\n", o->file, err);
-        return false;
-    }
-    return true;
+    if (check_session_file(s, o->file, container_targets, err, sizeof err))
+        return -1;
+    fprintf(stderr, "pipec: error: cannot read `%s`: %s\n", o->file, err);
+    check_session_free(s);
+    return EXIT_USAGE;
 }
 
 void command_write_stream(void *user, const char *text, size_t len) { fwrite(text, 1, len, (FILE *)user); }

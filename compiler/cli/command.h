@@ -44,9 +44,10 @@ int command_parse(const pipec_command *self, int argc, char **argv, const char *
    and where the help is; returns EXIT_USAGE. */
 int command_usage_error(const pipec_command *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Checks o->file into s (container_targets: session_check_options); false,
-   with a message printed, when the file cannot be read. */
-bool command_load(check_session *s, const command_opts *o, bool container_targets);
+/* Checks o->file into s (container_targets: session_check_options): -1,
+   or, when the file cannot be read, EXIT_USAGE with a message printed and
+   s freed. */
+int command_load(check_session *s, const command_opts *o, bool container_targets);
 /* Prints the diagnostics: text to stderr, JSON and SARIF to stdout. */
 void command_flush(check_session *s, diag_format fmt);
 /* A diagnostics writer (util/diag.h) to the FILE * in user. */

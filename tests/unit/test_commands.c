@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "cli/cli.h"
-#include "pipe/base.h"
+#include "doc_block.h"
 #include "run_pipec.h"
 
 #ifndef PIPEC_SOURCE_DIR
@@ -75,25 +75,8 @@ static void test_usage_errors(void)
 /* README.md's command list is the table's. */
 static void test_readme(void)
 {
-    char *doc = NULL, *generated = NULL, err[256];
-    size_t n = 0, gn = 0;
-    CHECK_EQ_INT(pipe_read_file(PIPEC_SOURCE_DIR "/README.md", &doc, &n, err, sizeof err), 0);
-    FILE *f = open_memstream(&generated, &gn);
-    CHECK(f != NULL);
-    if (!doc || !f) {
-        free(doc);
-        return;
-    }
-    pipec_commands_markdown(f);
-    fclose(f);
-    const char *begin = strstr(doc, COMMANDS_DOC_BEGIN);
-    bool same = begin && strncmp(begin, generated, gn) == 0;
-    if (!same)
-        fprintf(stderr, "README.md's command list is out of date with compiler/cli/cli.c: run `bash "
-                        "scripts/update-docs.sh`\n");
-    CHECK(same);
-    free(doc);
-    free(generated);
+    check_doc_block(PIPEC_SOURCE_DIR "/README.md", COMMANDS_DOC_BEGIN, pipec_commands_markdown,
+                    "README.md's command list is out of date with compiler/cli/cli.c");
 }
 
 int main(void)
