@@ -53,6 +53,20 @@ static bool take_value(int argc, char **argv, int *i, const char *name, const ch
     return false;
 }
 
+/* The words of --diagnostics-format and --format, in their enums' order. */
+static const char *const diag_formats[] = {"text", "json", "sarif", NULL};
+static const char *const graph_formats[] = {"text", "dot", "mermaid", NULL};
+_Static_assert(DIAG_FORMAT_SARIF == 2 && GRAPH_MERMAID == 2, "the words are in the enums' order");
+
+/* The index of v in words (NULL-ended), or -1. */
+static int word_index(const char *v, const char *const *words)
+{
+    for (int k = 0; words[k]; k++)
+        if (strcmp(v, words[k]) == 0)
+            return k;
+    return -1;
+}
+
 int command_parse(const pipec_command *cmd, int argc, char **argv, const char *allowed, command_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -61,14 +75,10 @@ int command_parse(const pipec_command *cmd, int argc, char **argv, const char *a
         if (strchr(allowed, 'd') && take_value(argc, argv, &i, "--diagnostics-format", &v)) {
             if (!v)
                 return command_usage_error(cmd, "%s needs a value: text, json or sarif", a);
-            if (strcmp(v, "text") == 0)
-                o->diag_format = DIAG_FORMAT_TEXT;
-            else if (strcmp(v, "json") == 0)
-                o->diag_format = DIAG_FORMAT_JSON;
-            else if (strcmp(v, "sarif") == 0)
-                o->diag_format = DIAG_FORMAT_SARIF;
-            else
+            int k = word_index(v, diag_formats);
+            if (k < 0)
                 return command_usage_error(cmd, "unknown diagnostics format `%s` (use text, json or sarif)", v);
+            o->diag_format = (diag_format)k;
         } else if (strchr(allowed, 'W') && strcmp(a, "-Werror") == 0) {
             o->werror = true;
         } else if (strchr(allowed, 'p') && take_value(argc, argv, &i, "--pipeline", &v)) {
@@ -78,14 +88,10 @@ int command_parse(const pipec_command *cmd, int argc, char **argv, const char *a
         } else if (strchr(allowed, 'f') && take_value(argc, argv, &i, "--format", &v)) {
             if (!v)
                 return command_usage_error(cmd, "%s needs a value: text, dot or mermaid", a);
-            if (strcmp(v, "text") == 0)
-                o->graph_format = GRAPH_TEXT;
-            else if (strcmp(v, "dot") == 0)
-                o->graph_format = GRAPH_DOT;
-            else if (strcmp(v, "mermaid") == 0)
-                o->graph_format = GRAPH_MERMAID;
-            else
+            int k = word_index(v, graph_formats);
+            if (k < 0)
                 return command_usage_error(cmd, "unknown graph format `%s` (use text, dot or mermaid)", v);
+            o->graph_format = (graph_format)k;
         } else if (strchr(allowed, 'b') && (take_value(argc, argv, &i, "-o", &v) ||
                                             take_value(argc, argv, &i, "--output", &v))) {
             if (!v)
