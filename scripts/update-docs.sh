@@ -4,8 +4,10 @@
 #   docs/diagnostics.md            `pipec explain --markdown`
 #   docs/language.md (a block)     `pipec explain --decorators-markdown`
 #   docs/runtime.md (a block)      `pipec explain --cache-key-markdown`
-# The unit tests unit.test_suggest and unit.test_settings fail until these
-# match. Usage: bash scripts/update-docs.sh [PIPEC] (default build/compiler/pipec).
+#   README.md (a block)            `pipec --commands-markdown`
+# The unit tests unit.test_suggest, unit.test_settings and
+# unit.test_commands fail until these match.
+# Usage: bash scripts/update-docs.sh [PIPEC] (default build/compiler/pipec).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 pipec=${1:-build/compiler/pipec}
@@ -16,11 +18,13 @@ mv docs/diagnostics.md.tmp docs/diagnostics.md
 
 block=$(mktemp)
 trap 'rm -f "$block"' EXIT
-# replace_block OPTION FILE: the block of FILE between the first and the
-# last line of `pipec explain OPTION` becomes that output.
+# replace_block FILE ARGS...: the block of FILE between the first and the
+# last line of `pipec ARGS...` becomes that output.
 replace_block() {
-    "$pipec" explain "$1" >"$block"
-    python3 - "$block" "$2" <<'PY'
+    local file=$1
+    shift
+    "$pipec" "$@" >"$block"
+    python3 - "$block" "$file" <<'PY'
 import sys
 block = open(sys.argv[1]).read()
 path = sys.argv[2]
@@ -31,8 +35,10 @@ if i < 0 or j < i:
     sys.exit("update-docs.sh: %s has no block between %r and %r" % (path, begin.strip(), end.strip()))
 open(path + ".tmp", "w").write(text[:i] + block + text[j + len(end):])
 PY
-    mv "$2.tmp" "$2"
+    mv "$file.tmp" "$file"
 }
-replace_block --decorators-markdown docs/language.md
-replace_block --cache-key-markdown docs/runtime.md
-echo "update-docs.sh: docs/diagnostics.md, docs/language.md's decorator reference and docs/runtime.md's cache key table are up to date"
+replace_block docs/language.md explain --decorators-markdown
+replace_block docs/runtime.md explain --cache-key-markdown
+replace_block README.md --commands-markdown
+echo "update-docs.sh: docs/diagnostics.md, docs/language.md's decorator reference, docs/runtime.md's cache key table" \
+    "and README.md's command list are up to date"

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_type_values.h"
-#include "neuron_values.h"
 #include "option_values.h"
 #include "pipe/base.h"
 #include "util/strbuf.h"
@@ -114,8 +112,6 @@ static void check_one(arena *a, diag_engine *d, ast_decorator *dec, const decora
         ov->arg_sp = arg->sp;
         option_value_parse(a, d, s, &s->options[idx], arg->value, ov);
     }
-    check_gpu_type_values(d, inst);
-    check_neuron_values(d, inst);
     if ((decorator_id)s->id == DEC_TIMEOUT && !inst->opts[TIMEOUT_LIMIT].set && !reported_positional && !inst->uncertain) {
         diagnostic *dg = diag_report(d, dec->name.sp, DIAG_E0104, "@timeout needs a duration");
         diag_label(d, dg, "no limit given");

@@ -2,7 +2,7 @@
 
 #include <ctype.h>
 
-#include "targets/gpu_models.h"
+#include "hw/gpu_models.h"
 #include "util/strbuf.h"
 #include "util/suggest.h"
 
@@ -20,10 +20,10 @@ static const char *closest_model(const char *text)
    that finds none still reaches them as written, which schedulers may not
    match (a Kubernetes pod that stays Pending, a SkyPilot task that finds no
    offer). */
-static void check_model(diag_engine *d, const opt_value *v)
+bool option_check_gpu_model(diag_engine *d, const opt_value *v)
 {
-    if (!v->set || !v->valid || !v->s || gpu_model_find(v->s))
-        return;
+    if (gpu_model_find(v->s))
+        return true;
     diagnostic *dg = diag_report(d, v->expr->sp, DIAG_W0408, "unknown GPU model \"%s\"", v->s);
     diag_label(d, dg, "not a model pipec knows");
     const char *close = closest_model(v->s);
@@ -35,6 +35,7 @@ static void check_model(diag_engine *d, const opt_value *v)
         diag_help(d, dg, "pipec knows %s", sb_cstr(&names));
     diag_note_plain(d, dg, "every target gets \"%s\" as written, which its scheduler may not match", v->s);
     sb_free(&names);
+    return true;
 }
 
 /* A GRES type ends at `:` and a GRES list at `,`: the type is one word of
@@ -49,23 +50,14 @@ static bool gres_type(const char *s)
     return true;
 }
 
-static void check_gres_type(diag_engine *d, opt_value *v)
+bool option_check_gres_type(diag_engine *d, const opt_value *v)
 {
-    if (!v->set || !v->valid || !v->s || gres_type(v->s))
-        return;
-    v->valid = false;
+    if (gres_type(v->s))
+        return true;
     diagnostic *dg =
         diag_report(d, v->expr->sp, DIAG_E0201, "option `gpu_type` of @slurm must be a GRES type, not \"%s\"", v->s);
     diag_label(d, dg, "not a GRES type");
     diag_help(d, dg, "write the type as the cluster's gres.conf does (`Type=`), with letters, digits, `_`, `-` and "
                      "`.`, e.g. `gpu_type = \"h100\"`");
-}
-
-void check_gpu_type_values(diag_engine *d, decorator_inst *inst)
-{
-    switch ((decorator_id)inst->schema->id) {
-    case DEC_RESOURCES: check_model(d, &inst->opts[RES_GPU_TYPE]); break;
-    case DEC_SLURM: check_gres_type(d, &inst->opts[SLURM_GPU_TYPE]); break;
-    default: break;
-    }
+    return false;
 }

@@ -1,13 +1,16 @@
-/* The GPU type options, checked beyond their kind (a string): whether
-   @resources(gpu_type) names a model pipec knows (W0408), and whether
-   @slurm(gpu_type) can be a GRES type (E0201). Once per value as written,
-   so that a pipeline's default is reported once, not once per step. */
+/* The GPU type options, checked beyond their kind (a string; the CHECK
+   column of pipe/settings.def names these): whether @resources(gpu_type)
+   names a model pipec knows (W0408), and whether @slurm(gpu_type) can be
+   a GRES type (E0201). Once per value as written, so that a pipeline's
+   default is reported once, not once per step. */
 #ifndef PIPEC_GPU_TYPE_VALUES_H
 #define PIPEC_GPU_TYPE_VALUES_H
 
-#include "decorators.h"
+#include "option_values.h"
 
-/* A value found wrong here is marked invalid, as the kind's own checks do. */
-void check_gpu_type_values(diag_engine *d, decorator_inst *inst);
+/* W0408; the value stays valid (every target gets it as written). */
+option_check option_check_gpu_model;
+/* E0201; a value found wrong here is invalid, as the kind's own checks make it. */
+option_check option_check_gres_type;
 
 #endif

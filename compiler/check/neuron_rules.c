@@ -4,12 +4,13 @@
 
 #include "util/strbuf.h"
 
-static const char *const kind_names[] = {"Trainium", "Inferentia"};
-
 static const int neuron_res_opt[] = {RES_TRAINIUM, RES_INFERENTIA};
 static const int neuron_batch_opt[] = {BATCH_TRAINIUM, BATCH_INFERENTIA};
 
-static span value_span(const opt_value *v) { return v->expr ? v->expr->sp : v->name_sp; }
+int neuron_option(decorator_id dec, neuron_kind k)
+{
+    return dec == DEC_BATCH ? neuron_batch_opt[k] : neuron_res_opt[k];
+}
 
 int64_t neuron_devices(const effective_options *eff, neuron_kind k, opt_value *from)
 {
@@ -28,48 +29,40 @@ bool neuron_uncertain(const effective_options *eff)
     return false;
 }
 
-/* An option in force, with the decorator it is written in: what the
-   messages quote ("@batch(trainium = 16)"). */
-typedef struct written {
-    decorator_id dec;
-    const char *name;
-    opt_value v;
-} written;
-
-static written in_force(const effective_options *eff, decorator_id dec, int opt)
+option_written option_in_force(const effective_options *eff, decorator_id dec, int opt)
 {
-    return (written){dec, decorator_by_id(dec)->options[opt].name, effective_opt(eff, dec, opt)};
+    return (option_written){dec, decorator_by_id(dec)->options[opt].name, effective_opt(eff, dec, opt)};
 }
 
-static const char *quote(char *buf, size_t size, const written *w)
+const char *option_quote(char *buf, size_t size, const option_written *w)
 {
     snprintf(buf, size, "@%s(%s = %lld)", decorator_by_id(w->dec)->name, w->name, (long long)w->v.i);
     return buf;
 }
 
 /* The one written later in the files (the second of two), for E0210. */
-static bool later(const written *a, const written *b)
+static bool later(const option_written *a, const option_written *b)
 {
     span x = a->v.arg_sp, y = b->v.arg_sp;
     return x.file != y.file ? x.file > y.file : x.start > y.start;
 }
 
 /* The Neuron count of a kind in force, as neuron_devices. */
-static written neuron_in_force(const effective_options *eff, neuron_kind k)
+static option_written neuron_in_force(const effective_options *eff, neuron_kind k)
 {
-    written r = in_force(eff, DEC_RESOURCES, neuron_res_opt[k]);
+    option_written r = option_in_force(eff, DEC_RESOURCES, neuron_res_opt[k]);
     return r.v.set || !effective_opt(eff, DEC_BATCH, neuron_batch_opt[k]).set
                ? r
-               : in_force(eff, DEC_BATCH, neuron_batch_opt[k]);
+               : option_in_force(eff, DEC_BATCH, neuron_batch_opt[k]);
 }
 
 /* E0210: a machine has one kind of accelerator. Reported at the option
    written second, with a note at the first. */
 static bool check_one_kind(diag_engine *d, const effective_options *eff)
 {
-    written gpu = in_force(eff, DEC_RESOURCES, RES_GPU);
-    written trn = neuron_in_force(eff, NEURON_TRAINIUM), inf = neuron_in_force(eff, NEURON_INFERENTIA);
-    const written *pair[2] = {NULL, NULL};
+    option_written gpu = option_in_force(eff, DEC_RESOURCES, RES_GPU);
+    option_written trn = neuron_in_force(eff, NEURON_TRAINIUM), inf = neuron_in_force(eff, NEURON_INFERENTIA);
+    const option_written *pair[2] = {NULL, NULL};
     if (trn.v.i > 0 && inf.v.i > 0)
         pair[0] = &trn, pair[1] = &inf;
     else if (gpu.v.i > 0 && (trn.v.i > 0 || inf.v.i > 0))
@@ -77,12 +70,12 @@ static bool check_one_kind(diag_engine *d, const effective_options *eff)
     else
         return false;
     if (later(pair[0], pair[1])) {
-        const written *t = pair[0];
+        const option_written *t = pair[0];
         pair[0] = pair[1], pair[1] = t;
     }
     char first[160], second[160];
-    quote(first, sizeof first, pair[0]);
-    quote(second, sizeof second, pair[1]);
+    option_quote(first, sizeof first, pair[0]);
+    option_quote(second, sizeof second, pair[1]);
     diagnostic *dg = diag_report(d, pair[1]->v.arg_sp, DIAG_E0210, "`%s` together with `%s`", second, first);
     diag_label(d, dg, "a second kind of accelerator");
     diag_note(d, dg, pair[0]->v.arg_sp, "`%s` is set here", first);
@@ -94,26 +87,6 @@ static bool check_one_kind(diag_engine *d, const effective_options *eff)
         diag_help(d, dg, "an instance has Trainium or Inferentia devices, never both: keep one of them, and give "
                          "the other work its own step");
     return true;
-}
-
-/* E0211: @batch's count is @resources' under its seed spelling; given in
-   both places, they must agree. */
-static void check_same_count(diag_engine *d, const effective_options *eff)
-{
-    for (int k = 0; k < 2; k++) {
-        written r = in_force(eff, DEC_RESOURCES, neuron_res_opt[k]);
-        written b = in_force(eff, DEC_BATCH, neuron_batch_opt[k]);
-        if (!r.v.set || !b.v.set || r.v.i == b.v.i)
-            continue;
-        char rq[160], bq[160];
-        diagnostic *dg = diag_report(d, value_span(&b.v), DIAG_E0211, "`%s` differs from `%s`",
-                                     quote(bq, sizeof bq, &b), quote(rq, sizeof rq, &r));
-        diag_label(d, dg, "%lld %s device%s here", (long long)b.v.i, kind_names[k], b.v.i == 1 ? "" : "s");
-        diag_note(d, dg, value_span(&r.v), "%lld here", (long long)r.v.i);
-        diag_help(d, dg, "they are one setting: give the count once, as `@resources(%s = %lld)` (every target reads "
-                         "it), or make both the same",
-                  r.name, (long long)r.v.i);
-    }
 }
 
 static opt_value acc_opt(const decorator_inst *inst, int opt)
@@ -135,7 +108,7 @@ static void check_processes(diag_engine *d, const step_info *st, const effective
         return; /* E0307 */
     int64_t per = np / nm;
     for (int k = 0; k < 2; k++) {
-        written n = neuron_in_force(eff, (neuron_kind)k);
+        option_written n = neuron_in_force(eff, (neuron_kind)k);
         if (n.v.i <= 0 || n.v.i > neuron_max_devices((neuron_kind)k))
             continue; /* none, or E0402 */
         if (neuron_processes_fit((neuron_kind)k, n.v.i, per))
@@ -143,11 +116,11 @@ static void check_processes(diag_engine *d, const step_info *st, const effective
         const opt_value *npv = &inst->opts[ACC_NUM_PROCESSES];
         span at = npv->set ? npv->arg_sp : inst->decl->name.sp;
         diagnostic *dg = diag_report(d, at, DIAG_W0411, "%lld process%s per machine on %lld %s device%s",
-                                     (long long)per, per == 1 ? "" : "es", (long long)n.v.i, kind_names[k],
-                                     n.v.i == 1 ? "" : "s");
+                                     (long long)per, per == 1 ? "" : "es", (long long)n.v.i,
+                                     neuron_kind_name((neuron_kind)k), n.v.i == 1 ? "" : "s");
         diag_label(d, dg, "neither one per device nor one per NeuronCore");
         char q[160];
-        diag_note(d, dg, n.v.arg_sp, "`%s` is set here", quote(q, sizeof q, &n));
+        diag_note(d, dg, n.v.arg_sp, "`%s` is set here", option_quote(q, sizeof q, &n));
         strbuf counts = STRBUF_INIT;
         neuron_process_counts(&counts, (neuron_kind)k, n.v.i);
         const neuron_instance *in = neuron_smallest_instance((neuron_kind)k, n.v.i);
@@ -167,7 +140,6 @@ void check_neuron_step(diag_engine *d, const step_info *st, const effective_opti
 {
     if (neuron_uncertain(eff) || effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
         return;
-    check_same_count(d, eff);
     if (check_one_kind(d, eff))
         return;
     check_processes(d, st, eff);

@@ -1,11 +1,13 @@
 /* E0402: a `trainium`/`inferentia` count of @resources or @batch above the
-   devices of the largest instance of its kind (targets/neuron_instances.h),
-   where it is written: a pipeline's default once, not once per step. */
+   devices of the largest instance of its kind (hw/neuron_instances.h),
+   where it is written: a pipeline's default once, not once per step. The
+   CHECK column of pipe/settings.def names these. */
 #ifndef PIPEC_NEURON_VALUES_H
 #define PIPEC_NEURON_VALUES_H
 
-#include "decorators.h"
+#include "option_values.h"
 
-void check_neuron_values(diag_engine *d, const decorator_inst *inst);
+option_check option_check_trainium;
+option_check option_check_inferentia;
 
 #endif

@@ -122,8 +122,9 @@ static bool check_mount(diag_engine *d, const ast_expr *map, const ast_map_entry
     return ok;
 }
 
-bool option_check_tmpfs(diag_engine *d, const ast_expr *list)
+bool option_check_tmpfs(diag_engine *d, const opt_value *v)
 {
+    const ast_expr *list = v->expr;
     bool ok = true;
     const ast_map_entry *seen_paths[64];
     size_t n = 0;

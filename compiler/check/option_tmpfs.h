@@ -8,13 +8,12 @@
 
 #include <stdbool.h>
 
-#include "front/ast.h"
-#include "util/diag.h"
+#include "option_values.h"
 
 /* list is a list of maps (option_values has checked that much). Reports an
    unknown key (E0204), a key or a path given twice (E0105), a value of the
    wrong type, a missing key, a path that is not absolute, a size that is
    no size or an unknown mount option (E0201). Returns whether all is well. */
-bool option_check_tmpfs(diag_engine *d, const ast_expr *list);
+bool option_check_tmpfs(diag_engine *d, const opt_value *v);
 
 #endif

@@ -3,8 +3,10 @@
    an opt_value and reporting what is wrong with it: the wrong type (E0201),
    a value outside an enumeration (E0204), a malformed size or duration
    (E0205, E0206, with a "did you mean"), a number outside the table's range
-   (E0207), a file that does not exist (E0116); then the rules of one
-   option's values (a pip option among the requirements, E0209). */
+   (E0207), a file that does not exist (E0116); then the option's own
+   check, which the settings table names (a pip option among @docker's
+   requirements, E0209, option_docker.c; a GPU model, gpu_type_values.c;
+   ...). */
 #include "option_values.h"
 
 #include <ctype.h>
@@ -14,12 +16,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gen/escape.h"
+#include "util/escape.h"
+#include "gpu_type_values.h"
+#include "neuron_values.h"
+#include "option_docker.h"
 #include "option_map.h"
 #include "option_tmpfs.h"
 #include "option_volumes.h"
 #include "pipe/base.h"
-#include "images.h"
 #include "sema_util.h"
 #include "util/strbuf.h"
 #include "util/suggest.h"
@@ -627,11 +631,6 @@ static bool check_map_list(option_ctx *c)
             return false;
         }
     }
-    /* The lists of maps whose shape a target reads. */
-    if (c->s->id == PIPE_DEC_KUBERNETES && c->o == &c->s->options[K8S_VOLUMES])
-        return option_check_volumes(c->d, v);
-    if (c->s->id == PIPE_DEC_BATCH && c->o == &c->s->options[BATCH_TMPFS])
-        return option_check_tmpfs(c->d, v);
     return true;
 }
 
@@ -705,83 +704,22 @@ static bool (*const validators[])(option_ctx *) = {
 };
 _Static_assert(sizeof validators / sizeof validators[0] == PIPE_KIND_FILE + 1, "a validator for every kind");
 
-/* ---- the rules of one option's values ---- */
-
-/* The @docker option that does what a pip option among the requirements
-   meant to: "-r FILE" is requirements_file, "--index-url=URL" index_url. */
-static void pip_option_help(option_ctx *c, diagnostic *dg, const char *entry, const char *next)
-{
-    static const struct {
-        const char *flag, *option;
-        bool list;
-    } flags[] = {
-        {"-r", "requirements_file", false},  {"--requirement", "requirements_file", false},
-        {"-i", "index_url", false},          {"--index-url", "index_url", false},
-        {"--extra-index-url", "extra_index_urls", true},
-    };
-    const char *option = NULL, *value = NULL;
-    bool list = false;
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !option; i++) {
-        const char *flag = flags[i].flag;
-        size_t n = strlen(flag);
-        bool is_short = flag[1] != '-';
-        if (strncmp(entry, flag, n) != 0)
-            continue;
-        if (entry[n] == '\0')
-            value = next; /* ["-r", "requirements.txt"] */
-        else if (entry[n] == '=' || (is_short && entry[n] == ' '))
-            value = entry + n + 1; /* "--index-url=URL", "-r reqs.txt" */
-        else if (is_short)
-            value = entry + n; /* "-rreqs.txt" */
-        else
-            continue; /* "--index-urls": another word */
-        option = flags[i].option;
-        list = flags[i].list;
-    }
-    const char *general = "each entry goes to pip as one requirement; pip's options are options of @docker: "
-                          "`requirements_file` (-r), `index_url` (--index-url), `extra_index_urls` (--extra-index-url)";
-    if (option && value && *value && !option_has_control_chars(value) && !strpbrk(value, "\"\\"))
-        diag_help(c->d, dg, "write `%s = %s\"%s\"%s` instead; %s", option, list ? "[" : "", value, list ? "]" : "",
-                  general);
-    else if (option)
-        diag_help(c->d, dg, "use `%s` instead; %s", option, general);
-    else
-        diag_help(c->d, dg, "%s", general);
-}
-
-/* @docker(registry): what goes before "/NAME:TAG" in every image reference. */
-static bool check_registry(option_ctx *c)
-{
-    if (image_registry_valid(c->out->s))
-        return true;
-    diagnostic *dg = diag_report(c->d, c->v->sp, DIAG_E0201, "\"%s\" is not a registry", c->out->s);
-    diag_label(c->d, dg, "images could not be named under it");
-    diag_help(c->d, dg, "write the registry's host and path, as image names start: \"ghcr.io/team\", "
-                        "\"localhost:5000\" or \"123456789012.dkr.ecr.us-east-1.amazonaws.com\" (no tag, no "
-                        "final `/`, lower case after the host)");
-    return false;
-}
-
-/* @docker(requirements): pipec passes each entry to pip after `--`, so one
-   that starts with `-` would be read as a package named like an option. */
-static bool check_requirements(option_ctx *c)
-{
-    bool ok = true;
-    const ptr_vec *items = &c->v->u.items;
-    for (size_t i = 0; i < items->len; i++) {
-        const ast_expr *item = items->items[i];
-        const char *text = item->u.s.text;
-        if (text[0] != '-')
-            continue;
-        const ast_expr *next = i + 1 < items->len ? items->items[i + 1] : NULL;
-        diagnostic *dg = diag_report(c->d, item->sp, DIAG_E0209, "\"%s\" in `requirements` is a pip option, not a "
-                                     "requirement", text);
-        diag_label(c->d, dg, "starts with `-`");
-        pip_option_help(c, dg, text, next ? next->u.s.text : NULL);
-        ok = false;
-    }
-    return ok;
-}
+/* Each option's own check, as the CHECK column of the settings table names
+   it, by decorator and option. */
+#define PIPE_OPTION(ID, NAME, KIND, MIN, MAX, DEFAULT, ABSENT, VALUES, CHECK, ...) CHECK,
+#define PIPE_DECORATOR(ID, NAME, WHERE, POSITIONAL, ORDER, SECTION, FLOW, WHEN, PRESENCE, PRESENCE_KEY, GIVEN, DOC, \
+                       ...)                                                                                          \
+    static option_check *const checks_##ID[] = {__VA_ARGS__ NULL};
+#include "pipe/settings.def"
+#undef PIPE_OPTION
+#undef PIPE_DECORATOR
+#define PIPE_OPTION(...)
+#define PIPE_DECORATOR(ID, ...) [PIPE_DEC_##ID] = checks_##ID,
+static option_check *const *const option_checks[PIPE_DEC_COUNT] = {
+#include "pipe/settings.def"
+};
+#undef PIPE_OPTION
+#undef PIPE_DECORATOR
 
 void option_value_parse(arena *a, diag_engine *d, const decorator_schema *s, const option_schema *o, ast_expr *v,
                         opt_value *out)
@@ -792,10 +730,9 @@ void option_value_parse(arena *a, diag_engine *d, const decorator_schema *s, con
         return; /* a lexical error, already reported */
     option_ctx c = {a, d, s, o, v, out};
     out->valid = validators[o->kind](&c);
-    if (out->valid && (decorator_id)s->id == DEC_DOCKER && o->index == DOCKER_REQUIREMENTS)
-        out->valid = check_requirements(&c);
-    if (out->valid && (decorator_id)s->id == DEC_DOCKER && o->index == DOCKER_REGISTRY)
-        out->valid = check_registry(&c);
+    option_check *check = option_checks[s->id][o->index];
+    if (out->valid && check)
+        out->valid = check(d, out);
 }
 
 opt_value option_value_initial(const option_schema *o)

@@ -157,8 +157,9 @@ static bool check_volume(diag_engine *d, const ast_expr *map, const ast_map_entr
     return true;
 }
 
-bool option_check_volumes(diag_engine *d, const ast_expr *list)
+bool option_check_volumes(diag_engine *d, const opt_value *v)
 {
+    const ast_expr *list = v->expr;
     bool ok = true;
     size_t cap = list->u.items.len ? list->u.items.len : 1;
     const ast_map_entry **names = calloc(cap, sizeof *names), **paths = calloc(cap, sizeof *paths);

@@ -8,8 +8,7 @@
 
 #include <stdbool.h>
 
-#include "front/ast.h"
-#include "util/diag.h"
+#include "option_values.h"
 
 /* The keys of one volume, in the order the docs list them. */
 extern const char *const k8s_volume_keys[];
@@ -25,6 +24,6 @@ extern const size_t k8s_volume_keys_count;
    a value of the wrong type, a missing key, `claim` with `host_path`, a
    name that is no DNS label or a path that is not absolute (E0201).
    Returns whether all is well. */
-bool option_check_volumes(diag_engine *d, const ast_expr *list);
+bool option_check_volumes(diag_engine *d, const opt_value *v);
 
 #endif

@@ -128,8 +128,29 @@ typedef struct program {
     symtab step_index; /* name -> step_info* */
 } program;
 
+/* A rule that a layer above the checker owns (a deploy target's, in
+   targets/<name>/), handed to the checker as data: the checker runs it
+   with its own rules, whatever --target says, so that `check` and `build`
+   report the same on the same file. */
+typedef struct check_rule {
+    /* Over the options in force for a step in a pipeline (or its own, when
+       no pipeline calls it); NULL: none. Not run on options that a syntax
+       error may have damaged. */
+    void (*step)(diag_engine *d, const step_info *st, const effective_options *eff);
+    /* Over a pipeline's invocations, when no declaration they come from
+       was damaged by a syntax error; NULL: none. */
+    void (*pipeline)(diag_engine *d, const pipeline_info *pl);
+} check_rule;
+
+/* The most rules the checker takes: one per deploy target (a set of
+   targets is one bit each of an unsigned). */
+#define CHECK_RULES_MAX 32
+
 typedef struct check_options {
     bool container_targets; /* build emits a target that runs containers: W0401 for image-less GPU steps */
+    /* The rules of the layers above (session/ gives every deploy target's). */
+    const check_rule *rules[CHECK_RULES_MAX];
+    size_t nrules;
 } check_options;
 
 /* Loads path and its imports, checks everything; diagnostics go to d.

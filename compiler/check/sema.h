@@ -52,15 +52,14 @@ void sema_free_entry_scans(sema *s);
 /* sema_pipelines.c: pipelines and their invocations, W0404/W0405. */
 void sema_check_pipelines(sema *s);
 /* sema_rules.c: rules over the options in force for a step in a pipeline
-   (pipeline NULL: the step's own options only), the deploy targets' own
-   (deploy_target.check) among them. */
+   (pipeline NULL: the step's own options only), the rules of the options
+   (check_options.rules: the deploy targets') among them. */
 void sema_check_accelerate(sema *s, step_info *st);
 /* damaged: the declarations the options come from lost something to a
    syntax error, so the rules that combine them (E0305, E0401, W0401-W0403)
    stay silent. */
 void sema_check_effective(sema *s, step_info *st, const effective_options *eff, bool damaged);
-/* sema_namespaces.c: W0409 when the invocations of a pipeline run in
-   different @kubernetes namespaces (they share one store). */
-void sema_check_namespaces(sema *s, const pipeline_info *pl);
+/* The rules of the options over a pipeline's invocations (check_rule.pipeline). */
+void sema_check_pipeline_rules(sema *s, const pipeline_info *pl);
 
 #endif

@@ -802,7 +802,7 @@ static void check_pipeline(sema *s, ast_pipeline *decl)
         sema_check_effective(s, inv->step, &inv->options, damaged);
     }
     if (!any_damaged)
-        sema_check_namespaces(s, pl);
+        sema_check_pipeline_rules(s, pl);
     symtab_free(&sc.names);
     symtab_free(&sc.later);
     symtab_free(&sc.ids);

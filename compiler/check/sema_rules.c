@@ -1,15 +1,13 @@
 /* Rules over decorator options: the accelerate launcher's constraints, and
    those that depend on the options in force for an invocation (a pipeline's
    defaults merged with the step's own), the deploy targets' own among them
-   (each in its targets/NAME.c). */
+   (each in its targets/<name>/, handed over in check_options.rules). */
 #include <stdio.h>
 #include <string.h>
 
-#include "batch_platform.h"
-#include "images.h"
+#include "util/images.h"
 #include "neuron_rules.h"
 #include "sema.h"
-#include "targets/targets.h"
 
 /* The option's own span when it was written, else the decorator's name. */
 static span option_span(const decorator_inst *inst, int opt)
@@ -243,13 +241,19 @@ void sema_check_effective(sema *s, step_info *st, const effective_options *eff, 
     check_gpu_count(s, st, eff, gpu, neuron && !neuron_uncertain(eff));
     if (!effective_uncertain(eff, DEC_RESOURCES, RES_GPU))
         check_cpu_with_gpus(s, st, eff, gpu);
-    /* Each deploy target's own rules (targets/NAME.c), whatever --target says. */
-    for (size_t i = 0; i < deploy_target_count; i++)
-        if (deploy_targets[i]->check)
-            deploy_targets[i]->check(s->pg->diag, st, eff);
+    /* The deploy targets' own rules (targets/<name>/), whatever --target says. */
+    for (size_t i = 0; i < s->opts->nrules; i++)
+        if (s->opts->rules[i]->step)
+            s->opts->rules[i]->step(s->pg->diag, st, eff);
     check_neuron_step(s->pg->diag, st, eff);
-    check_batch_platform(s->pg->diag, st, eff);
     check_images(s, st, eff, needs_gpu, gpu_unsure);
     if (!gpu_unsure && !neuron_uncertain(eff))
         check_gpu_decorators(s, st, needs_gpu, neuron);
+}
+
+void sema_check_pipeline_rules(sema *s, const pipeline_info *pl)
+{
+    for (size_t i = 0; i < s->opts->nrules; i++)
+        if (s->opts->rules[i]->pipeline)
+            s->opts->rules[i]->pipeline(s->pg->diag, pl);
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gen/escape.h"
+#include "util/escape.h"
 #include "sema.h"
 #include "sema_util.h"
 #include "util/strbuf.h"

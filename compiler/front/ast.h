@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "util/arena.h"
-#include "source.h"
+#include "util/source.h"
 
 typedef struct ast_name {
     const char *text;

@@ -1,6 +1,6 @@
 /* What the generators share: adding a file to the bundle, a step's
    settings, the banner of generated files. The driver that runs them is
-   bundle_build.c. */
+   build/bundle_build.c. */
 #include "bundle.h"
 
 #include <string.h>

@@ -2,7 +2,7 @@
    pipeline (model.h) and writes the bundle, touching only files whose bytes
    changed. Generators see the model, never the syntax tree. This header
    is what they share: the bundle being built and the helpers that add to it
-   (bundle.c); bundle_build.c runs them. */
+   (bundle.c); the build driver (build/bundle_build.c) runs them. */
 #ifndef PIPEC_BUNDLE_H
 #define PIPEC_BUNDLE_H
 
@@ -12,12 +12,11 @@
 #include "util/arena.h"
 #include "model/model.h"
 #include "util/strbuf.h"
-#include "targets/targets.h"
 
 typedef struct build_options {
     const char *out_dir;
     const char *pipeline; /* NULL: the only one */
-    unsigned targets; /* a set of targets (targets/targets.h) */
+    unsigned targets; /* a set of targets: bit i is row i of the table (targets/targets.h) */
     const char *depfile;    /* -MD -MF: Make-format dependencies */
     const char *dep_target; /* -MT: the rule's target (default OUT/bundle.yaml) */
     bool verbose;           /* -v: name each file written */
@@ -79,6 +78,9 @@ typedef struct bundle {
     ptr_vec images;          /* bundle_image*, distinct, in first-use order (bundle_resolve_images) */
     bundle_image **image_of; /* per invocation of mf; NULL until bundle_resolve_images ran */
     const char *target;      /* the target whose files are being added */
+    /* The targets built, as --target takes them ("all", "local,slurm"):
+       what pipec-rebuild.cmake and pipec-inputs.txt build again with. */
+    const char *targets_text;
 } bundle;
 
 /* The registry part of an image's reference when no registry was given
@@ -109,7 +111,7 @@ struct bundle_image {
 };
 
 /* Groups the invocations into images, writes each Dockerfile (in memory)
-   and gives each image its reference. bundle_build runs it after the
+   and gives each image its reference. The build driver runs it after the
    `local` target (the tag digests its files) and before the others.
    0, or -1 with a message in err (a value a Dockerfile cannot hold). */
 int bundle_resolve_images(bundle *b, char *err, size_t errsize);
@@ -154,7 +156,7 @@ static inline uint64_t invocation_grace_s(const pipe_minvocation *inv)
 }
 
 /* The generators of the bundle itself, one file each (gen_*.c), which the
-   `local` target (targets/local.c) runs in this order; each deploy target's
+   `local` target (targets/local/local.c) runs in this order; each deploy target's
    own is in its descriptor (targets/targets.h). */
 int gen_user_sources(bundle *b, char *err, size_t errsize);
 int gen_manifest(bundle *b, char *err, size_t errsize);
@@ -176,7 +178,7 @@ int gen_manifest_json(const pipe_manifest *m, strbuf *out, char *err, size_t err
    manifest_yaml as its bundle.yaml. */
 int gen_driver(bundle *b, const char *manifest_yaml, strbuf *out, char *err, size_t errsize);
 const char *gen_driver_path(bundle *b);
-/* pipec-rebuild.cmake: bundle_build runs it last, since it lists every file. */
+/* pipec-rebuild.cmake: the build driver runs it last, since it lists every file. */
 int gen_rebuild(bundle *b, char *err, size_t errsize);
 /* pipec-inputs.txt: every file the build read, with its stat and digest
    and the bundle's copy of it, for `run` to notice edits (gen_inputs.c). */
@@ -184,12 +186,5 @@ int gen_inputs(bundle *b, char *err, size_t errsize);
 /* An absolute form of path (relative to the working directory cwd, asked
    once for thousands of sources), or NULL (gen_rebuild.c). */
 const char *bundle_absolute(bundle *b, const char *cwd, const char *path);
-
-/* Writes the bundle of a model (model_build) for the targets in
-   opts->targets (bundle_build.c). Returns 0; -1 with a message in err
-   (I/O); or 1, having written nothing, when a file it would write over is
-   not its own (bundle_list.h), with the message naming them. Fills each
-   step's code_digest and sources in m. */
-int bundle_build(model *m, const build_options *opts, arena *a, char *err, size_t errsize);
 
 #endif

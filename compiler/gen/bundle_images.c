@@ -22,10 +22,10 @@
 #include <string.h>
 
 #include "bundle.h"
-#include "check/images.h"
+#include "util/images.h"
 #include "pipe/base.h"
 #include "pipe/settings.h"
-#include "targets/docker.h"
+#include "dockerfile.h"
 
 /* The CUDA image of GPU steps without @docker(parent_image): a release that
    the drivers in use run (CUDA 12.4 Update 1 needs driver 550.54.15 or newer,

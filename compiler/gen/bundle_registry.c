@@ -3,7 +3,7 @@
    take PIPE_REGISTRY, checked to hold only what image names hold, so that
    it can replace BUNDLE_REGISTRY_PLACEHOLDER in YAML or a sed expression. */
 #include "bundle.h"
-#include "escape.h"
+#include "util/escape.h"
 
 bool bundle_images_need_registry(const bundle *b)
 {

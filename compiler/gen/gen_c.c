@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "bundle.h"
-#include "escape.h"
+#include "util/escape.h"
 #include "pipe/version.h"
 #include "template.h"
 

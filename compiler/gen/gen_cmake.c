@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "bundle.h"
-#include "targets/gpu_types.h"
+#include "hw/gpu_types.h"
 #include "template.h"
 
 /* nvcc -gencode targets: those of the GPU types the invocations ask for

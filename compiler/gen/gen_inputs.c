@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "bundle.h"
-#include "escape.h"
+#include "util/escape.h"
 #include "pipe/base.h"
 #include "util/symtab.h"
 
@@ -73,7 +73,7 @@ int gen_inputs(bundle *b, char *err, size_t errsize)
     sb_puts(&cmd, " --pipeline ");
     esc_shell_word(&cmd, o->pipeline_name);
     sb_puts(&cmd, " --target ");
-    esc_shell_word(&cmd, targets_text(b->arena, o->targets));
+    esc_shell_word(&cmd, b->targets_text);
     if (o->registry) {
         sb_puts(&cmd, " --registry ");
         esc_shell_word(&cmd, o->registry);

@@ -62,7 +62,7 @@ int gen_rebuild(bundle *b, char *err, size_t errsize)
            outputs = STRBUF_INIT;
     bool ok = cmake_quoted(&pipec, o->pipec_path) && cmake_quoted(&pipe, o->pipe_path) && cmake_quoted(&dir, out);
     ok = ok && list_item(&args, "--pipeline") && list_item(&args, o->pipeline_name) && list_item(&args, "--target") &&
-         list_item(&args, targets_text(b->arena, o->targets));
+         list_item(&args, b->targets_text);
     if (o->registry) /* the images keep their names */
         ok = ok && list_item(&args, "--registry") && list_item(&args, o->registry);
     for (size_t i = 0; ok && i < b->inputs.len; i++) {

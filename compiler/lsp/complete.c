@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/decorator_doc.h"
+#include "session/decorator_doc.h"
 #include "index.h"
 #include "pipe/settings.h"
 #include "server.h"

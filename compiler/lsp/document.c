@@ -118,7 +118,7 @@ check_session *lsp_doc_check(lsp_doc *d)
     if (!d->check) {
         d->check = xmalloc(sizeof *d->check);
         check_session_init(d->check, false);
-        check_session_text(d->check, d->path, d->text, d->len, NULL);
+        check_session_text(d->check, d->path, d->text, d->len, false);
     }
     return d->check;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/fmt.h"
+#include "session/fmt.h"
 #include "server.h"
 
 /* The start of each line of text[0..len), and len at the end. */

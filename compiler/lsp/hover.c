@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/decorator_doc.h"
+#include "session/decorator_doc.h"
 #include "gen/bundle.h"
 #include "model/model_build.h"
 #include "index.h"

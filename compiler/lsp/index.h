@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/session.h"
+#include "session/session.h"
 
 typedef enum {
     OCC_STEP,

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli/session.h"
+#include "session/session.h"
 #include "json.h"
 #include "rpc.h"
 #include "text.h"

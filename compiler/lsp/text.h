@@ -1,13 +1,13 @@
 /* Positions as LSP counts them (a line, and UTF-16 code units into it)
    against byte offsets into a document's text; lines end at LF, CRLF or a
-   CR alone, as in the compiler (front/source.c). */
+   CR alone, as in the compiler (util/source.c). */
 #ifndef PIPEC_LSP_TEXT_H
 #define PIPEC_LSP_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "front/source.h"
+#include "util/source.h"
 
 typedef struct lsp_pos {
     uint32_t line, character;
@@ -19,7 +19,7 @@ typedef struct lsp_pos {
 size_t text_offset(const char *text, size_t len, lsp_pos pos);
 
 /* The position of byte offset in a loaded file (its line table,
-   front/source.c). */
+   util/source.c). */
 lsp_pos text_position(const source_file *f, size_t offset);
 
 /* Replaces text[start..end) of the buffer *text (length *len, capacity *cap)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/images.h"
+#include "util/images.h"
 #include "util/strbuf.h"
 #include "util/symtab.h"
 #include "pipe/base.h"

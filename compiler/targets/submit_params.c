@@ -1,7 +1,7 @@
 /* The parameters of the generated submit scripts (submit_params.h). */
 #include "submit_params.h"
 
-#include "gen/escape.h"
+#include "util/escape.h"
 
 void submit_params(const pipe_manifest *m, strbuf *names, strbuf *required, strbuf *defaults, strbuf *help)
 {

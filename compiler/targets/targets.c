@@ -16,6 +16,8 @@ const size_t deploy_target_count = sizeof deploy_targets / sizeof deploy_targets
 
 _Static_assert(sizeof deploy_targets / sizeof deploy_targets[0] <= sizeof(unsigned) * CHAR_BIT,
                "a target set (unsigned) has one bit per target");
+_Static_assert(sizeof deploy_targets / sizeof deploy_targets[0] <= CHECK_RULES_MAX,
+               "the checker takes the rules of every target");
 
 /* Every row's bit: what targets_text calls `all`. */
 static unsigned every_target(void)

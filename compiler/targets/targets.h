@@ -1,24 +1,22 @@
-/* The deploy targets. Each is described once, in targets/NAME.c (its name,
-   what it writes, whether it runs containers, its rules, its generator), and
+/* The deploy targets. Each is a folder, targets/<name>/, that holds its
+   descriptor (its name, what it writes, whether it runs containers, its
+   rules, its generator, its templates) and the files they need, and is
    listed once, in the table of targets.c; --target, `pipec --help`, the
-   checker and the bundle's generator loop all iterate that table. Adding a
-   target: docs/architecture.md. */
+   checker (through session/, which hands it the rules) and the build
+   driver (build/) all iterate that table. Adding a target:
+   docs/architecture.md. */
 #ifndef PIPEC_TARGETS_H
 #define PIPEC_TARGETS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "check/program.h"
 #include "util/arena.h"
 #include "util/strbuf.h"
 
-/* Declared in full by gen/bundle.h, util/diag.h and check/program.h; a
-   target's file includes those it uses. */
+/* Declared in full by gen/bundle.h; a target's file includes it. */
 typedef struct bundle bundle;
-typedef struct diag_engine diag_engine;
-typedef struct step_info step_info;
-typedef struct effective_options effective_options;
-typedef struct pipeline_info pipeline_info;
 
 typedef struct deploy_target {
     const char *name;    /* as --target takes it */
@@ -29,17 +27,20 @@ typedef struct deploy_target {
     /* Its files make a cluster pull the images from their registry: built
        without one (@docker(registry), --registry), it is warned about once. */
     bool pulls_images;
-    /* Checks the options in force for a step in a pipeline (or its own,
-       when no pipeline calls it) that this target reads; NULL: none. Runs
-       under `check` and `build` alike, whatever --target says, so that the
-       same file gets the same errors from both. */
-    void (*check)(diag_engine *d, const step_info *st, const effective_options *eff);
+    /* Its rules over the options in force for a step (.step) and over a
+       pipeline's invocations (.pipeline) that this target reads; NULL:
+       none. The checker runs them under `check` and `build` alike,
+       whatever --target says, so that the same file gets the same errors
+       from both (check/program.h). */
+    check_rule rules;
     /* Checks the pipeline being built, under `build` only and only when this
        target is built: warnings about what its files cannot do (W0410);
        NULL: none. */
     void (*check_build)(diag_engine *d, const pipeline_info *pl);
     /* Adds the target's files to the bundle: 0, or -1 with a message in err. */
     int (*generate)(bundle *b, char *err, size_t errsize);
+    /* The templates its files are written from (templates/), NULL-ended. */
+    const char *const *templates;
 } deploy_target;
 
 /* Every target, in the order their files are generated; `local` (the

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "strbuf.h"
-#include "front/utf8.h"
+#include "utf8.h"
 #include "pipe/base.h"
 
 /* Source lines longer than this many columns are shown as a window around the span. */

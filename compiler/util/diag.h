@@ -8,7 +8,7 @@
 
 #include "arena.h"
 #include "diag_codes.h"
-#include "front/source.h"
+#include "source.h"
 
 typedef enum { DIAG_FORMAT_TEXT, DIAG_FORMAT_JSON, DIAG_FORMAT_SARIF } diag_format;
 

@@ -1,6 +1,6 @@
-/* gpu_type names and their CUDA architectures (compiler/targets/gpu_types.c), which
+/* gpu_type names and their CUDA architectures (compiler/hw/gpu_types.c), which
    pick CMAKE_CUDA_ARCHITECTURES in the bundle and in its Dockerfiles. */
-#include "targets/gpu_types.h"
+#include "hw/gpu_types.h"
 
 #include "check.h"
 

@@ -38,7 +38,7 @@ errors = []
 
 
 # Neuron devices: one candidate per generation of the kind that holds the
-# count (compiler/targets/neuron_instances.c), each a name SkyPilot's own
+# count (compiler/hw/neuron_instances.c), each a name SkyPilot's own
 # Neuron support knows (its Kubernetes device-plugin mapping) and a count at
 # least the step's, the smallest instance of the generation that holds it.
 NEURON_GENERATIONS = {"trainium": {"Trainium": [1, 16], "Trainium2": [16]},

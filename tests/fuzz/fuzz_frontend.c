@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "util/diag.h"
-#include "cli/fmt.h"
+#include "session/fmt.h"
+#include "session/session.h"
 #include "front/parse.h"
 #include "check/program.h"
 #include "util/strbuf.h"
@@ -31,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     source_set_init(&sources);
     diag_init(&d, &a, &sources);
     int idx = source_add(&sources, "fuzz.pipe", (const char *)data, size);
-    check_options opts = {.container_targets = true};
+    check_options opts;
+    session_check_options(&opts, true);
     program_check_loaded(&pg, &a, &d, &sources, (uint32_t)idx, &opts);
     if (!diag_error_count(&d)) {
         strbuf out = STRBUF_INIT;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "check/program.h"
+#include "session/session.h"
 #include "util/diag.h"
 
 static const char *checked_dir;
@@ -40,7 +41,9 @@ static void check_text(checked *c, const char *text)
     diag_init(&c->d, &c->a, &c->src);
     char path[1024], err[256];
     snprintf(path, sizeof path, "%s/main.pipe", checked_dir);
-    bool ok = program_load(&c->pg, &c->a, &c->d, &c->src, path, NULL, err, sizeof err);
+    check_options opts;
+    session_check_options(&opts, false);
+    bool ok = program_load(&c->pg, &c->a, &c->d, &c->src, path, &opts, err, sizeof err);
     CHECK(ok);
 }
 

@@ -1,4 +1,4 @@
-/* `pipec fmt` (compiler/cli/fmt.c, docs/fmt.md): canonical output for a set of
+/* `pipec fmt` (compiler/session/fmt.c, docs/fmt.md): canonical output for a set of
    inputs, idempotence, and that nothing is lost: every comment keeps its
    text and the tree of the output equals the tree of the input.
 
@@ -8,7 +8,7 @@
 
    The repository root is argv[1], else $PIPEC_SOURCE_DIR, else found from
    __FILE__. */
-#include "cli/fmt.h"
+#include "session/fmt.h"
 
 #include "check.h"
 

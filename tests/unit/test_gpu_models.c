@@ -1,8 +1,8 @@
-/* The table of known GPU models (compiler/targets/gpu_models.c): the
+/* The table of known GPU models (compiler/hw/gpu_models.c): the
  * spellings users write find the model they mean, memory tells the A100s
  * apart, unknown names find nothing, and every model has a SkyPilot name,
  * at least one node label and, from NVIDIA, a CUDA architecture. */
-#include "targets/gpu_models.h"
+#include "hw/gpu_models.h"
 
 #include "check.h"
 

@@ -9,11 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gen/bundle.h"
+#include "build/build.h"
 #include "check.h"
 #include "util/diag.h"
 #include "model/model_build.h"
 #include "check/program.h"
+#include "session/session.h"
 #include "pipe/base.h"
 
 #ifndef PIPEC_SOURCE_DIR
@@ -77,7 +78,8 @@ static void round_trip(const char *path, const char *only, bool mutate)
     arena_init(&a);
     source_set_init(&src);
     diag_init(&d, &a, &src);
-    check_options copts = {.container_targets = true};
+    check_options copts;
+    session_check_options(&copts, true);
     if (!program_load(&pg, &a, &d, &src, path, &copts, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", path, err);
         CHECK(false);

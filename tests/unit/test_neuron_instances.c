@@ -1,8 +1,8 @@
-/* The table of Neuron instances (compiler/targets/neuron_instances.c): the
+/* The table of Neuron instances (compiler/hw/neuron_instances.c): the
  * largest instance of each kind, the smallest that holds a count, the
  * process counts that fit a machine's devices (one per device, one per
  * NeuronCore of an instance that has them), and the shapes help lists. */
-#include "targets/neuron_instances.h"
+#include "hw/neuron_instances.h"
 
 #include "check.h"
 

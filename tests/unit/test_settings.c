@@ -17,9 +17,10 @@
 
 #include "check.h"
 #include "checked.h"
+#include "doc_block.h"
 #include "check/program.h"
-#include "cli/decorator_doc.h"
-#include "gen/bundle.h"
+#include "session/decorator_doc.h"
+#include "build/build.h"
 #include "model/model_build.h"
 #include "pipe/base.h"
 #include "pipe/settings.h"
@@ -603,39 +604,14 @@ static void test_rows(void)
     }
 }
 
-/* A block of a page that pipec generates from the table is what it
-   generates now: regenerate them with `bash scripts/update-docs.sh` when a
-   row changes. */
-static void check_block(const char *path, const char *begin_mark, void (*generate)(FILE *), const char *what)
-{
-    char *doc = NULL, *generated = NULL, err[256];
-    size_t n = 0, gn = 0;
-    CHECK_EQ_INT(pipe_read_file(path, &doc, &n, err, sizeof err), 0);
-    FILE *f = open_memstream(&generated, &gn);
-    CHECK(f != NULL);
-    if (!doc || !f) {
-        free(doc);
-        return;
-    }
-    generate(f);
-    fclose(f);
-    const char *begin = strstr(doc, begin_mark);
-    bool same = begin && strncmp(begin, generated, gn) == 0;
-    if (!same)
-        fprintf(stderr, "%s is out of date with pipe/settings.def: run `bash scripts/update-docs.sh`\n", what);
-    CHECK(same);
-    free(doc);
-    free(generated);
-}
-
 /* docs/language.md's decorator reference and docs/runtime.md's table of
    what is in the cache key are the table's. */
 static void test_reference_in_docs(void)
 {
-    check_block(PIPEC_SOURCE_DIR "/docs/language.md", DECORATOR_DOC_BEGIN, decorator_doc_markdown,
-                "docs/language.md's decorator reference");
-    check_block(PIPEC_SOURCE_DIR "/docs/runtime.md", DECORATOR_CACHE_BEGIN, decorator_doc_cache_markdown,
-                "docs/runtime.md's table of the cache key");
+    check_doc_block(PIPEC_SOURCE_DIR "/docs/language.md", DECORATOR_DOC_BEGIN, decorator_doc_markdown,
+                    "docs/language.md's decorator reference is out of date with pipe/settings.def");
+    check_doc_block(PIPEC_SOURCE_DIR "/docs/runtime.md", DECORATOR_CACHE_BEGIN, decorator_doc_cache_markdown,
+                    "docs/runtime.md's table of the cache key is out of date with pipe/settings.def");
 }
 
 int main(void)

@@ -1,13 +1,17 @@
 /* The table of deploy targets (compiler/targets/targets.c) and what reads
  * it: --target parsing, targets_text, the container set, `pipec --help`,
- * the message about an unknown target, and the generator loop (a target
+ * the message about an unknown target, the rules the checker gets
+ * (session/), the templates each names, and the generator loop (a target
  * selected writes files that `local` alone does not). Walks the table, so
  * that a new row is tested without a new line here. */
 #include "cli/cli.h"
 #include "gen/bundle.h"
+#include "session/session.h"
 #include "targets/targets.h"
+#include "util/embedded.h"
 
 #include "check.h"
+#include "run_pipec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,29 +101,42 @@ static void test_containers(void)
     CHECK(targets_run_containers(TARGET_ALL) == any);
 }
 
-/* Runs pipec with its stdout and stderr in one string (freed by the caller). */
-static char *run_pipec(int argc, char **argv, int *status)
+/* The checker gets the rules of every target that has some, in table
+   order, under `check`, `build` and the language server alike. */
+static void test_rules(void)
 {
-    fflush(stdout);
-    fflush(stderr);
-    FILE *tmp = tmpfile();
-    int out = dup(1), err = dup(2);
-    dup2(fileno(tmp), 1);
-    dup2(fileno(tmp), 2);
-    *status = pipec_main(argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(out, 1);
-    dup2(err, 2);
-    close(out);
-    close(err);
-    long len = ftell(tmp);
-    char *text = calloc(1, (size_t)(len > 0 ? len : 0) + 1);
-    rewind(tmp);
-    if (len > 0 && fread(text, 1, (size_t)len, tmp) != (size_t)len)
-        text[0] = '\0';
-    fclose(tmp);
-    return text;
+    for (int containers = 0; containers < 2; containers++) {
+        check_options o;
+        session_check_options(&o, containers);
+        CHECK(o.container_targets == containers);
+        CHECK_EQ_U64(o.nrules, deploy_target_count);
+        for (size_t i = 0; i < deploy_target_count && i < o.nrules; i++)
+            CHECK(o.rules[i] == &deploy_targets[i]->rules);
+    }
+}
+
+/* Each template is named by one target, and each name a target gives is
+   a template pipec carries. */
+static void test_templates(void)
+{
+    for (size_t i = 0; i < deploy_target_count; i++) {
+        CHECK_NOT_NULL(deploy_targets[i]->templates);
+        for (const char *const *t = deploy_targets[i]->templates; t && *t; t++)
+            if (!embedded_find(embedded_templates, *t)) {
+                fprintf(stderr, "target %s names template %s, which is not in templates/\n", deploy_targets[i]->name,
+                        *t);
+                CHECK(false);
+            }
+    }
+    for (const embedded_file *f = embedded_templates; f->path; f++) {
+        size_t owners = 0;
+        for (size_t i = 0; i < deploy_target_count; i++)
+            for (const char *const *t = deploy_targets[i]->templates; t && *t; t++)
+                owners += strcmp(*t, f->path) == 0;
+        if (owners != 1)
+            fprintf(stderr, "templates/%s is named by %zu targets\n", f->path, owners);
+        CHECK_EQ_U64(owners, 1);
+    }
 }
 
 /* The text lists every target, in table order, apart by sep. */
@@ -212,6 +229,8 @@ int main(void)
     test_parse();
     test_text_round_trip();
     test_containers();
+    test_rules();
+    test_templates();
     test_help_and_messages();
     test_generators();
     return check_summary();

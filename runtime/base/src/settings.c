@@ -35,7 +35,8 @@
 #define KIND_TYPE_FILE pipe_mfile
 #define PIPE_AT(member) (((pipe_minvocation *)0)->member)
 #define PIPE_NOWHERE ((size_t)0)
-#define PIPE_OPTION(ID, NAME, KIND, MIN, MAX, DEFAULT, ABSENT, VALUES, KEY, FIELD, COUNT, EMIT, CACHE, HELP, DOC) \
+#define PIPE_OPTION(ID, NAME, KIND, MIN, MAX, DEFAULT, ABSENT, VALUES, CHECK, KEY, FIELD, COUNT, EMIT, CACHE, HELP, \
+                    DOC)                                                                                            \
     _Static_assert(_Generic(FIELD, KIND_TYPE_##KIND: 1, default: 0), #ID ": its field has its kind's type"); \
     _Static_assert(_Generic(COUNT, size_t: 1, default: 0), #ID ": its count is a size_t");
 #define PIPE_DECORATOR(ID, NAME, WHERE, POSITIONAL, ORDER, SECTION, FLOW, WHEN, PRESENCE, PRESENCE_KEY, GIVEN, DOC, \
@@ -52,7 +53,8 @@
 
 /* The options of each decorator; a zeroed row ends each list, so that a
    decorator without options still has an array. */
-#define PIPE_OPTION(ID, NAME, KIND, MIN, MAX, DEFAULT, ABSENT, VALUES, KEY, FIELD, COUNT, EMIT, CACHE, HELP, DOC) \
+#define PIPE_OPTION(ID, NAME, KIND, MIN, MAX, DEFAULT, ABSENT, VALUES, CHECK, KEY, FIELD, COUNT, EMIT, CACHE, HELP, \
+                    DOC)                                                                                            \
     {NAME, PIPE_KIND_##KIND, MIN, MAX, DEFAULT, ABSENT, VALUES, KEY, FIELD, COUNT, EMIT, CACHE, HELP, DOC, PIPE_##ID},
 #define PIPE_DECORATOR(ID, NAME, WHERE, POSITIONAL, ORDER, SECTION, FLOW, WHEN, PRESENCE, PRESENCE_KEY, GIVEN, DOC, \
                        ...)                                                                                          \
