@@ -10,6 +10,7 @@
 #include "cliopt.h"
 #include "commands.h"
 #include "pipe/base.h"
+#include "pipe/human.h"
 #include "pipe/settings.h"
 #include "exec/resources.h"
 

@@ -10,6 +10,7 @@
 #include "followup.h"
 #include "history.h"
 #include "exec/progress.h"
+#include "pipe/human.h"
 #include "run_cmd.h"
 #include "exec/run_state.h"
 #include "observe/report_svg.h"

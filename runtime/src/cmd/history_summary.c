@@ -7,6 +7,7 @@
 
 #include "exec/resources.h"
 #include "history.h"
+#include "pipe/human.h"
 
 void pipe_metric_summarize(const pipe_metric_series *s, pipe_metric_summary *out)
 {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "pipe/error.h"
+#include "pipe/human.h"
 #include "util/util.h"
 
 #define TTY_REDRAW_S 0.5
@@ -24,22 +25,6 @@ const char *pipe_pstate_name(pipe_pstate s)
     case PIPE_PS_INTERRUPTED: return "interrupted";
     }
     return "?";
-}
-
-void pipe_format_seconds(double s, char *buf, size_t size)
-{
-    if (!(s >= 0))
-        s = 0;
-    if (s < 10)
-        snprintf(buf, size, "%.2f s", s);
-    else if (s < 60)
-        snprintf(buf, size, "%.1f s", s);
-    else if (s < 3600)
-        snprintf(buf, size, "%dm %02ds", (int)(s / 60), (int)fmod(s, 60));
-    else if (s < 3600.0 * 1e6) /* hours that fit an int (a record may say 1e308 s) */
-        snprintf(buf, size, "%dh %02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
-    else
-        snprintf(buf, size, "%.3g h", s / 3600);
 }
 
 /* Whole seconds for the running-status lines: "30 s", "2m 05s". */

@@ -72,9 +72,6 @@ double pipe_progress_next_tick(const pipe_progress *p);
    the exit status. */
 void pipe_progress_summary(pipe_progress *p, const char *run_id, const char *run_dir, int exit_status);
 
-/* A measured time for people: "0.42 s", "12.3 s", "2m 05s", "1h 02m".
-   (Exact durations in the language's units: pipe_format_duration.) */
-void pipe_format_seconds(double seconds, char *buf, size_t size);
 const char *pipe_pstate_name(pipe_pstate s);
 
 #endif

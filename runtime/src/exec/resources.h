@@ -28,11 +28,6 @@ void pipe_local_resources_free(pipe_local_resources *r);
    UUID), as CUDA reads it. An empty or "-1" list means no GPU. */
 int pipe_gpu_list(size_t count, const char *cvd, char ***gpus, size_t *n);
 
-/* Bytes for people: pipe_format_size's unit spaced out ("16 GB", "512 MiB")
-   when one divides it exactly, else 3 significant digits ("25.3 GB"),
-   "0 bytes". */
-void pipe_format_size_human(uint64_t bytes, char *buf, size_t size);
-
 /* Resources of req this machine lacks, as text for a message: "16 CPUs (this
    machine has 2); 2 GPUs (it has 0)". False (and msg "") when it fits. */
 bool pipe_resources_unmet(const pipe_local_resources *local, const pipe_resources *req, char *msg, size_t msgsize);

@@ -12,6 +12,7 @@
 #include "observe/nvml.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
+#include "pipe/human.h"
 #include "util/util.h"
 
 static void free_list(char **list, size_t n)
@@ -195,25 +196,6 @@ static void format_count(char *buf, size_t size, double v)
         snprintf(buf, size, "%.0f", v);
     else
         snprintf(buf, size, "%g", v);
-}
-
-void pipe_format_size_human(uint64_t v, char *buf, size_t size)
-{
-    char exact[32];
-    pipe_format_size(v, exact, sizeof exact);
-    size_t digits = strspn(exact, "0123456789");
-    if (v > 0 && strcmp(exact + digits, "B") != 0) { /* a unit divides it: "16GB" reads "16 GB" */
-        snprintf(buf, size, "%.*s %s", (int)digits, exact, exact + digits);
-        return;
-    }
-    static const char *const units[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
-    double x = (double)v;
-    size_t u = 0;
-    while (x >= 1000 && u + 1 < sizeof units / sizeof units[0]) {
-        x /= 1000;
-        u++;
-    }
-    snprintf(buf, size, u == 0 ? "%.0f %s" : "%.3g %s", x, units[u]);
 }
 
 bool pipe_resources_unmet(const pipe_local_resources *local, const pipe_resources *req, char *msg, size_t msgsize)

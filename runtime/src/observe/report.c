@@ -17,6 +17,7 @@
 #include "cmd/history.h"
 #include "pipe/base.h"
 #include "exec/progress.h"
+#include "pipe/human.h"
 #include "report_compare.h"
 #include "report_graph.h"
 #include "report_media.h"

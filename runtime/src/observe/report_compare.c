@@ -14,6 +14,7 @@
 #include "cmd/commands.h"
 #include "cmd/history.h"
 #include "exec/progress.h"
+#include "pipe/human.h"
 #include "report_compare.h"
 #include "report_graph.h"
 #include "report_media.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "exec/progress.h"
+#include "pipe/human.h"
 
 enum { NODE_W = 168, NODE_H = 46, PAD = 12, LR_GAP_X = 56, LR_GAP_Y = 14, TB_GAP_X = 18, TB_GAP_Y = 44 };
 /* The band each routed edge's lane takes. */

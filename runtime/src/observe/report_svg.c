@@ -1,6 +1,7 @@
 /* Inline SVG line charts (report_svg.h). Coordinates are in the SVG's own
    units (560 x 230); the page scales the chart to its column. */
 #include "report_svg.h"
+#include "pipe/human.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,23 +9,6 @@
 #include <string.h>
 
 enum { W = 560, H = 230, ML = 58, MR = 16, MB = 42 };
-
-void pipe_format_short(double v, char *buf, size_t size)
-{
-    if (!isfinite(v)) {
-        snprintf(buf, size, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
-        return;
-    }
-    double a = fabs(v);
-    if (a == 0)
-        snprintf(buf, size, "0");
-    else if (a >= 1e7 || a < 1e-4)
-        snprintf(buf, size, "%.3g", v);
-    else if (a >= 1000)
-        snprintf(buf, size, "%.0f", v);
-    else
-        snprintf(buf, size, "%.4g", v);
-}
 
 /* Ticks come from a count, never from stepping a double until it passes
    the end: at 2^53 adding a step of 1 changes nothing. */

@@ -48,8 +48,4 @@ typedef struct pipe_chart {
    with its value. */
 void pipe_svg_line_chart(pipe_textbuf *b, const pipe_chart *c);
 
-/* A number for people: 3 or 4 significant digits, no exponent between
-   1e-4 and 1e7. */
-void pipe_format_short(double v, char *buf, size_t size);
-
 #endif
