@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "exec/params.h"
+#include "format/params.h"
 #include "pipe/manifest.h"
 #include "cmd/run_config.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "exec/params.h"
+#include "format/params.h"
 
 static void expect_canon(pipe_type t, const char *in, const char *out)
 {

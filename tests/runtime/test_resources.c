@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "exec/resources.h"
+#include "observe/gpu_list.h"
 #include "pipe/human.h"
 
 static void clear_env(void)

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "exec/run_lock.h"
+#include "store/run_lock.h"
 #include "cmd/run_ref.h"
-#include "exec/run_state.h"
+#include "store/run_state.h"
 #include "step_fixture.h"
 
 static void add_run(const char *store, const char *id, const char *started, const char *status)

@@ -2,10 +2,11 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/cli.h"
 
 int pipe_opt_value(int argc, char **argv, int *i, const char *name, const char **value)
 {
@@ -43,26 +44,6 @@ int pipe_opt_parse_int(const char *option, const char *text, long min, long max,
     }
     *out = v;
     return 0;
-}
-
-void pipe_cli_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-void pipe_cli_warning(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
 }
 
 bool pipe_opt_is_help(const char *arg) { return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0; }

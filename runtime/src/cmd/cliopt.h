@@ -1,5 +1,6 @@
-/* Command-line helpers shared by the commands of runner.c, describe.c and
-   history.c. Private to the runtime. */
+/* The options of the commands (cmd/): "--store DIR" or "--store=DIR",
+   integers in a range, --help. The messages they print are util/cli.h's.
+   Private to the runtime. */
 #ifndef PIPE_CLIOPT_H
 #define PIPE_CLIOPT_H
 
@@ -13,9 +14,6 @@
 int pipe_opt_value(int argc, char **argv, int *i, const char *name, const char **value);
 /* "--jobs 4": a decimal integer in [min, max]; -1 with a message printed. */
 int pipe_opt_parse_int(const char *option, const char *text, long min, long max, long *out);
-/* "error: ..." and "warning: ..." on stderr. */
-void pipe_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void pipe_cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "--help" or "-h". */
 bool pipe_opt_is_help(const char *arg);
 

@@ -9,9 +9,8 @@
 
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
+#include "util/cli.h"
 
-/* Exit statuses shared by every command. */
-enum { PIPE_EXIT_OK = 0, PIPE_EXIT_FAILED = 1, PIPE_EXIT_USAGE = 2 };
 
 /* `step --echo` (started by `run`) tells the runner, on a line of its own
    that the runner consumes, when the step really starts: a cached

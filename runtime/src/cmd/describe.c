@@ -13,6 +13,7 @@
 #include "pipe/human.h"
 #include "pipe/settings.h"
 #include "exec/resources.h"
+#include "util/cli.h"
 
 static const char *type_word(const pipe_mparam *p)
 {

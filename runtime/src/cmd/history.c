@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cliopt.h"
 #include "commands.h"
-#include "followup.h"
+#include "util/cli.h"
+#include "util/followup.h"
 #include "history.h"
 #include "exec/progress.h"
 #include "pipe/human.h"
 #include "run_cmd.h"
-#include "exec/run_state.h"
+#include "store/run_state.h"
 #include "observe/report_svg.h"
 #include "util/util.h"
 

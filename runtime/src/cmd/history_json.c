@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "history.h"
-#include "exec/run_state.h"
+#include "store/run_state.h"
 
 static void key(pipe_textbuf *b, const char *name, bool *first)
 {

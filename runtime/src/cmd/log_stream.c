@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cliopt.h"
+#include "util/cli.h"
 
 enum {
     CHUNK = 64 << 10,   /* read at a time */

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cliopt.h"
 #include "commands.h"
-#include "exec/run_lock.h"
-#include "followup.h"
+#include "store/run_lock.h"
+#include "util/cli.h"
+#include "util/followup.h"
 #include "log_stream.h"
 #include "pipe/base.h"
 #include "run_cmd.h"

@@ -6,7 +6,8 @@
 
 #include "cliopt.h"
 #include "commands.h"
-#include "followup.h"
+#include "util/cli.h"
+#include "util/followup.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
 #include "run_rebuild.h"

@@ -10,6 +10,7 @@
 #include "pipe/error.h"
 #include "run_ref.h"
 #include "store/store.h"
+#include "util/cli.h"
 
 int pipe_run_args_parse(int argc, char **argv, unsigned allowed, int max_positional, const char *usage,
                         pipe_run_args *a)

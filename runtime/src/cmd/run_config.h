@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "exec/params.h"
+#include "format/params.h"
 #include "pipe/manifest.h"
 
 typedef struct pipe_run_config {

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "exec/bundle_inputs.h"
 #include "exec/command.h"
+#include "util/cli.h"
 #include "util/util.h"
 
 /* Set in the environment of the executable run again after a rebuild: a

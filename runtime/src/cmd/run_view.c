@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/cliopt.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
+#include "util/cli.h"
 #include "util/util.h"
 
 double pipe_parse_iso8601(const char *s)

@@ -11,7 +11,7 @@
 #include "observe/metrics.h"
 #include "pipe/manifest.h"
 #include "observe/profile_read.h"
-#include "exec/run_state.h"
+#include "store/run_state.h"
 #include "store/stepfile.h"
 #include "store/store.h"
 

@@ -14,7 +14,7 @@
 #include "child.h"
 #include "pipe/error.h"
 #include "procs.h"
-#include "run_lock.h"
+#include "store/run_lock.h"
 #include "store/store.h"
 #include "util/util.h"
 

@@ -22,12 +22,6 @@ typedef struct pipe_local_resources {
 int pipe_local_resources_detect(pipe_local_resources *out, char *err, size_t errsize);
 void pipe_local_resources_free(pipe_local_resources *r);
 
-/* The GPUs of a machine with `count` devices as CUDA_VISIBLE_DEVICES `cvd`
-   (NULL: unset) restricts them: its entries up to the first invalid one (an
-   index >= count, a repeated entry, anything but a number or a GPU-/MIG-
-   UUID), as CUDA reads it. An empty or "-1" list means no GPU. */
-int pipe_gpu_list(size_t count, const char *cvd, char ***gpus, size_t *n);
-
 /* Resources of req this machine lacks, as text for a message: "16 CPUs (this
    machine has 2); 2 GPUs (it has 0)". False (and msg "") when it fits. */
 bool pipe_resources_unmet(const pipe_local_resources *local, const pipe_resources *req, char *msg, size_t msgsize);

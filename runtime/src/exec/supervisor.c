@@ -17,15 +17,16 @@
 #include "store/reserve.h"
 #include "child.h"
 #include "cmd/commands.h"
-#include "params.h"
+#include "format/params.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
 #include "procs.h"
 #include "resources.h"
-#include "run_lock.h"
+#include "store/run_lock.h"
 #include "stop.h"
 #include "supervisor.h"
 #include "sweep.h"
+#include "util/cli.h"
 #include "util/util.h"
 
 static void unknown_invocation(const pipe_manifest *m, const char *id, char *err, size_t errsize)

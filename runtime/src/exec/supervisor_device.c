@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "gpu_probe.h"
+#include "observe/gpu_list.h"
 #include "observe/nvml.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
-#include "resources.h"
 #include "supervisor.h"
 
 /* "gpu: 2 x NVIDIA H100 80GB HBM3, 1 x NVIDIA A100-SXM4-40GB": the models
@@ -62,9 +62,7 @@ static void describe_gpus(const pipe_supervisor *s, char *buf, size_t size)
         len += (size_t)snprintf(buf + len, size - len, "%s%zu x %s", m ? ", " : ": ", counts[m], names[m]);
     if (others && len < size)
         snprintf(buf + len, size - len, ", %zu of other models", others);
-    for (size_t k = 0; k < n; k++)
-        free(specs[k]);
-    free(specs);
+    pipe_gpu_list_free(specs, n);
     pipe_nvml_close(nv);
 }
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "child.h"
-#include "cmd/followup.h"
+#include "util/followup.h"
 #include "crash_trace.h"
 #include "pipe/base.h"
 #include "store/store.h"

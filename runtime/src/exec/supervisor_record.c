@@ -17,6 +17,7 @@
 #include "pipe/error.h"
 #include "pipe/base.h"
 #include "supervisor_parts.h"
+#include "util/cli.h"
 #include "util/util.h"
 
 /* An empty outputs/ for the ranks to write into. */

@@ -11,13 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/cliopt.h"
 #include "pipe/error.h"
 #include "procs.h"
-#include "run_lock.h"
+#include "store/run_lock.h"
 #include "store/commit.h"
 #include "store/stepfile.h"
 #include "store/store.h"
+#include "util/cli.h"
 #include "util/util.h"
 
 /* The part of an invocation id that goes into a scratch folder's name. */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/params.h"
+#include "params.h"
 #include "pipe/error.h"
 #include "util/util.h"
 #include "yaml_tree.h"

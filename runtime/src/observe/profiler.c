@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_list.h"
 #include "neuron_monitor.h"
 #include "nvml.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
 #include "proc_sample.h"
-#include "exec/resources.h"
 #include "util/util.h"
 
 struct pipe_profiler {
@@ -130,9 +130,7 @@ static void open_gpus(pipe_profiler *p)
                 snprintf(first_why, sizeof first_why, "%s", why);
         }
     }
-    for (size_t i = 0; i < nspecs; i++)
-        free(specs[i]);
-    free(specs);
+    pipe_gpu_list_free(specs, nspecs);
     if (p->ngpus == 0) {
         if (first_why[0])
             no_gpus(p, first_why);

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmd/cliopt.h"
 #include "cmd/commands.h"
-#include "cmd/followup.h"
+#include "util/cli.h"
+#include "util/followup.h"
 #include "cmd/history.h"
 #include "pipe/base.h"
 #include "exec/progress.h"

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cliopt.h"
 #include "cmd/commands.h"
 #include "cmd/history.h"
 #include "exec/progress.h"
@@ -20,6 +19,7 @@
 #include "report_media.h"
 #include "report_page.h"
 #include "report_svg.h"
+#include "util/cli.h"
 #include "util/util.h"
 
 /* A file name made of the ids longer than this uses a digest instead. */

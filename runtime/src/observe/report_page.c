@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cliopt.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
+#include "util/cli.h"
 #include "util/util.h"
 
 const char *const pipe_report_palette[PIPE_REPORT_PALETTE_N] = {"#2563eb", "#dc2626", "#059669",
