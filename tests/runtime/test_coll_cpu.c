@@ -14,7 +14,6 @@
 #include "dist/coll_cpu.h"
 #include "dist/coll_shm.h"
 #include "dist/coll_watch.h"
-#include "api/ctx.h"
 #include "dist/rendezvous.h"
 #include "util/util.h"
 
@@ -109,14 +108,14 @@ static double expected(int world, size_t i, pipe_op op, pipe_dtype t)
    the same bits, those of adding the ranks of each machine in rank order,
    then the machines in order (the order coll_cpu.c promises), over more
    than one chunk. */
-static int ordered_sum(struct pipe_ctx *ctx, int world)
+static int ordered_sum(pipe_coll *coll, int world)
 {
     int local = atoi(getenv("LOCAL_WORLD_SIZE")), failures = 0;
     size_t n = 300007;
     float *buf = malloc(n * sizeof *buf);
     for (size_t i = 0; i < n; i++)
-        buf[i] = 0.1f * (float)(ctx->rank + 1) + (float)i * 1e-3f + (ctx->rank % 2 ? 1e7f : 0);
-    if (pipe_coll_cpu_backend.allreduce(ctx, buf, n, PIPE_F32, PIPE_SUM) != 0)
+        buf[i] = 0.1f * (float)(coll->rank + 1) + (float)i * 1e-3f + (coll->rank % 2 ? 1e7f : 0);
+    if (pipe_coll_cpu_backend.allreduce(coll, buf, n, PIPE_F32, PIPE_SUM) != 0)
         failures++;
     for (size_t i = 0; i < n && !failures; i++) {
         volatile float total = 0;
@@ -129,7 +128,7 @@ static int ordered_sum(struct pipe_ctx *ctx, int world)
             total = m == 0 ? part : total + part;
         }
         if (memcmp(&buf[i], (const void *)&total, sizeof total) != 0) {
-            fprintf(stderr, "rank %d: ordered sum [%zu]: got %.9g want %.9g\n", ctx->rank, i, (double)buf[i],
+            fprintf(stderr, "rank %d: ordered sum [%zu]: got %.9g want %.9g\n", coll->rank, i, (double)buf[i],
                     (double)total);
             failures++;
         }
@@ -141,16 +140,16 @@ static int ordered_sum(struct pipe_ctx *ctx, int world)
 /* One rank: every collective, every dtype and op; the exit status counts failures. */
 static int rank_main(int world)
 {
-    struct pipe_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
+    pipe_coll coll;
+    memset(&coll, 0, sizeof coll);
     char err[512];
-    if (pipe_coll_cpu_backend.init(&ctx, err, sizeof err) != 0) {
+    if (pipe_coll_cpu_backend.init(&coll, err, sizeof err) != 0) {
         fprintf(stderr, "init: %s\n", err);
         return 100;
     }
     const char *rank_env = getenv("RANK");
-    ctx.rank = atoi(rank_env);
-    ctx.world_size = world;
+    coll.rank = atoi(rank_env);
+    coll.world_size = world;
     int failures = 0;
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         size_t n = sizes[si];
@@ -162,8 +161,8 @@ static int rank_main(int world)
                 if ((t == PIPE_F16 || t == PIPE_BF16 || t == PIPE_U8) && op == PIPE_PROD && world > 7)
                     continue; /* 2^8 leaves their exact range */
                 for (size_t i = 0; i < n; i++)
-                    store(buf, t, i, value(ctx.rank, i, op));
-                if (pipe_coll_cpu_backend.allreduce(&ctx, buf, n, t, op) != 0) {
+                    store(buf, t, i, value(coll.rank, i, op));
+                if (pipe_coll_cpu_backend.allreduce(&coll, buf, n, t, op) != 0) {
                     failures++;
                     continue;
                 }
@@ -172,7 +171,7 @@ static int rank_main(int world)
                     double tol = (t == PIPE_F16 || t == PIPE_BF16) ? fabs(want) * 0.01 + 0.01 : t == PIPE_F32 ? fabs(want) * 1e-6 : 1e-9;
                     if (fabs(got - want) > tol) {
                         if (failures < 5)
-                            fprintf(stderr, "rank %d: dtype %d op %d n %zu [%zu]: got %g want %g\n", ctx.rank, t, op,
+                            fprintf(stderr, "rank %d: dtype %d op %d n %zu [%zu]: got %g want %g\n", coll.rank, t, op,
                                     n, i, got, want);
                         failures++;
                         break;
@@ -183,8 +182,8 @@ static int rank_main(int world)
         /* broadcast from the last rank, allgather of ranks. */
         int64_t *v = buf;
         for (size_t i = 0; i < n; i++)
-            v[i] = ctx.rank == world - 1 ? (int64_t)i * 3 : -1;
-        if (pipe_coll_cpu_backend.broadcast(&ctx, v, n, PIPE_I64, world - 1) != 0)
+            v[i] = coll.rank == world - 1 ? (int64_t)i * 3 : -1;
+        if (pipe_coll_cpu_backend.broadcast(&coll, v, n, PIPE_I64, world - 1) != 0)
             failures++;
         for (size_t i = 0; i < n; i++)
             if (v[i] != (int64_t)i * 3) {
@@ -193,16 +192,16 @@ static int rank_main(int world)
             }
         free(buf);
     }
-    failures += ordered_sum(&ctx, world);
-    int32_t mine[3] = {ctx.rank, ctx.rank * 10, -ctx.rank}, all[3 * 8];
-    if (pipe_coll_cpu_backend.allgather(&ctx, mine, all, 3, PIPE_I32) != 0)
+    failures += ordered_sum(&coll, world);
+    int32_t mine[3] = {coll.rank, coll.rank * 10, -coll.rank}, all[3 * 8];
+    if (pipe_coll_cpu_backend.allgather(&coll, mine, all, 3, PIPE_I32) != 0)
         failures++;
     for (int r = 0; r < world; r++)
         if (all[3 * r] != r || all[3 * r + 1] != r * 10 || all[3 * r + 2] != -r)
             failures++;
-    if (pipe_coll_cpu_backend.barrier(&ctx) != 0)
+    if (pipe_coll_cpu_backend.barrier(&coll) != 0)
         failures++;
-    pipe_coll_cpu_backend.destroy(&ctx);
+    pipe_coll_cpu_backend.destroy(&coll);
     return failures > 99 ? 99 : failures;
 }
 

@@ -44,8 +44,8 @@ static void test_scaler(void)
 {
     struct pipe_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    ctx.world_size = 1;
-    ctx.coll = pipe_coll_select(&ctx);
+    ctx.world_size = ctx.coll.world_size = 1;
+    ctx.coll.backend = pipe_coll_select(&ctx.coll);
     pipe_loss_scaler s;
     pipe_loss_scaler_init(&s);
     CHECK(s.scale == 65536.0f);

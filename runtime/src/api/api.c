@@ -26,9 +26,7 @@ void pipe_ctx_destroy(pipe_ctx *ctx)
         return;
     if (!ctx->finished)
         pipe_ctx_finish(ctx, 1, NULL, 0);
-    if (ctx->coll && ctx->coll->destroy)
-        ctx->coll->destroy(ctx);
-    pipe_coll_watch_detach(ctx);
+    pipe_coll_close(&ctx->coll);
     for (size_t i = 0; i < ctx->ninputs; i++) {
         free(ctx->inputs[i].name);
         free(ctx->inputs[i].path);
@@ -128,12 +126,14 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
             goto fail;
         }
     }
-    ctx->coll = pipe_coll_select(ctx);
-    if (ctx->coll->init && (rc = ctx->coll->init(ctx, err, errsize)) != 0) {
-        ctx->coll = NULL;
+    ctx->coll = (pipe_coll){.rank = ctx->rank,
+                            .world_size = ctx->world_size,
+                            .local_rank = ctx->local_rank,
+                            .local_world_size = ctx->local_world_size,
+                            .error = ctx->last_error,
+                            .errsize = sizeof ctx->last_error};
+    if ((rc = pipe_coll_open(&ctx->coll, err, errsize)) != 0)
         goto fail;
-    }
-    pipe_coll_watch_attach(ctx);
     *out = ctx;
     return 0;
 fail:

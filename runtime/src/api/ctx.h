@@ -49,11 +49,7 @@ struct pipe_ctx {
     size_t noutputs;
     pipe_metrics_writer metrics; /* DIR/metrics.csv, opened on the first metric (rank 0 only) */
     double started;     /* pipe_now() at creation: metrics' time_s */
-    const pipe_coll_backend *coll;
-    void *coll_state;
-    void *watch_map; /* the hung-rank table (coll_watch.h), NULL when none */
-    size_t watch_size;
-    struct pipe_coll_slot *watch; /* this rank's slot in it */
+    pipe_coll coll; /* the collectives (dist/collectives.h), their errors into last_error */
     bool finished;
     char last_error[1024];
 };

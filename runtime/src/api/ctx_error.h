@@ -1,6 +1,6 @@
 /* The step context's last error (private): what pipe_last_error returns.
-   Set by the step API (api.c) and by the collectives and their backends;
-   its own file so that neither side depends on the other for it. */
+   Set by the step API (api.c, checkpoint.c); the collectives write into
+   the same buffer through the context's pipe_coll (dist/collectives.h). */
 #ifndef PIPE_CTX_ERROR_H
 #define PIPE_CTX_ERROR_H
 

@@ -16,11 +16,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "api/ctx.h"
 #include "coll_kernels.h"
 #include "coll_shm.h"
 #include "coll_watch.h"
-#include "api/ctx_error.h"
 #include "pipe/precision.h"
 #include "dist.h"
 #include "rank_env.h"
@@ -109,16 +107,16 @@ static int exchange_results(cpu_state *s, unsigned char *res, size_t n, pipe_dty
     return 0;
 }
 
-static int cpu_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
+static int cpu_allreduce(pipe_coll *coll, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
 {
-    cpu_state *s = ctx->coll_state;
+    cpu_state *s = coll->state;
     size_t esize = pipe_dtype_size(dtype), bytes = count * esize;
     size_t chunk = s->shm->slot_bytes / esize * esize;
     int L = s->env.local_world_size, lr = s->env.local_rank;
     bool leader = lr == 0 && s->env.num_machines > 1;
     unsigned char *scratch = NULL;
     if (leader && s->env.machine_rank == 0 && !(scratch = malloc(chunk)))
-        return pipe_ctx_error(ctx, PIPE_ENOMEM, "pipe_allreduce: out of memory");
+        return pipe_coll_error(coll, PIPE_ENOMEM, "pipe_allreduce: out of memory");
     const void *srcs[256];
     int rc = 0, lost = -1;
     /* One barrier a chunk: chunk c + 1 is copied into the other set while
@@ -153,12 +151,13 @@ static int cpu_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtyp
     free(scratch);
     if (rc != 0 && lost >= 0) {
         /* The cause is on that machine: its launcher says what it was. */
-        pipe_coll_watch_lost(ctx->watch, lost);
-        return pipe_ctx_error(ctx, PIPE_ECOMM, "pipe_allreduce: rank %d lost contact with machine %d", ctx->rank,
-                              lost);
+        pipe_coll_watch_lost(coll->watch, lost);
+        return pipe_coll_error(coll, PIPE_ECOMM, "pipe_allreduce: rank %d lost contact with machine %d", coll->rank,
+                               lost);
     }
     if (rc != 0)
-        return pipe_ctx_error(ctx, PIPE_ECOMM, "pipe_allreduce: rank %d lost contact with the other ranks", ctx->rank);
+        return pipe_coll_error(coll, PIPE_ECOMM, "pipe_allreduce: rank %d lost contact with the other ranks",
+                               coll->rank);
     if (op == PIPE_AVG)
         scale(buf, count, dtype, s->env.world_size);
     /* No barrier at the end: the next call writes set 0's slots and result
@@ -169,28 +168,28 @@ static int cpu_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtyp
 /* Broadcast and allgather as a byte-wise sum in which only one rank
    contributes each byte: simple, exact for every type, and cheap next to
    the allreduce the bench measures. */
-static int cpu_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root)
+static int cpu_broadcast(pipe_coll *coll, void *buf, size_t count, pipe_dtype dtype, int root)
 {
-    if (ctx->rank != root)
+    if (coll->rank != root)
         memset(buf, 0, count * pipe_dtype_size(dtype));
-    return cpu_allreduce(ctx, buf, count * pipe_dtype_size(dtype), PIPE_U8, PIPE_SUM);
+    return cpu_allreduce(coll, buf, count * pipe_dtype_size(dtype), PIPE_U8, PIPE_SUM);
 }
 
-static int cpu_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype)
+static int cpu_allgather(pipe_coll *coll, const void *send, void *recv, size_t count, pipe_dtype dtype)
 {
     size_t bytes = count * pipe_dtype_size(dtype);
-    unsigned char *mine = (unsigned char *)recv + (size_t)ctx->rank * bytes;
+    unsigned char *mine = (unsigned char *)recv + (size_t)coll->rank * bytes;
     if (send != mine)
         memmove(mine, send, bytes);
-    memset(recv, 0, (size_t)ctx->rank * bytes);
-    memset(mine + bytes, 0, (size_t)(ctx->world_size - ctx->rank - 1) * bytes);
-    return cpu_allreduce(ctx, recv, bytes * (size_t)ctx->world_size, PIPE_U8, PIPE_SUM);
+    memset(recv, 0, (size_t)coll->rank * bytes);
+    memset(mine + bytes, 0, (size_t)(coll->world_size - coll->rank - 1) * bytes);
+    return cpu_allreduce(coll, recv, bytes * (size_t)coll->world_size, PIPE_U8, PIPE_SUM);
 }
 
-static int cpu_barrier(pipe_ctx *ctx)
+static int cpu_barrier(pipe_coll *coll)
 {
     unsigned char token = 0;
-    return cpu_allreduce(ctx, &token, 1, PIPE_U8, PIPE_SUM);
+    return cpu_allreduce(coll, &token, 1, PIPE_U8, PIPE_SUM);
 }
 
 /* ---- set-up ---- */
@@ -299,9 +298,9 @@ static int connect_leaders(cpu_state *s, pipe_rdzv_client *rdzv, char *err, size
     return 0;
 }
 
-static void cpu_destroy(pipe_ctx *ctx)
+static void cpu_destroy(pipe_coll *coll)
 {
-    cpu_state *s = ctx->coll_state;
+    cpu_state *s = coll->state;
     if (!s)
         return;
     if (s->map)
@@ -315,16 +314,16 @@ static void cpu_destroy(pipe_ctx *ctx)
     if (s->leader0_fd >= 0)
         close(s->leader0_fd);
     free(s);
-    ctx->coll_state = NULL;
+    coll->state = NULL;
 }
 
-static int cpu_init(pipe_ctx *ctx, char *err, size_t errsize)
+static int cpu_init(pipe_coll *coll, char *err, size_t errsize)
 {
     cpu_state *s = calloc(1, sizeof *s);
     if (!s)
         return PIPE_ENOMEM;
     s->leader0_fd = -1;
-    ctx->coll_state = s;
+    coll->state = s;
     pipe_rdzv_client *rdzv = NULL;
     int rc = pipe_dist_env_read(&s->env, err, errsize);
     if (rc != 0)
@@ -378,7 +377,7 @@ static int cpu_init(pipe_ctx *ctx, char *err, size_t errsize)
     return 0;
 fail:
     pipe_rdzv_close(rdzv);
-    cpu_destroy(ctx);
+    cpu_destroy(coll);
     return rc;
 }
 

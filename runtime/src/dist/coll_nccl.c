@@ -17,9 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/ctx.h"
 #include "pipe/base.h"
-#include "api/ctx_error.h"
 #include "dist.h"
 #include "nccl_lib.h"
 #include "util/util.h"
@@ -98,18 +96,18 @@ static ncclRedOp_t nccl_op(pipe_op op)
 }
 
 /* After an NCCL call was issued with result r: the watchdog wait. */
-static int finish(pipe_ctx *ctx, const char *fn, ncclResult_t r)
+static int finish(pipe_coll *coll, const char *fn, ncclResult_t r)
 {
-    nccl_state *s = ctx->coll_state;
+    nccl_state *s = coll->state;
     double deadline = pipe_now() + (double)s->timeout_ms / 1000.0;
     if (!s->comm)
-        return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: the communicator was aborted by an earlier timeout", fn,
-                              ctx->rank);
+        return pipe_coll_error(coll, PIPE_ECOMM, "%s: rank %d: the communicator was aborted by an earlier timeout", fn,
+                               coll->rank);
     if (r == ncclInProgress)
         r = wait_comm(s, deadline);
     if (r != ncclSuccess && r != ncclInProgress) {
         abort_comm(s);
-        return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, nc->GetErrorString(r));
+        return pipe_coll_error(coll, PIPE_ECOMM, "%s: rank %d: %s", fn, coll->rank, nc->GetErrorString(r));
     }
     unsigned us = 10;
     while (r == ncclSuccess) {
@@ -118,13 +116,13 @@ static int finish(pipe_ctx *ctx, const char *fn, ncclResult_t r)
             return 0;
         if (c != cudaErrorNotReady) {
             abort_comm(s);
-            return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, nc->CudaErrorString(c));
+            return pipe_coll_error(coll, PIPE_ECOMM, "%s: rank %d: %s", fn, coll->rank, nc->CudaErrorString(c));
         }
         ncclResult_t state = ncclSuccess;
         if (nc->CommGetAsyncError(s->comm, &state) != ncclSuccess ||
             (state != ncclSuccess && state != ncclInProgress)) {
             abort_comm(s);
-            return pipe_ctx_error(ctx, PIPE_ECOMM, "%s: rank %d: %s", fn, ctx->rank, nc->GetErrorString(state));
+            return pipe_coll_error(coll, PIPE_ECOMM, "%s: rank %d: %s", fn, coll->rank, nc->GetErrorString(state));
         }
         if (pipe_now() >= deadline)
             break;
@@ -133,54 +131,54 @@ static int finish(pipe_ctx *ctx, const char *fn, ncclResult_t r)
     abort_comm(s);
     char limit[64];
     pipe_format_duration(s->timeout_ms, limit, sizeof limit);
-    return pipe_ctx_error(ctx, PIPE_ETIMEOUT,
-                          "%s: rank %d: not finished after collective_timeout (%s): a rank never entered it, or a "
-                          "peer or GPU hung; the NCCL communicator was aborted",
-                          fn, ctx->rank, limit);
+    return pipe_coll_error(coll, PIPE_ETIMEOUT,
+                           "%s: rank %d: not finished after collective_timeout (%s): a rank never entered it, or a "
+                           "peer or GPU hung; the NCCL communicator was aborted",
+                           fn, coll->rank, limit);
 }
 
-static int nccl_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
+static int nccl_allreduce(pipe_coll *coll, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
 {
-    nccl_state *s = ctx->coll_state;
+    nccl_state *s = coll->state;
     ncclDataType_t t;
     if (!nccl_type(dtype, &t))
-        return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_allreduce: dtype %d has no NCCL type", (int)dtype);
-    return finish(ctx, "pipe_allreduce", nc->AllReduce(buf, buf, count, t, nccl_op(op), s->comm, s->stream));
+        return pipe_coll_error(coll, PIPE_EINVAL, "pipe_allreduce: dtype %d has no NCCL type", (int)dtype);
+    return finish(coll, "pipe_allreduce", nc->AllReduce(buf, buf, count, t, nccl_op(op), s->comm, s->stream));
 }
 
-static int nccl_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root)
+static int nccl_broadcast(pipe_coll *coll, void *buf, size_t count, pipe_dtype dtype, int root)
 {
-    nccl_state *s = ctx->coll_state;
+    nccl_state *s = coll->state;
     ncclDataType_t t;
     if (!nccl_type(dtype, &t))
-        return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_broadcast: dtype %d has no NCCL type", (int)dtype);
-    return finish(ctx, "pipe_broadcast", nc->Broadcast(buf, buf, count, t, root, s->comm, s->stream));
+        return pipe_coll_error(coll, PIPE_EINVAL, "pipe_broadcast: dtype %d has no NCCL type", (int)dtype);
+    return finish(coll, "pipe_broadcast", nc->Broadcast(buf, buf, count, t, root, s->comm, s->stream));
 }
 
-static int nccl_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype)
+static int nccl_allgather(pipe_coll *coll, const void *send, void *recv, size_t count, pipe_dtype dtype)
 {
-    nccl_state *s = ctx->coll_state;
+    nccl_state *s = coll->state;
     ncclDataType_t t;
     if (!nccl_type(dtype, &t))
-        return pipe_ctx_error(ctx, PIPE_EINVAL, "pipe_allgather: dtype %d has no NCCL type", (int)dtype);
-    return finish(ctx, "pipe_allgather", nc->AllGather(send, recv, count, t, s->comm, s->stream));
+        return pipe_coll_error(coll, PIPE_EINVAL, "pipe_allgather: dtype %d has no NCCL type", (int)dtype);
+    return finish(coll, "pipe_allgather", nc->AllGather(send, recv, count, t, s->comm, s->stream));
 }
 
 /* A one-element all-reduce on the device is NCCL's barrier. */
-static int nccl_barrier(pipe_ctx *ctx)
+static int nccl_barrier(pipe_coll *coll)
 {
-    nccl_state *s = ctx->coll_state;
+    nccl_state *s = coll->state;
     void *d = NULL;
     if (nc->Malloc(&d, sizeof(float)) != cudaSuccess)
-        return pipe_ctx_error(ctx, PIPE_ENOMEM, "pipe_barrier: cudaMalloc failed");
-    int rc = finish(ctx, "pipe_barrier", nc->AllReduce(d, d, 1, ncclFloat32, ncclSum, s->comm, s->stream));
+        return pipe_coll_error(coll, PIPE_ENOMEM, "pipe_barrier: cudaMalloc failed");
+    int rc = finish(coll, "pipe_barrier", nc->AllReduce(d, d, 1, ncclFloat32, ncclSum, s->comm, s->stream));
     nc->Free(d);
     return rc;
 }
 
-static void nccl_destroy(pipe_ctx *ctx)
+static void nccl_destroy(pipe_coll *coll)
 {
-    nccl_state *s = ctx->coll_state;
+    nccl_state *s = coll->state;
     if (!s)
         return;
     if (s->comm)
@@ -189,10 +187,10 @@ static void nccl_destroy(pipe_ctx *ctx)
     if (s->stream)
         nc->StreamDestroy(s->stream);
     free(s);
-    ctx->coll_state = NULL;
+    coll->state = NULL;
 }
 
-static int nccl_init(pipe_ctx *ctx, char *err, size_t errsize)
+static int nccl_init(pipe_coll *coll, char *err, size_t errsize)
 {
     pipe_dist_env env;
     pipe_rdzv_client *rdzv = NULL;
@@ -204,7 +202,7 @@ static int nccl_init(pipe_ctx *ctx, char *err, size_t errsize)
     nccl_state *s = calloc(1, sizeof *s);
     if (!s)
         return PIPE_ENOMEM;
-    ctx->coll_state = s;
+    coll->state = s;
     s->timeout_ms = env.collective_timeout_ms;
     if ((rc = pipe_dist_join(&env, &rdzv, err, errsize)) != 0)
         goto fail;
@@ -259,7 +257,7 @@ static int nccl_init(pipe_ctx *ctx, char *err, size_t errsize)
     return 0;
 fail:
     pipe_rdzv_close(rdzv);
-    nccl_destroy(ctx);
+    nccl_destroy(coll);
     return rc;
 }
 
@@ -273,18 +271,17 @@ const pipe_coll_backend pipe_coll_nccl_backend = {
     .destroy = nccl_destroy,
 };
 
-void *pipe_nccl_comm(pipe_ctx *ctx)
+void *pipe_coll_nccl_comm(const pipe_coll *coll)
 {
-    return ctx && ctx->coll == &pipe_coll_nccl_backend && ctx->coll_state ? (void *)((nccl_state *)ctx->coll_state)->comm
-                                                                          : NULL;
+    return coll->backend == &pipe_coll_nccl_backend && coll->state ? (void *)((nccl_state *)coll->state)->comm : NULL;
 }
 
 #else
 
 /* Built without NCCL: there is never a communicator. */
-void *pipe_nccl_comm(pipe_ctx *ctx)
+void *pipe_coll_nccl_comm(const pipe_coll *coll)
 {
-    (void)ctx;
+    (void)coll;
     return NULL;
 }
 

@@ -6,37 +6,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/ctx.h"
-#include "api/ctx_error.h"
 #include "coll_cpu.h"
 #include "coll_nccl.h"
 #include "collectives.h"
 
 /* single: one rank, every collective is the identity. */
 
-static int single_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
+static int single_allreduce(pipe_coll *coll, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
 {
-    (void)ctx, (void)buf, (void)count, (void)dtype, (void)op;
+    (void)coll, (void)buf, (void)count, (void)dtype, (void)op;
     return 0;
 }
 
-static int single_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root)
+static int single_broadcast(pipe_coll *coll, void *buf, size_t count, pipe_dtype dtype, int root)
 {
-    (void)ctx, (void)buf, (void)count, (void)dtype, (void)root;
+    (void)coll, (void)buf, (void)count, (void)dtype, (void)root;
     return 0;
 }
 
-static int single_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype)
+static int single_allgather(pipe_coll *coll, const void *send, void *recv, size_t count, pipe_dtype dtype)
 {
-    (void)ctx;
+    (void)coll;
     if (count > 0 && send != recv)
         memmove(recv, send, count * pipe_dtype_size(dtype));
     return 0;
 }
 
-static int single_barrier(pipe_ctx *ctx)
+static int single_barrier(pipe_coll *coll)
 {
-    (void)ctx;
+    (void)coll;
     return 0;
 }
 
@@ -50,33 +48,33 @@ static const pipe_coll_backend single_backend = {
 
 /* none: NCCL wanted, not built in. */
 
-static int unsupported(pipe_ctx *ctx, const char *fn)
+static int unsupported(pipe_coll *coll, const char *fn)
 {
-    return pipe_ctx_error(ctx, PIPE_ENOTSUP,
-                          "%s: this multi-GPU step needs NCCL across its %d ranks, and the bundle was built without "
-                          "NCCL (install NCCL where the bundle is built, or run the step with `cpu = true`)",
-                          fn, ctx->world_size);
+    return pipe_coll_error(coll, PIPE_ENOTSUP,
+                           "%s: this multi-GPU step needs NCCL across its %d ranks, and the bundle was built without "
+                           "NCCL (install NCCL where the bundle is built, or run the step with `cpu = true`)",
+                           fn, coll->world_size);
 }
 
-static int none_allreduce(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
+static int none_allreduce(pipe_coll *coll, void *buf, size_t count, pipe_dtype dtype, pipe_op op)
 {
     (void)buf, (void)count, (void)dtype, (void)op;
-    return unsupported(ctx, "pipe_allreduce");
+    return unsupported(coll, "pipe_allreduce");
 }
 
-static int none_broadcast(pipe_ctx *ctx, void *buf, size_t count, pipe_dtype dtype, int root)
+static int none_broadcast(pipe_coll *coll, void *buf, size_t count, pipe_dtype dtype, int root)
 {
     (void)buf, (void)count, (void)dtype, (void)root;
-    return unsupported(ctx, "pipe_broadcast");
+    return unsupported(coll, "pipe_broadcast");
 }
 
-static int none_allgather(pipe_ctx *ctx, const void *send, void *recv, size_t count, pipe_dtype dtype)
+static int none_allgather(pipe_coll *coll, const void *send, void *recv, size_t count, pipe_dtype dtype)
 {
     (void)send, (void)recv, (void)count, (void)dtype;
-    return unsupported(ctx, "pipe_allgather");
+    return unsupported(coll, "pipe_allgather");
 }
 
-static int none_barrier(pipe_ctx *ctx) { return unsupported(ctx, "pipe_barrier"); }
+static int none_barrier(pipe_coll *coll) { return unsupported(coll, "pipe_barrier"); }
 
 static const pipe_coll_backend none_backend = {
     .name = "none",
@@ -88,9 +86,9 @@ static const pipe_coll_backend none_backend = {
 
 /* The launcher says which transport the ranks share (PIPE_COLL_BACKEND):
    NCCL for multi-GPU steps when the runtime has it, else the CPU backend. */
-const pipe_coll_backend *pipe_coll_select(const pipe_ctx *ctx)
+const pipe_coll_backend *pipe_coll_select(const pipe_coll *coll)
 {
-    if (ctx->world_size <= 1)
+    if (coll->world_size <= 1)
         return &single_backend;
     const char *want = getenv("PIPE_COLL_BACKEND");
     if (want && strcmp(want, "nccl") == 0) {
