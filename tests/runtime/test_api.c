@@ -14,7 +14,7 @@
 #include "pipe/manifest.h"
 #include "pipe/pipe.h"
 #include "step_fixture.h"
-#include "exec/worker.h"
+#include "step/worker.h"
 
 static void clear_rank_env(void)
 {

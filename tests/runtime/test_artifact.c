@@ -17,7 +17,7 @@
 
 #include "store/artifact.h"
 #include "check.h"
-#include "exec/command.h"
+#include "step/command.h"
 #include "pipe/error.h"
 #include "store/store.h"
 #include "util/util.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "exec/supervisor.h"
+#include "step/supervisor.h"
 #include "pipe/settings.h"
 #include "step_fixture.h"
 #include "store/cache_key.h"

@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "api/ctx.h"
-#include "exec/checkpoint_folder.h"
+#include "step/checkpoint_folder.h"
 #include "pipe/pipe.h"
 #include "step_fixture.h"
 

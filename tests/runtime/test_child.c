@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "exec/child.h"
+#include "proc/child.h"
 #include "pipe/error.h"
 #include "util/util.h"
 

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "exec/child.h"
+#include "proc/child.h"
 #include "dist/coll_watch.h"
-#include "exec/supervisor_parts.h"
+#include "step/supervisor_parts.h"
 
 #define RANKS 2
 #define TIMEOUT_MS 60000

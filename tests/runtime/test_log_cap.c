@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "exec/log_cap.h"
+#include "step/log_cap.h"
 #include "pipe/error.h"
 #include "store/reserve.h"
 #include "store/store.h"

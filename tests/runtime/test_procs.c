@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "exec/child.h"
-#include "exec/procs.h"
+#include "proc/child.h"
+#include "proc/procs.h"
 #include "pipe/error.h"
 #include "util/util.h"
 

@@ -7,6 +7,7 @@
 #include "exec/resources.h"
 #include "observe/gpu_list.h"
 #include "pipe/human.h"
+#include "step/threads.h"
 
 static void clear_env(void)
 {

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "exec/bundle_inputs.h"
-#include "exec/command.h"
+#include "step/bundle_inputs.h"
+#include "step/command.h"
 #include "util/cli.h"
 #include "util/util.h"
 

@@ -55,15 +55,4 @@ void pipe_pool_release(pipe_pool *pool, pipe_grant *g);
 /* "0,2" (the GPU entries of a grant) into buf. */
 void pipe_grant_gpu_list(const pipe_pool *pool, const pipe_grant *g, char *buf, size_t size);
 
-/* OMP_NUM_THREADS for each of a step's local ranks when it is not set:
-   floor(cpus / local_ranks), at least 1; with no CPU count (cpus 0), 1 for
-   several local ranks (as torchrun sets it: ranks that each take every
-   core oversubscribe the machine and tear down slowly) and 0, leave it
-   alone, for one. */
-long pipe_omp_threads(double cpus, int64_t local_ranks);
-/* pipe_omp_threads for step, or 0 (leave it alone) where the user set
-   OMP_NUM_THREADS: in this process's environment or the step's
-   `environment` map. */
-long pipe_omp_threads_default(const pipe_mstep *step, double cpus, int64_t local_ranks);
-
 #endif

@@ -227,23 +227,3 @@ void pipe_grant_gpu_list(const pipe_pool *pool, const pipe_grant *g, char *buf, 
     for (size_t i = 0; i < g->ngpus && used < size; i++)
         used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? "," : "", pool->local->gpus[g->gpus[i]]);
 }
-
-long pipe_omp_threads(double cpus, int64_t local_ranks)
-{
-    if (local_ranks < 1)
-        local_ranks = 1;
-    if (!(cpus > 0))
-        return local_ranks > 1 ? 1 : 0;
-    long per_rank = (long)floor(cpus / (double)local_ranks);
-    return per_rank < 1 ? 1 : per_rank;
-}
-
-long pipe_omp_threads_default(const pipe_mstep *step, double cpus, int64_t local_ranks)
-{
-    if (getenv("OMP_NUM_THREADS"))
-        return 0;
-    for (size_t i = 0; step && i < step->nenvironment; i++)
-        if (strcmp(step->environment[i].key, "OMP_NUM_THREADS") == 0)
-            return 0;
-    return pipe_omp_threads(cpus, local_ranks);
-}

@@ -15,13 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "child.h"
+#include "sweep_store.h"
+#include "proc/child.h"
 #include "cmd/cliopt.h"
 #include "cmd/commands.h"
 #include "util/cli.h"
 #include "util/followup.h"
 #include "cmd/run_config.h"
-#include "crash_trace.h"
+#include "step/crash_trace.h"
 #include "format/params.h"
 #include "progress.h"
 #include "resources.h"
@@ -30,7 +31,7 @@
 #include "scheduler.h"
 #include "store/reserve.h"
 #include "store/store.h"
-#include "sweep.h"
+#include "step/sweep.h"
 #include "util/util.h"
 
 /* Each running child costs the runner one descriptor (its output pipe);

@@ -10,11 +10,12 @@
 
 #include "cmd/commands.h"
 #include "pipe/error.h"
-#include "procs.h"
-#include "stop.h"
+#include "proc/procs.h"
+#include "step/stop.h"
+#include "step/threads.h"
 #include "store/stepfile.h"
 #include "store/store.h"
-#include "sweep.h"
+#include "step/sweep.h"
 #include "util/util.h"
 
 extern char **environ;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "child.h"
+#include "proc/child.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
 #include "progress.h"

@@ -506,3 +506,44 @@ int pipe_remove_tree(const char *path, char *err, size_t errsize)
     }
     return 0;
 }
+
+/* Whether name is PREFIX...INFIX, or PREFIX...INFIX.... (".model.tmp",
+   ".data.tmp.42", "step.yaml.tmp.42"); "." and ".." are not. */
+static bool temporary(const char *name, const char *prefix, const char *infix)
+{
+    size_t p = strlen(prefix), i = strlen(infix);
+    if (strncmp(name, prefix, p) != 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return false;
+    for (const char *at = strstr(name + p, infix); at; at = strstr(at + 1, infix))
+        if (at[i] == '\0' || at[i] == '.')
+            return true;
+    return false;
+}
+
+int pipe_remove_temporaries(const char *dir, const char *prefix, const char *infix)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0 : PIPE_EIO;
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (!temporary(e->d_name, prefix, infix))
+            continue;
+        char *path = pipe_asprintf("%s/%s", dir, e->d_name);
+        char err[512];
+        if (!path || pipe_remove_tree(path, err, sizeof err) != 0)
+            rc = PIPE_EIO;
+        free(path);
+    }
+    closedir(d);
+    return rc;
+}
+
+void pipe_remove_entry(const char *dir, const char *name)
+{
+    char *path = pipe_asprintf("%s/%s", dir, name);
+    if (path)
+        unlink(path);
+    free(path);
+}

@@ -91,4 +91,13 @@ void pipe_store_free_list(char **ids, size_t n);
    first. */
 int pipe_remove_tree(const char *path, char *err, size_t errsize);
 
+/* The temporary entries of dir, those named PREFIX...INFIX or
+   PREFIX...INFIX.... (".model.tmp", ".data.tmp.42", "step.yaml.tmp.42"),
+   removed (a folder with what it holds): what a dead process left
+   (step/sweep.h). 0, or PIPE_EIO when one could not be. */
+int pipe_remove_temporaries(const char *dir, const char *prefix, const char *infix);
+/* DIR/NAME when it is there: what a dead holder kept for itself alone
+   (the room for its record, store/reserve.h; its log's ring, log_cap.h). */
+void pipe_remove_entry(const char *dir, const char *name);
+
 #endif

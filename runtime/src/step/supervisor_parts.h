@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "child.h"
+#include "proc/child.h"
 #include "dist/launcher.h"
 #include "log_cap.h"
 #include "pipe/driver.h"

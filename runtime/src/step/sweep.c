@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "pipe/error.h"
-#include "procs.h"
+#include "proc/procs.h"
 #include "store/run_lock.h"
 #include "store/commit.h"
 #include "store/stepfile.h"
@@ -119,51 +119,6 @@ int pipe_sweep_record(const char *record)
     return pipe_remove_tree(scratch, err, sizeof err);
 }
 
-/* Whether name is PREFIX...INFIX, or PREFIX...INFIX.... (".model.tmp",
-   ".data.tmp.42", "step.yaml.tmp.42"); "." and ".." are not. */
-static bool temporary(const char *name, const char *prefix, const char *infix)
-{
-    size_t p = strlen(prefix), i = strlen(infix);
-    if (strncmp(name, prefix, p) != 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-        return false;
-    for (const char *at = strstr(name + p, infix); at; at = strstr(at + 1, infix))
-        if (at[i] == '\0' || at[i] == '.')
-            return true;
-    return false;
-}
-
-/* The temporary entries of dir (temporary()), removed (a folder with what
-   it holds). 0, or PIPE_EIO when one could not be. */
-static int remove_matching(const char *dir, const char *prefix, const char *infix)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return errno == ENOENT ? 0 : PIPE_EIO;
-    struct dirent *e;
-    int rc = 0;
-    while ((e = readdir(d)) != NULL) {
-        if (!temporary(e->d_name, prefix, infix))
-            continue;
-        char *path = pipe_asprintf("%s/%s", dir, e->d_name);
-        char err[512];
-        if (!path || pipe_remove_tree(path, err, sizeof err) != 0)
-            rc = PIPE_EIO;
-        free(path);
-    }
-    closedir(d);
-    return rc;
-}
-
-/* DIR/NAME when it is there: what a dead holder kept for itself alone
-   (the room for its record, store/reserve.h; its log's ring, log_cap.h). */
-static void remove_named(const char *dir, const char *name)
-{
-    char *path = pipe_asprintf("%s/%s", dir, name);
-    if (path)
-        unlink(path);
-    free(path);
-}
-
 /* outputs/ of an invocation whose machine-0 supervisor died: only the
    temporary files and folders (.NAME.tmp, .NAME.tmp.PID) when step.yaml
    says it finished, else all of it (a failed or unfinished invocation
@@ -180,12 +135,12 @@ static int sweep_outputs(const char *store, const char *run_id, const char *invo
     if (dir && outdir && step) {
         bool finished =
             pipe_step_record_read(step, &rec, err, sizeof err) == 0 && pipe_step_status_succeeded(rec->status);
-        rc = finished ? remove_matching(outdir, ".", ".tmp") : pipe_remove_tree(outdir, err, sizeof err);
+        rc = finished ? pipe_remove_temporaries(outdir, ".", ".tmp") : pipe_remove_tree(outdir, err, sizeof err);
         /* step.yaml's, a rank's error file's, the profile's */
-        if (remove_matching(dir, "", ".tmp") != 0)
+        if (pipe_remove_temporaries(dir, "", ".tmp") != 0)
             rc = PIPE_EIO;
-        remove_named(dir, ".reserve");
-        remove_named(dir, ".log.tail");
+        pipe_remove_entry(dir, ".reserve");
+        pipe_remove_entry(dir, ".log.tail");
     }
     pipe_step_record_free(rec);
     free(step);
@@ -202,15 +157,15 @@ static int sweep_outputs(const char *store, const char *run_id, const char *invo
 static int sweep_machine_files(const char *lock_path, const char *store, const char *run_id, const char *invocation)
 {
     char *dir = pipe_store_invocation_dir(store, run_id, invocation);
-    int rc = dir ? remove_matching(dir, "error.rank-", ".tmp") : PIPE_ENOMEM;
+    int rc = dir ? pipe_remove_temporaries(dir, "error.rank-", ".tmp") : PIPE_ENOMEM;
     const char *machine = strstr(lock_path, "step.lock.machine-");
     if (dir && machine) {
         char name[96];
         machine += strlen("step.lock");
         snprintf(name, sizeof name, ".reserve%s", machine);
-        remove_named(dir, name);
+        pipe_remove_entry(dir, name);
         snprintf(name, sizeof name, ".log%s.tail", machine);
-        remove_named(dir, name);
+        pipe_remove_entry(dir, name);
     }
     free(dir);
     return rc;
@@ -314,118 +269,4 @@ int pipe_sweep_invocation(const char *store, const char *run_id, const char *inv
 {
     sweep_args a = {store, run_id, invocation, wait_ms};
     return each_lock(store, run_id, invocation, sweep_one, &a) > 0;
-}
-
-/* A run whose runner is gone while run.yaml says `running`: marked
-   `interrupted`. 1 when it was. */
-static int sweep_run(const char *store, const char *run_id)
-{
-    char *path = pipe_run_lock_path(store, run_id), *dir = pipe_store_run_dir(store, run_id);
-    int fd, swept = 0;
-    char holder[256], err[512];
-    if (path && dir && access(path, F_OK) == 0 &&
-        pipe_lock_take(path, 0, &fd, NULL, holder, sizeof holder, err, sizeof err) == 0) {
-        pipe_run_info *info = NULL;
-        if (pipe_run_info_read(store, run_id, &info, err, sizeof err) == 0 && info->status &&
-            strcmp(info->status, "running") == 0) {
-            char now[40], *status = pipe_strdup("interrupted");
-            pipe_iso8601(now, sizeof now);
-            if (status) {
-                free(info->status);
-                info->status = status;
-                free(info->finished);
-                info->finished = pipe_strdup(now);
-                swept = pipe_run_info_write(store, run_id, info, PIPE_RUN_WRITE_REPLACE, NULL, err, sizeof err) == 0;
-            }
-            remove_matching(dir, "run.yaml", ".tmp");
-            remove_matching(dir, "run.yaml", ".new");
-            /* The group commit's list (store/commit.h) stays: it says what
-               to verify; a new one that was never renamed goes. */
-            remove_matching(dir, "unsynced", ".tmp");
-            remove_named(dir, ".reserve");
-            remove_named(dir, ".reserve.steps");
-        }
-        /* A runner that died before its end left writes that may not be
-           durable: what its list does not name is verified (commit.h). */
-        size_t dropped = 0;
-        if (pipe_commit_recover(store, run_id, &dropped, err, sizeof err) != 0)
-            pipe_cli_warning("%s (a later run tries again)", err);
-        else if (dropped > 0)
-            pipe_cli_warning("run %s: %zu record%s written before a crash named outputs that did not survive it; "
-                             "%s as unfinished",
-                             run_id, dropped, dropped == 1 ? "" : "s", dropped == 1 ? "it counts" : "they count");
-        swept += dropped > 0;
-        pipe_run_info_free(info);
-        pipe_lock_release(fd);
-    }
-    free(path);
-    free(dir);
-    return swept;
-}
-
-/* A runner killed after it locked its new run and before it wrote run.yaml
-   leaves a folder with nothing but run.lock: with the lock free, the folder
-   goes (so the run id can be used again). 1 when one did. */
-static int sweep_unborn_run(const char *store, const char *run_id)
-{
-    char *dir = pipe_store_run_dir(store, run_id), *lock = pipe_run_lock_path(store, run_id);
-    char *run_file = pipe_store_run_file(store, run_id);
-    int fd, swept = 0;
-    char holder[256], err[512];
-    if (dir && lock && run_file && !pipe_file_exists(run_file) && access(lock, F_OK) == 0 &&
-        pipe_lock_take(lock, 0, &fd, NULL, holder, sizeof holder, err, sizeof err) == 0) {
-        /* Still unborn under the lock: its runner is gone. */
-        if (!pipe_file_exists(run_file) && unlink(lock) == 0) {
-            remove_named(dir, ".reserve");
-            remove_named(dir, ".reserve.steps");
-            rmdir(dir); /* fails, harmlessly, when something else is in it */
-            swept = 1;
-        }
-        close(fd);
-    }
-    free(dir);
-    free(lock);
-    free(run_file);
-    return swept;
-}
-
-/* Folders of the store that hold a run.lock but no run.yaml. */
-static size_t sweep_unborn_runs(const char *store)
-{
-    DIR *d = opendir(store);
-    size_t swept = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.' && strcmp(e->d_name, "cache") != 0)
-            swept += (size_t)sweep_unborn_run(store, e->d_name);
-    if (d)
-        closedir(d);
-    return swept;
-}
-
-size_t pipe_sweep_store(const char *store)
-{
-    char **ids = NULL, err[512];
-    size_t n = 0, swept = 0;
-    if (pipe_store_list_runs(store, &ids, &n, err, sizeof err) != 0)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char *dir = pipe_store_run_dir(store, ids[i]);
-        DIR *d = dir ? opendir(dir) : NULL;
-        struct dirent *e;
-        while (d && (e = readdir(d)) != NULL) {
-            struct stat st;
-            bool is_dir = e->d_type == DT_DIR ||
-                          (e->d_type == DT_UNKNOWN && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                           S_ISDIR(st.st_mode));
-            if (e->d_name[0] != '.' && is_dir)
-                swept += (size_t)pipe_sweep_invocation(store, ids[i], e->d_name, 0);
-        }
-        if (d)
-            closedir(d);
-        free(dir);
-        swept += (size_t)sweep_run(store, ids[i]);
-    }
-    pipe_store_free_list(ids, n);
-    return swept + sweep_unborn_runs(store);
 }

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "child.h"
+#include "proc/child.h"
 #include "pipe/error.h"
-#include "procs.h"
+#include "proc/procs.h"
 #include "store/run_lock.h"
 #include "store/store.h"
 #include "util/util.h"

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
+#include "proc/child.h"
 #include "util/followup.h"
 #include "crash_trace.h"
 #include "pipe/base.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "child.h"
+#include "proc/child.h"
 #include "dist/coll_watch.h"
 #include "pipe/base.h"
 #include "supervisor_parts.h"

@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
+#include "proc/child.h"
 #include "dist/coll_watch.h"
-#include "procs.h"
+#include "proc/procs.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
 #include "supervisor.h"

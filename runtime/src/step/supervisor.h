@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "checkpoint_folder.h"
-#include "child.h"
+#include "proc/child.h"
 #include "dist/launcher.h"
 #include "observe/profiler.h"
 #include "supervisor_parts.h"

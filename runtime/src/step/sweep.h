@@ -8,7 +8,8 @@
 
      - the runner, when a child dies without finishing its step.yaml;
      - the next `step` of the same invocation;
-     - the next `run` on the store, for every run and invocation. */
+     - the next `run` on the store, for every run and invocation
+       (exec/sweep_store.h). */
 #ifndef PIPE_SWEEP_H
 #define PIPE_SWEEP_H
 
@@ -46,11 +47,5 @@ bool pipe_sweep_held(const char *store, const char *run_id, const char *invocati
 /* SIGKILL to every process that holds one of the invocation's locks
    (procs.h); how many. */
 size_t pipe_sweep_kill_holders(const char *store, const char *run_id, const char *invocation);
-
-/* Every invocation of every run in the store whose holder died, and every
-   run whose runner died while run.yaml said `running`: marked `interrupted`
-   (with the time it was found so) and its run.yaml temporary files
-   removed. Returns how many invocations and runs were swept. */
-size_t pipe_sweep_store(const char *store);
 
 #endif
