@@ -18,6 +18,7 @@
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
 #include "pipe/pipe.h"
+#include "step/step.h"
 #include "step_fixture.h"
 #include "store/stepfile.h"
 

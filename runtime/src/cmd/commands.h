@@ -12,15 +12,9 @@
 #include "util/cli.h"
 
 
-/* `step --echo` (started by `run`) tells the runner, on a line of its own
-   that the runner consumes, when the step really starts: a cached
-   invocation is never shown as running. The prefix cannot start a line of
-   the step's output, which reaches the runner tagged "[ID] ". */
-#define PIPE_RUNNER_STATE_PREFIX "\x1epipe-state "
-
 /* run: the local runner and scheduler (runner.c). */
 int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv);
-/* step INVOCATION --run-id ID ...: one invocation, the supervisor (supervisor.c). */
+/* step INVOCATION --run-id ID ...: one invocation (step.c over step/step.h). */
 int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv);
 /* describe: the pipeline, parameters, invocations, resources (describe.c). */
 int pipe_cmd_describe(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv);

@@ -10,7 +10,6 @@
 #include "util/followup.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
-#include "run_rebuild.h"
 #include "util/util.h"
 
 static const char *base_name(const char *path)
@@ -147,11 +146,7 @@ int pipe_main(const pipe_program *program, int argc, char **argv)
         usage(stdout, exe, m);
         status = PIPE_EXIT_OK;
     } else if (strcmp(cmd, "run") == 0) {
-        bool help = false;
-        for (int i = 1; i < cargc; i++)
-            help = help || pipe_opt_is_help(cargv[i]);
-        if (help || (status = pipe_run_rebuild_check(program, m, argc, argv)) < 0)
-            status = pipe_cmd_run(program, m, cargc, cargv);
+        status = pipe_cmd_run(program, m, cargc, cargv);
     } else if (strcmp(cmd, "step") == 0) {
         status = pipe_cmd_step(program, m, cargc, cargv);
     } else if (strcmp(cmd, "describe") == 0) {

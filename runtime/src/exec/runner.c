@@ -1,4 +1,4 @@
-/* `run`: the local runner (docs/runtime.md, "Process model"). Resolves the
+/* pipe_run (run.h), what `run` does: the local runner (docs/runtime.md, "Process model"). Resolves the
    parameters (manifest defaults, --config, --param), creates the run, then
    hands the invocations to the scheduler (scheduler.h), which starts one
    child per invocation — `EXE step ID --run-id RUN --store STORE --echo`,
@@ -8,8 +8,8 @@
    every group. The children's output comes through a pipe, line by line,
    so that it never tears the progress lines.
 
-   pipe_cmd_run goes: the arguments, the run's beginning, the scheduler's
-   loop, the end. */
+   pipe_run goes: the run's beginning, the scheduler's loop, the end; its
+   options come from `run`'s command line and --config (cmd/run.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +17,11 @@
 
 #include "sweep_store.h"
 #include "proc/child.h"
-#include "cmd/cliopt.h"
-#include "cmd/commands.h"
 #include "util/cli.h"
 #include "util/followup.h"
-#include "cmd/run_config.h"
 #include "step/crash_trace.h"
-#include "format/params.h"
 #include "progress.h"
+#include "run.h"
 #include "resources.h"
 #include "store/run_lock.h"
 #include "runner_spawn.h"
@@ -40,25 +37,13 @@
 /* create_run: the run could not start and is recorded as failed (exit 1). */
 #define RUN_FAILED (-2)
 
-/* The command line of `run`. */
-typedef struct run_args {
-    const char **assignments; /* --param NAME=VALUE */
-    size_t nassign;
-    const char *config_path, *store, *run_id, *jobs;
-    bool no_cache, verify, strict;
-} run_args;
-
 typedef struct runner {
     const pipe_program *prog;
     const pipe_manifest *m;
-    run_args a;
-    pipe_run_config cfg;
-    pipe_param_values params;
-    char *store;
+    const pipe_run_options *o;
+    const char *store;
     char run_id[PIPE_RUN_ID_SIZE + 128];
     char *run_dir;
-    long jobs;
-    bool no_cache, strict;
     pipe_local_resources local;
     pipe_sched sched;
     pipe_run_spawner spawner;
@@ -70,106 +55,6 @@ typedef struct runner {
     char *reserve;       /* room kept on the disk for run.yaml's last status (store/reserve.h) */
     bool sched_ready, spawner_ready, progress_ready, signals_set;
 } runner;
-
-/* ---- the arguments ---- */
-
-static void run_usage(FILE *out)
-{
-    fputs("usage: EXE run [--param NAME=VALUE ...] [--config FILE] [--store DIR] [--no-cache]\n"
-          "               [--verify] [--strict-resources] [--jobs N] [--run-id ID]\n"
-          "\n"
-          "  --param NAME=VALUE   set a pipeline parameter (repeatable; overrides --config)\n"
-          "  --config FILE        YAML: params: {NAME: VALUE}, store, jobs, no_cache, strict_resources\n"
-          "  --store DIR          the artifact store (default $PIPE_STORE, else .pipe)\n"
-          "  --no-cache           run every invocation, even when an earlier result matches\n"
-          "  --verify             hash every input and cached output again, even files whose\n"
-          "                       size and modification time are those recorded\n"
-          "  --strict-resources   refuse to run when this machine cannot meet a request\n"
-          "  --jobs N             at most N invocations at once\n"
-          "  --run-id ID          name the run (default: UTC time and 6 random hex digits)\n",
-          out);
-}
-
-/* 0; 1 after --help; -1 after a message; PIPE_ENOMEM. */
-static int parse_args(int argc, char **argv, run_args *a)
-{
-    if (!(a->assignments = calloc((size_t)argc + 1, sizeof *a->assignments)))
-        return PIPE_ENOMEM;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *value;
-        int got;
-        if (pipe_opt_is_help(arg)) {
-            run_usage(stdout);
-            return 1;
-        }
-        if ((got = pipe_opt_value(argc, argv, &i, "--param", &value)) != 0) {
-            if (got < 0)
-                return -1;
-            a->assignments[a->nassign++] = value;
-        } else if ((got = pipe_opt_value(argc, argv, &i, "--config", &a->config_path)) != 0 ||
-                   (got = pipe_opt_value(argc, argv, &i, "--store", &a->store)) != 0 ||
-                   (got = pipe_opt_value(argc, argv, &i, "--run-id", &a->run_id)) != 0 ||
-                   (got = pipe_opt_value(argc, argv, &i, "--jobs", &a->jobs)) != 0) {
-            if (got < 0)
-                return -1;
-        } else if (strcmp(arg, "--no-cache") == 0) {
-            a->no_cache = true;
-        } else if (strcmp(arg, "--verify") == 0) {
-            a->verify = true;
-        } else if (strcmp(arg, "--strict-resources") == 0) {
-            a->strict = true;
-        } else {
-            pipe_cli_error(arg[0] == '-' ? "unknown option `%s` (see run --help)"
-                                         : "unexpected argument `%s` (see run --help)",
-                           arg);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* Parameters (defaults, then the config file, then --param) and the
-   settings (--config's, overridden by the command line). 0; -1 after a
-   message; PIPE_ENOMEM. */
-static int settings(runner *r)
-{
-    const pipe_manifest *m = r->m;
-    char err[1024] = "";
-    if (pipe_params_init(m, &r->params) != 0)
-        return PIPE_ENOMEM;
-    if (r->a.config_path) {
-        int rc = pipe_run_config_load(r->a.config_path, m, &r->params, &r->cfg, err, sizeof err);
-        if (rc == PIPE_ENOMEM)
-            return rc;
-        if (rc != 0) {
-            pipe_cli_error("--config: %s", err);
-            return -1;
-        }
-    }
-    int assigned = pipe_params_assign_all(m, &r->params, r->a.assignments, r->a.nassign, err, sizeof err);
-    if (assigned == PIPE_ENOMEM)
-        return assigned;
-    if (assigned != 0) {
-        pipe_cli_error("--param: %s", err);
-        return -1;
-    }
-    if (pipe_params_check_complete(m, &r->params, err, sizeof err) != 0) {
-        pipe_cli_error("%s", err);
-        return -1;
-    }
-    r->jobs = r->cfg.jobs;
-    if (r->a.jobs && pipe_opt_parse_int("--jobs", r->a.jobs, 1, 1000000, &r->jobs) != 0)
-        return -1;
-    r->no_cache = r->a.no_cache || r->cfg.no_cache;
-    r->strict = r->a.strict || r->cfg.strict_resources;
-    if (r->a.store && !*r->a.store) {
-        pipe_cli_error("--store: the directory name is empty");
-        return -1;
-    }
-    if (!(r->store = pipe_store_resolve(r->a.store, r->cfg.store)))
-        return PIPE_ENOMEM;
-    return 0;
-}
 
 /* ---- what the scheduler decides, shown ---- */
 
@@ -221,7 +106,7 @@ static int plan(runner *r)
     pipe_sched_config cfg = {
         .m = r->m,
         .local = &r->local,
-        .jobs = r->jobs,
+        .jobs = r->o->jobs,
         .max_children = pipe_descriptors_left(FD_RESERVE),
         .spawner = pipe_run_spawner_of(&r->spawner),
         .observer = {.arg = &r->progress, .changed = on_state, .note = on_note},
@@ -229,7 +114,7 @@ static int plan(runner *r)
     if (pipe_sched_init(&r->sched, &cfg) != 0)
         return PIPE_ENOMEM;
     r->sched_ready = true;
-    return pipe_sched_check_requests(&r->sched, r->strict, on_unmet, NULL) != 0 ? -1 : 0;
+    return pipe_sched_check_requests(&r->sched, r->o->strict, on_unmet, NULL) != 0 ? -1 : 0;
 }
 
 /* The run's id and folder, what killed runs left swept away, run.lock
@@ -239,12 +124,12 @@ static int create_run(runner *r)
 {
     const pipe_manifest *m = r->m;
     char err[1024] = "";
-    if (r->a.run_id) {
-        if (pipe_run_id_check(r->a.run_id, err, sizeof err) != 0) {
+    if (r->o->run_id) {
+        if (pipe_run_id_check(r->o->run_id, err, sizeof err) != 0) {
             pipe_cli_error("--run-id: %s", err);
             return -1;
         }
-        snprintf(r->run_id, sizeof r->run_id, "%s", r->a.run_id);
+        snprintf(r->run_id, sizeof r->run_id, "%s", r->o->run_id);
     } else if (pipe_run_id_new(r->run_id, sizeof r->run_id, err, sizeof err) != 0) {
         pipe_cli_error("%s", err);
         return -1;
@@ -267,7 +152,7 @@ static int create_run(runner *r)
         return PIPE_ENOMEM;
     for (size_t i = 0; i < m->nparams; i++) {
         r->kv[i].key = m->params[i].name;
-        r->kv[i].value = r->params.values[i];
+        r->kv[i].value = r->o->params->values[i];
     }
     r->info.run_id = r->run_id;
     r->info.pipeline = m->pipeline;
@@ -318,8 +203,8 @@ static int start_run(runner *r)
         .store = r->store,
         .run_id = r->run_id,
         .run_dir = r->run_dir,
-        .no_cache = r->no_cache,
-        .verify = r->a.verify,
+        .no_cache = r->o->no_cache,
+        .verify = r->o->verify,
         .lock_fd = r->lock_fd,
         .progress = &r->progress,
     };
@@ -413,25 +298,19 @@ static void runner_free(runner *r)
     pipe_local_resources_free(&r->local);
     free(r->kv);
     free(r->run_dir);
-    free(r->store);
-    pipe_run_config_free(&r->cfg);
-    pipe_params_free(&r->params);
-    free(r->a.assignments);
 }
 
-int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+int pipe_run(const pipe_program *prog, const pipe_manifest *m, const pipe_run_options *o)
 {
     runner r;
     memset(&r, 0, sizeof r);
     r.prog = prog;
     r.m = m;
+    r.o = o;
+    r.store = o->store;
     r.lock_fd = -1;
 
-    int rc = parse_args(argc, argv, &r.a);
-    if (rc == 0)
-        rc = settings(&r);
-    if (rc == 0)
-        rc = plan(&r);
+    int rc = plan(&r);
     if (rc == 0)
         rc = create_run(&r);
     if (rc == 0)
@@ -440,8 +319,6 @@ int pipe_cmd_run(const pipe_program *prog, const pipe_manifest *m, int argc, cha
     int status;
     if (rc == 0)
         status = end_run(&r, pipe_sched_run(&r.sched));
-    else if (rc == 1)
-        status = PIPE_EXIT_OK; /* --help */
     else if (rc == RUN_FAILED)
         status = PIPE_EXIT_FAILED;
     else {

@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmd/commands.h"
 #include "pipe/error.h"
 #include "proc/procs.h"
+#include "step/step.h"
 #include "step/stop.h"
 #include "step/threads.h"
 #include "store/stepfile.h"
@@ -127,11 +127,10 @@ fail:
 
 /* ---- starting ---- */
 
-/* What the forked supervisor needs: `step`'s arguments and environment. */
+/* What the forked supervisor needs: `step`'s options and environment. */
 typedef struct step_call {
     const pipe_run_spawner *sp;
-    int argc;
-    char **argv; /* "step", INVOCATION, options */
+    pipe_step_options opts; /* `step ID --run-id RUN --store STORE --echo`'s */
     char **env;
     long reserve_range;
 } step_call;
@@ -152,7 +151,7 @@ static int run_step_here(void *arg)
         pipe_reserve_lent =
             (pipe_reserve_lease){c->sp->reserve.path, (long long)c->reserve_range * PIPE_STEP_RESERVE_BYTES};
     environ = c->env;
-    return pipe_cmd_step(c->sp->prog, c->sp->m, c->argc, c->argv);
+    return pipe_step_run(c->sp->prog, c->sp->m, &c->opts);
 }
 
 /* Starts the supervisor of invocation i (what `EXE step ID ...` runs), in a
@@ -163,21 +162,6 @@ static int start(void *arg, size_t i, const pipe_pool *pool, const pipe_grant *g
     const pipe_minvocation *inv = &sp->m->invocations[i];
     char **env = NULL;
     size_t nenv = 0;
-    const char *args[12];
-    size_t na = 0;
-    args[na++] = "step";
-    args[na++] = inv->id;
-    args[na++] = "--run-id";
-    args[na++] = sp->run_id;
-    args[na++] = "--store";
-    args[na++] = sp->store;
-    args[na++] = "--echo";
-    if (sp->no_cache)
-        args[na++] = "--no-cache";
-    if (sp->verify)
-        args[na++] = "--verify";
-    args[na] = NULL;
-
     int rc = build_env(sp, i, pool, grant, &env, &nenv);
     if (rc != 0) {
         pipe_errf(err, errsize, "out of memory");
@@ -187,7 +171,16 @@ static int start(void *arg, size_t i, const pipe_pool *pool, const pipe_grant *g
        run it but without executing the bundle again: no dynamic loading and
        no manifest parse per invocation (docs/performance.md). */
     long range = pipe_reserve_pool_lend(&sp->reserve);
-    step_call call = {.sp = sp, .argc = (int)na, .argv = (char **)args, .env = env, .reserve_range = range};
+    step_call call = {.sp = sp,
+                      .opts = {.invocation = inv->id,
+                               .run_id = sp->run_id,
+                               .store = sp->store,
+                               .echo = true,
+                               .no_cache = sp->no_cache,
+                               .verify = sp->verify,
+                               .launch = {.machine_rank = -1}},
+                      .env = env,
+                      .reserve_range = range};
     pipe_child_spec spec = {.fn = run_step_here, .arg = &call, .what = "the supervisor of an invocation"};
     char why[512];
     sp->slots[i].reserve_range = range;

@@ -1,4 +1,4 @@
-/* `EXE step INVOCATION --run-id ID`: the supervisor of one invocation
+/* pipe_step_run (step.h): the supervisor of one invocation
    (docs/runtime.md, "Process model"). It reads or creates run.yaml, resolves
    the inputs from the producers' step.yaml, checks the cache, runs the
    attempts (each forks one worker per local rank), enforces @retry and
@@ -16,7 +16,6 @@
 #include "store/digest_note.h"
 #include "store/reserve.h"
 #include "proc/child.h"
-#include "cmd/commands.h"
 #include "format/params.h"
 #include "pipe/base.h"
 #include "pipe/error.h"
@@ -49,92 +48,6 @@ static void unknown_invocation(const pipe_manifest *m, const char *id, char *err
     for (size_t i = 0; i < m->ninvocations && used < sizeof list; i++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", m->invocations[i].id);
     pipe_errf(err, errsize, "pipeline `%s` has no invocation `%s` (its invocations: %s)", m->pipeline, id, list);
-}
-
-/* ---- options ---- */
-
-static const char usage_text[] =
-    "usage: step INVOCATION --run-id ID [--store DIR] [--param NAME=VALUE ...] [--no-cache] [--verify]\n"
-    "            [--echo] [--machine-rank N] [--main-process-ip ADDR]";
-
-/* 1 for --help; 0; or PIPE_EUSAGE with the message in err. */
-static int parse_options(int argc, char **argv, pipe_step_options *o, char *err, size_t errsize)
-{
-    if (argc > 1 && !(o->params = calloc((size_t)argc, sizeof *o->params)))
-        return PIPE_ENOMEM;
-    o->launch.machine_rank = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
-            return 1;
-        if (strcmp(a, "--no-cache") == 0) {
-            o->no_cache = true;
-            continue;
-        }
-        if (strcmp(a, "--echo") == 0) {
-            o->echo = true;
-            continue;
-        }
-        if (strcmp(a, "--verify") == 0) {
-            o->verify = true;
-            continue;
-        }
-        static const char *const with_value[] = {"--run-id", "--store", "--param", "--machine-rank",
-                                                 "--main-process-ip"};
-        const char *value = NULL;
-        size_t k = 0;
-        for (; k < 5; k++) {
-            size_t n = strlen(with_value[k]);
-            if (strncmp(a, with_value[k], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
-                if (a[n] == '=')
-                    value = a + n + 1;
-                else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
-                    value = argv[++i];
-                else {
-                    pipe_errf(err, errsize, "option %s needs a value\n%s", with_value[k], usage_text);
-                    return PIPE_EUSAGE;
-                }
-                break;
-            }
-        }
-        if (k == 0)
-            o->run_id = value;
-        else if (k == 1)
-            o->store = value;
-        else if (k == 2)
-            o->params[o->nparams++] = value;
-        else if (k == 3) {
-            char *end;
-            long r = strtol(value, &end, 10);
-            if (*end || r < 0 || r > 65535) {
-                pipe_errf(err, errsize, "--machine-rank needs a machine number, not `%s`", value);
-                return PIPE_EUSAGE;
-            }
-            o->launch.machine_rank = (int)r;
-        } else if (k == 4)
-            o->launch.main_process_ip = value;
-        else if (a[0] == '-' && a[1] != '\0') {
-            pipe_errf(err, errsize,
-                      "unknown option `%s` for step (options: --run-id, --store, --param, --no-cache, --verify, --echo, "
-                      "--machine-rank, --main-process-ip)",
-                      a);
-            return PIPE_EUSAGE;
-        } else if (!o->invocation) {
-            o->invocation = a;
-        } else {
-            pipe_errf(err, errsize, "step runs one invocation; unexpected argument `%s`\n%s", a, usage_text);
-            return PIPE_EUSAGE;
-        }
-    }
-    if (!o->invocation) {
-        pipe_errf(err, errsize, "step needs the id of the invocation to run\n%s", usage_text);
-        return PIPE_EUSAGE;
-    }
-    if (!o->run_id) {
-        pipe_errf(err, errsize, "step `%s` needs --run-id ID: the run it belongs to\n%s", o->invocation, usage_text);
-        return PIPE_EUSAGE;
-    }
-    return 0;
 }
 
 /* ---- setup: invocation, store, run.yaml ---- */
@@ -585,7 +498,6 @@ static void supervisor_free(pipe_supervisor *s)
     free(id->step_path);
     free(s->omp_threads);
     free(s->scratch_root);
-    free((void *)id->o.params);
 }
 
 /* step.yaml's record as the execution starts. */
@@ -600,7 +512,7 @@ static int new_record(pipe_supervisor *s)
     return 0;
 }
 
-int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+int pipe_step_run(const pipe_program *prog, const pipe_manifest *m, const pipe_step_options *o)
 {
     pipe_supervisor s;
     memset(&s, 0, sizeof s);
@@ -613,15 +525,11 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     s.ckpt.lock_fd = -1;
     char err[2048] = "";
     int status = PIPE_EXIT_USAGE;
-    int rc = parse_options(argc, argv, &s.id.o, err, sizeof err);
-    s.log.echo = s.id.o.echo;
-    if (rc == 1) {
-        printf("%s\n", usage_text);
-        status = PIPE_EXIT_OK;
-        goto done;
-    }
-    if (rc == 0)
-        rc = setup(&s, err, sizeof err);
+    s.id.o = *o;
+    s.log.echo = o->echo;
+    int rc = o->invocation && o->run_id ? setup(&s, err, sizeof err) : PIPE_EUSAGE;
+    if (!o->invocation || !o->run_id)
+        snprintf(err, sizeof err, "a step needs the id of its invocation and of its run");
     if (rc != 0) {
         pipe_supervisor_report(&s.log, rc == PIPE_ENOMEM ? "out of memory" : err);
         status = rc == PIPE_EUSAGE ? PIPE_EXIT_USAGE : PIPE_EXIT_FAILED;

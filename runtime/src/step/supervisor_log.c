@@ -10,10 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/commands.h"
 #include "bundle_inputs.h"
+#include "step.h"
 #include "store/reserve.h"
 #include "supervisor_parts.h"
+#include "util/cli.h"
 #include "util/util.h"
 
 static void write_all(int fd, const char *p, size_t n)

@@ -24,19 +24,9 @@
 #include "log_cap.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
+#include "step.h"
 #include "store/stepfile.h"
 #include "store/store.h"
-
-typedef struct pipe_step_options {
-    const char *invocation;
-    const char *run_id;
-    const char *store;
-    const char **params; /* "NAME=VALUE" from --param */
-    size_t nparams;
-    bool no_cache, echo;
-    bool verify; /* --verify: hash inputs and cached outputs again, whatever their size and time say */
-    pipe_launch_options launch; /* --machine-rank, --main-process-ip */
-} pipe_step_options;
 
 /* What this process executes and where: set up once (supervisor.c, then
    the paths by pipe_supervisor_prepare_dir and the values by

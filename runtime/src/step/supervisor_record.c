@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "store/artifact.h"
-#include "cmd/commands.h"
 #include "store/digest_note.h"
 #include "store/reserve.h"
 #include "observe/metrics.h"

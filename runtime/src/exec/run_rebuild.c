@@ -14,7 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands.h"
 #include "step/bundle_inputs.h"
 #include "step/command.h"
 #include "util/cli.h"
