@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "store/run_lock.h"
-#include "cmd/run_ref.h"
+#include "view/run_ref.h"
 #include "store/run_state.h"
 #include "step_fixture.h"
 

@@ -8,7 +8,7 @@
 #include "cliopt.h"
 #include "commands.h"
 #include "pipe/error.h"
-#include "run_ref.h"
+#include "view/run_ref.h"
 #include "store/store.h"
 #include "util/cli.h"
 

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "pipe/manifest.h"
-#include "run_view.h"
+#include "view/run_view.h"
 
 enum { PIPE_ARG_JSON = 1, PIPE_ARG_OUTPUT = 2, PIPE_ARG_RANK = 4, PIPE_ARG_METRIC = 8, PIPE_ARG_FOLLOW = 16 };
 /* The most positional arguments (`report RUN1 RUN2 ...`) and --metric options. */

@@ -1,43 +1,28 @@
-/* `report [RUN] [-o FILE]`: the run as one self-contained HTML file (with
-   two or more runs: report_compare.c)
+/* The run as one self-contained HTML file (report.h; several runs side
+   by side: report_compare.c)
    (docs/report.md): inline CSS and SVG, nothing fetched from anywhere, no
    script. Sections: the verdict and its root cause, parameters, the graph,
    a row per invocation, each metric as a chart over its steps, each
    profiled step's GPUs, CPU and memory over time, and the logs' tails.
    The page is written in memory and then to the file atomically. */
+#include "report.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cmd/commands.h"
+#include "history.h"
 #include "util/cli.h"
 #include "util/followup.h"
-#include "cmd/history.h"
 #include "pipe/base.h"
-#include "exec/progress.h"
 #include "pipe/human.h"
-#include "report_compare.h"
 #include "report_graph.h"
 #include "report_media.h"
 #include "report_page.h"
 #include "report_svg.h"
-#include "exec/resources.h"
-#include "cmd/run_cmd.h"
 #include "util/util.h"
-
-static const char report_usage[] =
-    "usage: EXE report [RUN ...] [-o FILE] [--store DIR]\n\n"
-    "Writes the run as one self-contained HTML file (no network, no script): its graph, each\n"
-    "invocation's status, duration, parameters, inputs and outputs, metric charts, GPU, CPU and\n"
-    "memory charts of profiled steps, log tails and the root cause of a failure. RUN is a run id,\n"
-    "a unique prefix or part of one, or `latest` (the default); the file is STORE/RUN/report.html unless\n"
-    "-o FILE (`-o -`: standard output).\n\n"
-    "With two or more runs (up to 8): one page that compares them: parameters side by side (those that\n"
-    "differ marked), each metric's last, minimum and maximum per run and its charts with the runs\n"
-    "overlaid, each invocation's status and duration, and why a step ran again. The file is\n"
-    "STORE/compare-RUN1-RUN2....html unless -o FILE.";
 
 /* Tables longer than this scroll in a box of their own. */
 #define LONG_TABLE 40
@@ -596,47 +581,14 @@ static void page(pipe_textbuf *b, const pipe_run_view *v)
                     "</html>\n");
 }
 
-int pipe_cmd_report(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+int pipe_report_write(const pipe_run_view *v, const char *path)
 {
-    (void)prog;
-    pipe_run_args a;
-    char *path = NULL, *text = NULL;
-    pipe_run_view *v = NULL;
     pipe_textbuf b = {0};
-    size_t len = 0;
-    int status = pipe_run_args_parse(argc, argv, PIPE_ARG_OUTPUT, PIPE_RUN_ARGS_MAX, report_usage, &a);
-    if (status != 0) {
-        if (status > 0)
-            puts(report_usage);
-        return status > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
-    }
-    if (a.npositional > 1)
-        return pipe_report_compare(m, &a);
-    status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_OUTPUT, 1, report_usage, m,
-                                    PIPE_VIEW_METRICS | PIPE_VIEW_PROFILE | PIPE_VIEW_LOGS, &a, &v);
-    if (status >= 0)
-        return status;
-    status = PIPE_EXIT_USAGE;
+    char *own = path ? NULL : pipe_asprintf("%s/report.html", v->run_dir);
     page(&b, v);
-    if (!(text = pipe_tb_take(&b, &len))) {
-        pipe_cli_error("out of memory");
-        goto done;
-    }
-    if (!(path = a.output ? pipe_strdup(a.output) : pipe_asprintf("%s/report.html", v->run_dir))) {
-        pipe_cli_error("out of memory");
-        goto done;
-    }
-    if (pipe_report_write(path, text, len) != 0) {
-        status = PIPE_EXIT_FAILED;
-        goto done;
-    }
-    if (strcmp(path, "-") != 0)
-        printf("report of run %s (%s): %s\n", v->run_id, pipe_run_state_name(v->state), path);
-    status = PIPE_EXIT_OK;
-done:
-    pipe_tb_free(&b);
-    free(text);
-    free(path);
-    pipe_run_view_free(v);
+    int status = pipe_report_publish(&b, path ? path : own);
+    if (status == PIPE_EXIT_OK && strcmp(path ? path : own, "-") != 0)
+        printf("report of run %s (%s): %s\n", v->run_id, pipe_run_state_name(v->state), path ? path : own);
+    free(own);
     return status;
 }

@@ -1,19 +1,15 @@
-/* `runs` and `show RUN`: the history kept in the artifact store
-   (docs/runtime.md, "Commands"). RUN is an id, a unique prefix or part of one, or `latest`. */
+/* What `runs` and `show` print of the history kept in the artifact store
+   (history.h; docs/runtime.md, "Commands"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
 #include "util/cli.h"
 #include "util/followup.h"
 #include "history.h"
-#include "exec/progress.h"
 #include "pipe/human.h"
-#include "run_cmd.h"
 #include "store/run_state.h"
-#include "observe/report_svg.h"
 #include "util/util.h"
 
 static void duration_text(double seconds, char *buf, size_t size)
@@ -26,28 +22,21 @@ static void duration_text(double seconds, char *buf, size_t size)
 
 /* ---- runs ---- */
 
-static const char runs_usage[] =
-    "usage: EXE runs [--json] [--metric NAME ...] [--store DIR]\n\n"
-    "The runs in the store, newest first: id, pipeline, status (running, succeeded, failed or\n"
-    "interrupted), started, duration. --metric NAME (repeatable): a column of each run's last value\n"
-    "of NAME (of the last invocation, in the run's order, that recorded it; named when several\n"
-    "did). --json: the same as a JSON document (docs/runtime.md).";
-
 /* The --metric cells of one run: "0.8123", "0.8123 (evaluate)" when several
    invocations recorded the name, "-" when none did. */
-static void metric_cells(const char *store, const char *run_id, const pipe_manifest *m, const pipe_run_args *a,
-                         char cells[][64])
+static void metric_cells(const char *store, const char *run_id, const pipe_manifest *m, const char *const *metrics,
+                         size_t nmetrics, char cells[][64])
 {
     char err[256];
     pipe_run_view *v = NULL;
     if (pipe_run_view_load(store, run_id, m, 0, &v, err, sizeof err) != 0)
         v = NULL;
-    for (int k = 0; k < a->nmetric; k++) {
+    for (size_t k = 0; k < nmetrics; k++) {
         double value;
         const char *inv;
         size_t count;
         char num[32];
-        if (!v || pipe_run_metric_value(v, a->metric[k], &value, &inv, &count) != 0) {
+        if (!v || pipe_run_metric_value(v, metrics[k], &value, &inv, &count) != 0) {
             snprintf(cells[k], 64, "-");
             continue;
         }
@@ -60,29 +49,21 @@ static void metric_cells(const char *store, const char *run_id, const pipe_manif
     pipe_run_view_free(v);
 }
 
-int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+int pipe_runs_print(const char *store, const pipe_manifest *m, const char *const *metrics, size_t nmetrics, bool json)
 {
-    (void)prog;
-    pipe_run_args a;
-    char err[1024], *store = NULL;
+    char err[1024];
     pipe_run_entry *runs = NULL;
     size_t n = 0;
     int status = PIPE_EXIT_USAGE;
-    int rc = pipe_run_args_parse(argc, argv, PIPE_ARG_JSON | PIPE_ARG_METRIC, 0, runs_usage, &a);
-    if (rc != 0) {
-        if (rc > 0)
-            puts(runs_usage);
-        return rc > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
-    }
-    if (!(store = pipe_store_resolve(a.store, NULL)))
-        goto nomem;
+    if (nmetrics > PIPE_RUNS_METRICS_MAX)
+        nmetrics = PIPE_RUNS_METRICS_MAX; /* `runs` refuses more (cmd/run_cmd.h) */
     if (pipe_run_entries_read(store, &runs, &n, err, sizeof err) != 0) {
         pipe_cli_error("%s", err);
         goto done;
     }
-    if (a.json) {
+    if (json) {
         pipe_textbuf b = {0};
-        pipe_runs_json(&b, store, runs, n, m, a.metric, (size_t)a.nmetric);
+        pipe_runs_json(&b, store, runs, n, m, metrics, nmetrics);
         if (pipe_tb_write(&b, stdout) != 0)
             goto nomem;
         status = PIPE_EXIT_OK;
@@ -101,22 +82,22 @@ int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
             wpipe = (int)strlen(runs[i].info->pipeline);
     }
     /* The --metric columns, as wide as their widest cell. */
-    char (*cells)[PIPE_RUN_ARGS_MAX][64] = calloc(n + 1, sizeof *cells);
-    int wmetric[PIPE_RUN_ARGS_MAX] = {0};
+    char (*cells)[PIPE_RUNS_METRICS_MAX][64] = calloc(n + 1, sizeof *cells);
+    int wmetric[PIPE_RUNS_METRICS_MAX] = {0};
     if (!cells)
         goto nomem;
-    for (int k = 0; k < a.nmetric; k++)
-        wmetric[k] = (int)strlen(a.metric[k]);
-    for (size_t i = 0; i < n && a.nmetric; i++) {
-        metric_cells(store, runs[i].id, m, &a, cells[i]);
-        for (int k = 0; k < a.nmetric; k++)
+    for (int k = 0; k < (int)nmetrics; k++)
+        wmetric[k] = (int)strlen(metrics[k]);
+    for (size_t i = 0; i < n && (int)nmetrics; i++) {
+        metric_cells(store, runs[i].id, m, metrics, nmetrics, cells[i]);
+        for (int k = 0; k < (int)nmetrics; k++)
             if ((int)strlen(cells[i][k]) > wmetric[k])
                 wmetric[k] = (int)strlen(cells[i][k]);
     }
     printf("%-*s  %-*s  %-11s  %-24s  %s", wid, "RUN", wpipe, "PIPELINE", "STATUS", "STARTED",
-           a.nmetric ? "DURATION  " : "DURATION");
-    for (int k = 0; k < a.nmetric; k++) /* the last column without trailing spaces */
-        printf("  %-*s", k + 1 < a.nmetric ? wmetric[k] : 0, a.metric[k]);
+           (int)nmetrics ? "DURATION  " : "DURATION");
+    for (int k = 0; k < (int)nmetrics; k++) /* the last column without trailing spaces */
+        printf("  %-*s", k + 1 < (int)nmetrics ? wmetric[k] : 0, metrics[k]);
     printf("\n");
     for (size_t i = 0; i < n; i++) {
         const pipe_run_info *info = runs[i].info;
@@ -130,13 +111,13 @@ int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         duration_text(a0 >= 0 && b0 >= a0 ? b0 - a0 : NAN, d, sizeof d);
         printf("%-*s  %-*s  %-11s  %-24s  ", wid, runs[i].id, wpipe, info->pipeline ? info->pipeline : "?",
                pipe_run_state_name(st), info->started ? info->started : "?");
-        if (!a.nmetric) {
+        if (!(int)nmetrics) {
             printf("%s\n", d);
             continue;
         }
         printf("%-10s", d);
-        for (int k = 0; k < a.nmetric; k++)
-            printf("  %-*s", k + 1 < a.nmetric ? wmetric[k] : 0, cells[i][k]);
+        for (int k = 0; k < (int)nmetrics; k++)
+            printf("  %-*s", k + 1 < (int)nmetrics ? wmetric[k] : 0, cells[i][k]);
         printf("\n");
     }
     free(cells);
@@ -146,17 +127,10 @@ nomem:
     pipe_cli_error("out of memory");
 done:
     pipe_run_entries_free(runs, n);
-    free(store);
     return status;
 }
 
 /* ---- show ---- */
-
-static const char show_usage[] =
-    "usage: EXE show [RUN] [--json] [--store DIR]\n\n"
-    "One run: its parameters, and each invocation's status, times, parameters, inputs and outputs\n"
-    "(size, SHA-256), metrics and profile; for a failure, the root cause. RUN is a run id, a unique\n"
-    "prefix of one, or `latest` (the default). --json: a JSON document (docs/runtime.md).";
 
 static void print_artifacts(const pipe_run_view *v, const char *label, const pipe_step_artifact *a, size_t n,
                             bool inputs)
@@ -293,22 +267,14 @@ static void print_invocation(const pipe_run_view *v, const pipe_view_invocation 
     }
 }
 
-int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, char **argv)
+int pipe_show_print(const pipe_run_view *v, bool json)
 {
-    (void)prog;
-    pipe_run_args a;
-    pipe_run_view *v = NULL;
-    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_JSON, 1, show_usage, m,
-                                    PIPE_VIEW_METRICS | PIPE_VIEW_PROFILE, &a, &v);
-    if (status >= 0)
-        return status;
-    if (a.json) {
+    if (json) {
         pipe_textbuf b = {0};
         pipe_show_json(&b, v);
-        status = pipe_tb_write(&b, stdout) == 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
+        int status = pipe_tb_write(&b, stdout) == 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
         if (status != PIPE_EXIT_OK)
             pipe_cli_error("out of memory");
-        pipe_run_view_free(v);
         return status;
     }
     const pipe_run_info *info = v->info;
@@ -339,6 +305,5 @@ int pipe_cmd_show(const pipe_program *prog, const pipe_manifest *m, int argc, ch
         printf("  (the whole log: `%s`)\n", cmd ? cmd : "logs");
         free(cmd);
     }
-    pipe_run_view_free(v);
     return PIPE_EXIT_OK;
 }

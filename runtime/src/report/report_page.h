@@ -32,8 +32,10 @@ int pipe_report_metric_arrays(const pipe_metric_series *s, double **x, double **
    be NULL (not run). */
 void pipe_report_status_notes(pipe_textbuf *b, const pipe_step_record *r);
 
-/* Writes the page to path (`-` standard output) atomically; -1 after
-   printing the error. */
-int pipe_report_write(const char *path, const char *text, size_t len);
+/* Writes the page (taken from page, which is left empty) to path (`-`
+   standard output; NULL: there was no memory for its name) atomically.
+   Returns the exit status: 0; 1 when it could not be written, 2 out of
+   memory (each said on stderr). */
+int pipe_report_publish(pipe_textbuf *page, const char *path);
 
 #endif

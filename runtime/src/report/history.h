@@ -1,15 +1,29 @@
-/* The history commands' shared pieces (history.c: runs and show as text;
-   history_json.c: --json; history_summary.c: what both and the report
-   summarize; logs.c). Private to the runtime. */
+/* The history kept in the artifact store as `runs` and `show` print it
+   (history.c: text; history_json.c: --json; history_summary.c: what both
+   and the report summarize). Private to the runtime. */
 #ifndef PIPE_HISTORY_H
 #define PIPE_HISTORY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pipe/manifest.h"
-#include "run_ref.h"
-#include "run_view.h"
 #include "util/textbuf.h"
+#include "view/run_ref.h"
+#include "view/run_view.h"
+
+/* The --metric columns of `runs`, at most. */
+#define PIPE_RUNS_METRICS_MAX 8
+
+/* `runs`: every run of store, newest first, onto stdout: id, pipeline,
+   status, start, duration and a column per metric (the last value of the
+   last invocation that recorded it); or the same as JSON. m is this
+   executable's manifest (a run of its pipeline is read with its graph).
+   Returns the exit status: 0, or 2 after printing the error. */
+int pipe_runs_print(const char *store, const pipe_manifest *m, const char *const *metrics, size_t nmetrics, bool json);
+/* `show`: one run onto stdout, invocation by invocation, with the root
+   cause of a failure; or the same as JSON. Returns the exit status. */
+int pipe_show_print(const pipe_run_view *v, bool json);
 
 /* `runs --json` and `show --json` (docs/runtime.md, "JSON output"). */
 /* `runs --json`; with --metric names (nmetrics > 0) each run carries

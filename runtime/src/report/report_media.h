@@ -12,7 +12,7 @@
 #ifndef PIPE_REPORT_MEDIA_H
 #define PIPE_REPORT_MEDIA_H
 
-#include "cmd/run_view.h"
+#include "view/run_view.h"
 #include "util/textbuf.h"
 
 /* The folder whose media/ an invocation shows (malloc'ed): its own, or

@@ -122,16 +122,24 @@ int pipe_report_metric_arrays(const pipe_metric_series *s, double **x, double **
     return 0;
 }
 
-int pipe_report_write(const char *path, const char *text, size_t len)
+int pipe_report_publish(pipe_textbuf *page, const char *path)
 {
     char err[1024];
-    if (strcmp(path, "-") == 0)
-        return fwrite(text, 1, len, stdout) == len ? 0 : -1;
-    if (pipe_write_file_atomic(path, text, len, err, sizeof err) != 0) {
+    size_t len = 0;
+    char *text = pipe_tb_take(page, &len);
+    int status = PIPE_EXIT_OK;
+    if (!text || !path) {
+        pipe_cli_error("out of memory");
+        status = PIPE_EXIT_USAGE;
+    } else if (strcmp(path, "-") == 0) {
+        status = fwrite(text, 1, len, stdout) == len ? PIPE_EXIT_OK : PIPE_EXIT_FAILED;
+    } else if (pipe_write_file_atomic(path, text, len, err, sizeof err) != 0) {
         pipe_cli_error("%s", err);
-        return -1;
+        status = PIPE_EXIT_FAILED;
     }
-    return 0;
+    pipe_tb_free(page);
+    free(text);
+    return status;
 }
 
 void pipe_report_status_notes(pipe_textbuf *b, const pipe_step_record *r)

@@ -8,7 +8,7 @@
 #ifndef PIPE_REPORT_GRAPH_H
 #define PIPE_REPORT_GRAPH_H
 
-#include "cmd/run_view.h"
+#include "view/run_view.h"
 #include "util/textbuf.h"
 
 /* "done", "cached", "failed", "running" or "notrun": the CSS class of a status. */

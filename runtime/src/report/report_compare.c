@@ -1,4 +1,4 @@
-/* `report RUN1 RUN2 ...`: several runs side by side on one self-contained
+/* Several runs side by side on one self-contained
    page (docs/report.md, "Comparing runs"): the runs, their parameters
    (those that differ marked), each invocation's status and duration per
    run and why a step ran again, each metric's last, minimum and maximum
@@ -10,11 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/commands.h"
-#include "cmd/history.h"
-#include "exec/progress.h"
+#include "history.h"
 #include "pipe/human.h"
-#include "report_compare.h"
+#include "report.h"
 #include "report_graph.h"
 #include "report_media.h"
 #include "report_page.h"
@@ -33,8 +31,8 @@ static const char compare_css[] =
     ".side{display:grid;gap:12px 18px}\n";
 
 typedef struct runs {
-    pipe_run_view *v[PIPE_RUN_ARGS_MAX];
-    char label[PIPE_RUN_ARGS_MAX][24]; /* for legends: the id's random part */
+    const pipe_run_view *v[PIPE_REPORT_COMPARE_MAX];
+    char label[PIPE_REPORT_COMPARE_MAX][24]; /* for legends: the id's random part */
     size_t n;
 } runs;
 
@@ -273,7 +271,7 @@ static bool metric_seen(const runs *R, size_t r, size_t i, size_t k)
 
 static void metric_figure(pipe_textbuf *b, const runs *R, const char *inv, const char *name)
 {
-    const pipe_metric_series *s[PIPE_RUN_ARGS_MAX];
+    const pipe_metric_series *s[PIPE_REPORT_COMPARE_MAX];
     bool chart = false;
     for (size_t r = 0; r < R->n; r++) {
         s[r] = series_of(R->v[r], inv, name);
@@ -307,8 +305,8 @@ static void metric_figure(pipe_textbuf *b, const runs *R, const char *inv, const
     }
     pipe_tb_puts(b, "</tbody></table>\n");
     if (chart) {
-        pipe_chart_series se[PIPE_RUN_ARGS_MAX];
-        double *xs[PIPE_RUN_ARGS_MAX] = {0}, *ys[PIPE_RUN_ARGS_MAX] = {0};
+        pipe_chart_series se[PIPE_REPORT_COMPARE_MAX];
+        double *xs[PIPE_REPORT_COMPARE_MAX] = {0}, *ys[PIPE_REPORT_COMPARE_MAX] = {0};
         size_t n = 0;
         for (size_t r = 0; r < R->n; r++) {
             if (!s[r])
@@ -360,7 +358,7 @@ static void single_values(pipe_textbuf *b, const runs *R)
                     pipe_tb_puts(b, "</tr></thead><tbody>\n");
                 }
                 any = true;
-                char cells[PIPE_RUN_ARGS_MAX][64];
+                char cells[PIPE_REPORT_COMPARE_MAX][64];
                 bool same = true;
                 for (size_t q = 0; q < R->n; q++) {
                     const pipe_metric_series *s = series_of(R->v[q], inv, name);
@@ -536,51 +534,19 @@ static void legend_label(const char *id, char *buf, size_t size)
     snprintf(buf, size, "%s", dashes >= 2 && dash[1] ? dash + 1 : id);
 }
 
-int pipe_report_compare(const pipe_manifest *m, const pipe_run_args *a)
+int pipe_report_compare_write(const pipe_run_view *const *views, size_t n, const char *path)
 {
     runs R = {0};
-    char err[1024], *path = NULL, *text = NULL;
     pipe_textbuf b = {0};
-    size_t len = 0;
-    int status = PIPE_EXIT_USAGE;
-    for (int k = 0; k < a->npositional; k++) {
-        char *store = NULL, *run_id = NULL;
-        if (pipe_run_args_resolve(a, a->positional[k], &store, &run_id) != PIPE_EXIT_OK)
-            goto done;
-        for (size_t r = 0; r < R.n; r++)
-            if (strcmp(R.v[r]->run_id, run_id) == 0) {
-                pipe_cli_error("run %s is given twice (`%s`)", run_id, a->positional[k]);
-                free(store);
-                free(run_id);
-                goto done;
-            }
-        int rc = pipe_run_view_load(store, run_id, m, PIPE_VIEW_METRICS, &R.v[R.n], err, sizeof err);
-        free(store);
-        free(run_id);
-        if (rc != 0) {
-            pipe_cli_error("%s", err);
-            goto done;
-        }
+    for (; R.n < n && R.n < PIPE_REPORT_COMPARE_MAX; R.n++) {
+        R.v[R.n] = views[R.n];
         legend_label(R.v[R.n]->run_id, R.label[R.n], sizeof R.label[R.n]);
-        R.n++;
     }
+    char *own = path ? NULL : default_path(&R);
     page(&b, &R);
-    if (!(text = pipe_tb_take(&b, &len)) || !(path = a->output ? pipe_strdup(a->output) : default_path(&R))) {
-        pipe_cli_error("out of memory");
-        goto done;
-    }
-    if (pipe_report_write(path, text, len) != 0) {
-        status = PIPE_EXIT_FAILED;
-        goto done;
-    }
-    if (strcmp(path, "-") != 0)
-        printf("comparison of %zu runs: %s\n", R.n, path);
-    status = PIPE_EXIT_OK;
-done:
-    pipe_tb_free(&b);
-    free(text);
-    free(path);
-    for (size_t r = 0; r < R.n; r++)
-        pipe_run_view_free(R.v[r]);
+    int status = pipe_report_publish(&b, path ? path : own);
+    if (status == PIPE_EXIT_OK && strcmp(path ? path : own, "-") != 0)
+        printf("comparison of %zu runs: %s\n", R.n, path ? path : own);
+    free(own);
     return status;
 }
