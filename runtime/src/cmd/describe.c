@@ -11,7 +11,7 @@ int pipe_cmd_describe(const pipe_program *prog, const pipe_manifest *m, int argc
     (void)prog;
     for (int i = 1; i < argc; i++) {
         if (pipe_opt_is_help(argv[i])) {
-            puts("usage: EXE describe\n\nThe pipeline: parameters, invocations, resources, images.");
+            pipe_commands_help("describe", "The pipeline: parameters, invocations, resources, images.");
             return PIPE_EXIT_OK;
         }
         pipe_cli_error("describe takes no %s `%s`", argv[i][0] == '-' ? "option" : "argument", argv[i]);

@@ -13,8 +13,7 @@
 #include "util/cli.h"
 #include "util/followup.h"
 
-static const char logs_usage[] =
-    "usage: EXE logs [RUN] [INVOCATION] [--rank N] [--follow] [--store DIR]\n\n"
+static const char logs_help[] =
     "The log of one invocation of a run, or of each in turn. RUN is a run id, a unique prefix or part\n"
     "of one, or `latest` (the default). --rank N: only the lines of rank N (its own output and pipe_log lines).\n"
     "--follow, -f: print INVOCATION's log, then what it writes as it runs, until it ends (Ctrl-C stops).\n"
@@ -26,7 +25,8 @@ int pipe_cmd_logs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     (void)prog;
     pipe_run_args a;
     pipe_run_view *v = NULL;
-    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_RANK | PIPE_ARG_FOLLOW, 2, logs_usage, m, 0, &a, &v);
+    int status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_RANK | PIPE_ARG_FOLLOW, 2, "logs", logs_help, m, 0, &a,
+                                    &v);
     if (status >= 0)
         return status;
     status = PIPE_EXIT_USAGE;

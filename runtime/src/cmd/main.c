@@ -23,31 +23,12 @@ static void usage(FILE *out, const char *exe, const pipe_manifest *m)
     if (m)
         fprintf(out, "%s: the bundle of pipeline %s%s%s%s.\n\n", exe, m->pipeline, m->source ? " (built from " : "",
                 m->source ? m->source : "", m->source ? ")" : "");
-    fprintf(out,
-            "usage: %s COMMAND [OPTIONS]\n"
-            "\n"
-            "commands:\n"
-            "  run [--param NAME=VALUE ...] [--config FILE] [--store DIR] [--no-cache]\n"
-            "      [--verify] [--strict-resources] [--jobs N] [--run-id ID]\n"
-            "                  run the pipeline on this machine\n"
-            "  step INVOCATION --run-id ID [--store DIR] [--param NAME=VALUE ...]\n"
-            "      [--no-cache] [--verify] [--echo]\n"
-            "                  run one invocation (what Slurm, Kubernetes and SkyPilot call)\n"
-            "  describe        the pipeline: parameters, invocations, resources, images\n"
-            "  runs [--json] [--metric NAME ...] [--store DIR]\n"
-            "                  the runs in the artifact store, newest first (a column per metric)\n"
-            "  show [RUN] [--json] [--store DIR]\n"
-            "                  one run: parameters, each invocation's status, inputs, outputs, metrics\n"
-            "  logs [RUN] [INVOCATION] [--rank N] [--store DIR]\n"
-            "                  the logs of a run, or of one invocation (one rank)\n"
-            "  report [RUN ...] [-o FILE] [--store DIR]\n"
-            "                  the run as one self-contained HTML file (default STORE/RUN/report.html);\n"
-            "                  several runs: one page comparing them (STORE/compare-RUN1-RUN2.html)\n"
-            "\n"
-            "RUN is a run id, a unique prefix or part of one (its random part), or `latest` (the default).\n"
-            "The store is --store, else $PIPE_STORE, else .pipe in the working directory.\n"
-            "Exit status: 0 success, 1 a step failed, 2 usage or configuration error.\n",
-            exe);
+    fprintf(out, "usage: %s COMMAND [OPTIONS]\n\ncommands:\n", exe);
+    pipe_commands_list(out);
+    fprintf(out, "\n"
+                 "RUN is a run id, a unique prefix or part of one (its random part), or `latest` (the default).\n"
+                 "The store is --store, else $PIPE_STORE, else .pipe in the working directory.\n"
+                 "Exit status: 0 success, 1 a step failed, 2 usage or configuration error.\n");
 }
 
 /* The implementation of step `name`: a generated driver lists its native
@@ -139,28 +120,15 @@ int pipe_main(const pipe_program *program, int argc, char **argv)
         usage(stderr, exe, m);
         goto done;
     }
-    const char *cmd = argv[1];
-    int cargc = argc - 1;
-    char **cargv = argv + 1;
-    if (pipe_opt_is_help(cmd) || strcmp(cmd, "help") == 0) {
+    const char *name = argv[1];
+    const pipe_command *c = pipe_commands_find(name);
+    if (pipe_opt_is_help(name) || strcmp(name, "help") == 0) {
         usage(stdout, exe, m);
         status = PIPE_EXIT_OK;
-    } else if (strcmp(cmd, "run") == 0) {
-        status = pipe_cmd_run(program, m, cargc, cargv);
-    } else if (strcmp(cmd, "step") == 0) {
-        status = pipe_cmd_step(program, m, cargc, cargv);
-    } else if (strcmp(cmd, "describe") == 0) {
-        status = pipe_cmd_describe(program, m, cargc, cargv);
-    } else if (strcmp(cmd, "runs") == 0) {
-        status = pipe_cmd_runs(program, m, cargc, cargv);
-    } else if (strcmp(cmd, "show") == 0) {
-        status = pipe_cmd_show(program, m, cargc, cargv);
-    } else if (strcmp(cmd, "logs") == 0) {
-        status = pipe_cmd_logs(program, m, cargc, cargv);
-    } else if (strcmp(cmd, "report") == 0) {
-        status = pipe_cmd_report(program, m, cargc, cargv);
+    } else if (c) {
+        status = pipe_commands_run(c, program, m, argc - 1, argv + 1);
     } else {
-        fprintf(stderr, "%s: error: unknown command `%s`\n\n", exe, cmd);
+        fprintf(stderr, "%s: error: unknown command `%s`\n\n", exe, name);
         usage(stderr, exe, m);
     }
 

@@ -11,8 +11,7 @@
 
 _Static_assert(PIPE_RUN_ARGS_MAX <= PIPE_REPORT_COMPARE_MAX, "every run `report` takes is compared");
 
-static const char report_usage[] =
-    "usage: EXE report [RUN ...] [-o FILE] [--store DIR]\n\n"
+static const char report_help[] =
     "Writes the run as one self-contained HTML file (no network, no script): its graph, each\n"
     "invocation's status, duration, parameters, inputs and outputs, metric charts, GPU, CPU and\n"
     "memory charts of profiled steps, log tails and the root cause of a failure. RUN is a run id,\n"
@@ -62,15 +61,15 @@ int pipe_cmd_report(const pipe_program *prog, const pipe_manifest *m, int argc, 
     (void)prog;
     pipe_run_args a;
     pipe_run_view *v = NULL;
-    int status = pipe_run_args_parse(argc, argv, PIPE_ARG_OUTPUT, PIPE_RUN_ARGS_MAX, report_usage, &a);
+    int status = pipe_run_args_parse(argc, argv, PIPE_ARG_OUTPUT, PIPE_RUN_ARGS_MAX, "report", &a);
     if (status != 0) {
         if (status > 0)
-            puts(report_usage);
+            pipe_commands_help("report", report_help);
         return status > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
     }
     if (a.npositional > 1)
         return compare(m, &a);
-    status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_OUTPUT, 1, report_usage, m,
+    status = pipe_run_cmd_begin(argc, argv, PIPE_ARG_OUTPUT, 1, "report", report_help, m,
                                 PIPE_VIEW_METRICS | PIPE_VIEW_PROFILE | PIPE_VIEW_LOGS, &a, &v);
     if (status >= 0)
         return status;

@@ -31,22 +31,16 @@ typedef struct run_cmd {
     pipe_run_options o;
 } run_cmd;
 
-static void run_usage(FILE *out)
-{
-    fputs("usage: EXE run [--param NAME=VALUE ...] [--config FILE] [--store DIR] [--no-cache]\n"
-          "               [--verify] [--strict-resources] [--jobs N] [--run-id ID]\n"
-          "\n"
-          "  --param NAME=VALUE   set a pipeline parameter (repeatable; overrides --config)\n"
-          "  --config FILE        YAML: params: {NAME: VALUE}, store, jobs, no_cache, strict_resources\n"
-          "  --store DIR          the artifact store (default $PIPE_STORE, else .pipe)\n"
-          "  --no-cache           run every invocation, even when an earlier result matches\n"
-          "  --verify             hash every input and cached output again, even files whose\n"
-          "                       size and modification time are those recorded\n"
-          "  --strict-resources   refuse to run when this machine cannot meet a request\n"
-          "  --jobs N             at most N invocations at once\n"
-          "  --run-id ID          name the run (default: UTC time and 6 random hex digits)\n",
-          out);
-}
+static const char run_options[] =
+    "  --param NAME=VALUE   set a pipeline parameter (repeatable; overrides --config)\n"
+    "  --config FILE        YAML: params: {NAME: VALUE}, store, jobs, no_cache, strict_resources\n"
+    "  --store DIR          the artifact store (default $PIPE_STORE, else .pipe)\n"
+    "  --no-cache           run every invocation, even when an earlier result matches\n"
+    "  --verify             hash every input and cached output again, even files whose\n"
+    "                       size and modification time are those recorded\n"
+    "  --strict-resources   refuse to run when this machine cannot meet a request\n"
+    "  --jobs N             at most N invocations at once\n"
+    "  --run-id ID          name the run (default: UTC time and 6 random hex digits)";
 
 /* 0; 1 after --help; -1 after a message; PIPE_ENOMEM. */
 static int parse_args(int argc, char **argv, run_args *a)
@@ -57,7 +51,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         const char *arg = argv[i], *value;
         int got;
         if (pipe_opt_is_help(arg)) {
-            run_usage(stdout);
+            pipe_commands_help("run", run_options);
             return 1;
         }
         if ((got = pipe_opt_value(argc, argv, &i, "--param", &value)) != 0) {

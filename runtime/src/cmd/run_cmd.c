@@ -12,9 +12,11 @@
 #include "store/store.h"
 #include "util/cli.h"
 
-int pipe_run_args_parse(int argc, char **argv, unsigned allowed, int max_positional, const char *usage,
+int pipe_run_args_parse(int argc, char **argv, unsigned allowed, int max_positional, const char *command,
                         pipe_run_args *a)
 {
+    char usage[512];
+    pipe_commands_usage_text(command, usage, sizeof usage);
     memset(a, 0, sizeof *a);
     a->rank = -1;
     for (int i = 1; i < argc; i++) {
@@ -95,15 +97,16 @@ int pipe_run_args_resolve(const pipe_run_args *a, const char *ref, char **store,
     return PIPE_EXIT_OK;
 }
 
-int pipe_run_cmd_begin(int argc, char **argv, unsigned allowed, int max_positional, const char *usage,
-                       const pipe_manifest *m, unsigned what, pipe_run_args *a, pipe_run_view **v)
+int pipe_run_cmd_begin(int argc, char **argv, unsigned allowed, int max_positional, const char *command,
+                       const char *details, const pipe_manifest *m, unsigned what, pipe_run_args *a,
+                       pipe_run_view **v)
 {
     char err[1024], *store = NULL, *run_id = NULL;
     *v = NULL;
-    int rc = pipe_run_args_parse(argc, argv, allowed, max_positional, usage, a);
+    int rc = pipe_run_args_parse(argc, argv, allowed, max_positional, command, a);
     if (rc != 0) {
         if (rc > 0)
-            puts(usage);
+            pipe_commands_help(command, details);
         return rc > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
     }
     int status = pipe_run_args_resolve(a, a->npositional ? a->positional[0] : NULL, &store, &run_id);

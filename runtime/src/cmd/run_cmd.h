@@ -25,10 +25,11 @@ typedef struct pipe_run_args {
     int nmetric;
 } pipe_run_args;
 
-/* Parses argv[1..]: --store always, the options in allowed, at most
-   max_positional other arguments. 1 for --help, 0, or -1 after printing
-   the error (an unknown option names itself and the command's usage). */
-int pipe_run_args_parse(int argc, char **argv, unsigned allowed, int max_positional, const char *usage,
+/* Parses argv[1..] of command: --store always, the options in allowed, at
+   most max_positional other arguments. 1 for --help, 0, or -1 after
+   printing the error (an unknown option names itself, and the command's
+   usage line follows). */
+int pipe_run_args_parse(int argc, char **argv, unsigned allowed, int max_positional, const char *command,
                         pipe_run_args *a);
 /* The store (malloc'ed) and the id that ref names (an id, a unique prefix
    or part, or `latest`; NULL: latest). Returns the exit status: 0, or 2 after
@@ -37,8 +38,10 @@ int pipe_run_args_resolve(const pipe_run_args *a, const char *ref, char **store,
 /* The start of show, logs and report: the options, then the run that the
    first positional argument names (latest without one), loaded with what
    (run_view.h). -1 when the command goes on with *v; else the exit status
-   to return (after --help, or an error printed). */
-int pipe_run_cmd_begin(int argc, char **argv, unsigned allowed, int max_positional, const char *usage,
-                       const pipe_manifest *m, unsigned what, pipe_run_args *a, pipe_run_view **v);
+   to return (after --help, with details under the usage line, or an error
+   printed). */
+int pipe_run_cmd_begin(int argc, char **argv, unsigned allowed, int max_positional, const char *command,
+                       const char *details, const pipe_manifest *m, unsigned what, pipe_run_args *a,
+                       pipe_run_view **v);
 
 #endif

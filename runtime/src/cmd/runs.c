@@ -11,8 +11,7 @@
 
 _Static_assert(PIPE_RUN_ARGS_MAX <= PIPE_RUNS_METRICS_MAX, "every --metric `runs` takes has its column");
 
-static const char runs_usage[] =
-    "usage: EXE runs [--json] [--metric NAME ...] [--store DIR]\n\n"
+static const char runs_help[] =
     "The runs in the store, newest first: id, pipeline, status (running, succeeded, failed or\n"
     "interrupted), started, duration. --metric NAME (repeatable): a column of each run's last value\n"
     "of NAME (of the last invocation, in the run's order, that recorded it; named when several\n"
@@ -22,10 +21,10 @@ int pipe_cmd_runs(const pipe_program *prog, const pipe_manifest *m, int argc, ch
 {
     (void)prog;
     pipe_run_args a;
-    int rc = pipe_run_args_parse(argc, argv, PIPE_ARG_JSON | PIPE_ARG_METRIC, 0, runs_usage, &a);
+    int rc = pipe_run_args_parse(argc, argv, PIPE_ARG_JSON | PIPE_ARG_METRIC, 0, "runs", &a);
     if (rc != 0) {
         if (rc > 0)
-            puts(runs_usage);
+            pipe_commands_help("runs", runs_help);
         return rc > 0 ? PIPE_EXIT_OK : PIPE_EXIT_USAGE;
     }
     char *store = pipe_store_resolve(a.store, NULL);

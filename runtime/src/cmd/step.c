@@ -10,13 +10,11 @@
 #include "step/step.h"
 #include "util/cli.h"
 
-static const char usage_text[] =
-    "usage: step INVOCATION --run-id ID [--store DIR] [--param NAME=VALUE ...] [--no-cache] [--verify]\n"
-    "            [--echo] [--machine-rank N] [--main-process-ip ADDR]";
-
 /* 1 for --help; 0; or PIPE_EUSAGE with the message in err. */
 static int parse_options(int argc, char **argv, pipe_step_options *o, char *err, size_t errsize)
 {
+    char usage_text[512];
+    pipe_commands_usage_text("step", usage_text, sizeof usage_text);
     if (argc > 1 && !(o->params = calloc((size_t)argc, sizeof *o->params)))
         return PIPE_ENOMEM;
     o->launch.machine_rank = -1;
@@ -100,7 +98,7 @@ int pipe_cmd_step(const pipe_program *prog, const pipe_manifest *m, int argc, ch
     char err[2048] = "";
     int rc = parse_options(argc, argv, &o, err, sizeof err), status;
     if (rc == 1) {
-        printf("%s\n", usage_text);
+        pipe_commands_help("step", NULL);
         status = PIPE_EXIT_OK;
     } else if (rc != 0) {
         pipe_cli_error("%s", rc == PIPE_ENOMEM ? "out of memory" : err);
