@@ -92,7 +92,7 @@ static void test_folders(void)
     char *tmp = pipe_asprintf("%s/a", root), *final = pipe_asprintf("%s/out/model", root);
     char *out = pipe_asprintf("%s/out", root);
     pipe_mkdirs(out, err, sizeof err);
-    CHECK_EQ_INT(pipe_artifact_commit(tmp, final, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_artifact_commit(tmp, final, false, err, sizeof err), 0);
     CHECK(!pipe_artifact_exists(tmp));
     CHECK(pipe_artifact_exists(final));
     digest("out/model", f);
@@ -101,7 +101,7 @@ static void test_folders(void)
     /* A copy is complete and digests alike; the source stays. */
     char *copy = pipe_asprintf("%s/copy/model", root), *copies = pipe_asprintf("%s/copy", root);
     pipe_mkdirs(copies, err, sizeof err);
-    CHECK_EQ_INT(pipe_artifact_copy_folder(final, copy, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_artifact_copy_folder(final, copy, false, err, sizeof err), 0);
     digest("copy/model", f);
     CHECK_STREQ(f, a);
     CHECK_EQ_INT(pipe_artifact_sync(copy, err, sizeof err), 0);
@@ -228,7 +228,7 @@ static int as_owner(const char *dir)
     FILE *f = fopen(w, "w");
     if (!f || fputs("v1", f) < 0 || fclose(f) != 0)
         return 12;
-    if (pipe_artifact_commit(tmp, final, err, sizeof err) != 0)
+    if (pipe_artifact_commit(tmp, final, false, err, sizeof err) != 0)
         return 13;
     if (open(file, O_WRONLY) >= 0 || errno != EACCES)
         return 14; /* its file cannot be written */
@@ -248,13 +248,13 @@ static void test_read_only(void)
     put("ro/a/config.json", "{}");
     put("ro/a/shards/0.bin", "zero");
     char *tmp = at("ro/a"), *final = at("ro/model");
-    CHECK_EQ_INT(pipe_artifact_commit(tmp, final, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_artifact_commit(tmp, final, false, err, sizeof err), 0);
     CHECK(!writable_bits("ro/model"));
     CHECK(!writable_bits("ro/model/shards"));
     CHECK(!writable_bits("ro/model/shards/0.bin"));
     CHECK(!writable_bits("ro/model/config.json"));
     char *copy = at("ro/copy");
-    CHECK_EQ_INT(pipe_artifact_copy_folder(final, copy, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_artifact_copy_folder(final, copy, false, err, sizeof err), 0);
     CHECK(!writable_bits("ro/copy") && !writable_bits("ro/copy/shards/0.bin"));
     /* A plain file linked: the link and the original read-only (same file). */
     put("ro/file.bin", "bytes");

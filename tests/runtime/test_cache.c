@@ -96,7 +96,7 @@ static void make_invocation(const char *store, const char *run, const char *inv,
                           .attempts = 1};
     pipe_step_record_add_output(&r, "model", model, hex);
     pipe_step_record_set_metric(&r, "loss", 0.25);
-    CHECK_EQ_INT(pipe_step_record_write(step, &r, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_step_record_write(step, &r, false, err, sizeof err), 0);
     for (size_t i = 0; i < r.noutputs; i++) {
         free(r.outputs[i].name);
         free(r.outputs[i].path);
@@ -142,7 +142,7 @@ static void test_lookup(void)
         /* Reuse it in another run: a link (or copy) with the same bytes. */
         char *dstdir = pipe_asprintf("%s/R2/train/outputs", store), *dst = pipe_asprintf("%s/model", dstdir);
         pipe_mkdirs(dstdir, err, sizeof err);
-        CHECK_EQ_INT(pipe_link_or_copy(m->path, dst, err, sizeof err), 0);
+        CHECK_EQ_INT(pipe_link_or_copy(m->path, dst, false, err, sizeof err), 0);
         char *copied = fx_read(dst);
         CHECK_STREQ(copied, "weights v1");
         free(copied);
@@ -153,11 +153,11 @@ static void test_lookup(void)
         CHECK_EQ_INT(r2.st_mode & 0222, 0);
         CHECK_EQ_INT(r1.st_mode & 0222, 0);
         /* Again: replaces, still complete, no temporary files left. */
-        CHECK_EQ_INT(pipe_link_or_copy(m->path, dst, err, sizeof err), 0);
+        CHECK_EQ_INT(pipe_link_or_copy(m->path, dst, false, err, sizeof err), 0);
         char *cmd = pipe_asprintf("test $(ls -A %s | wc -l) -eq 1", dstdir);
         CHECK_EQ_INT(system(cmd), 0);
         free(cmd);
-        CHECK_EQ_INT(pipe_link_or_copy("/nonexistent/src", dst, err, sizeof err), PIPE_EIO);
+        CHECK_EQ_INT(pipe_link_or_copy("/nonexistent/src", dst, false, err, sizeof err), PIPE_EIO);
         CHECK(fx_contains(err, "/nonexistent/src"));
         free(dstdir);
         free(dst);
@@ -243,7 +243,7 @@ static void test_stamped_outputs(void)
         return;
     pipe_step_artifact_stamp(&r->outputs[0], model);
     CHECK(r->outputs[0].size == 10 && r->outputs[0].mtime_ns > 0);
-    CHECK_EQ_INT(pipe_step_record_write(step, r, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_step_record_write(step, r, false, err, sizeof err), 0);
     pipe_step_record_free(r);
     char *text = fx_read(step);
     CHECK(fx_contains(text, "size: 10"));

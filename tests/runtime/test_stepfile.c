@@ -46,7 +46,7 @@ static void test_round_trip(void)
     char *dir = fx_tempdir("stepfile");
     char *path = pipe_asprintf("%s/step.yaml", dir), err[512];
     pipe_step_record *r = full_record(), *b = NULL;
-    CHECK_EQ_INT(pipe_step_record_write(path, r, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_step_record_write(path, r, false, err, sizeof err), 0);
     char *text = fx_read(path);
     CHECK(fx_contains(text, "invocation: train\n"));
     CHECK(fx_contains(text, "status: failed\n"));
@@ -103,7 +103,7 @@ static void test_round_trip(void)
 
     /* The minimal record: done, nothing optional. */
     pipe_step_record m = {.invocation = "a", .step = "s", .run_id = "R", .status = PIPE_STEP_DONE, .attempts = 1};
-    CHECK_EQ_INT(pipe_step_record_write(path, &m, err, sizeof err), 0);
+    CHECK_EQ_INT(pipe_step_record_write(path, &m, false, err, sizeof err), 0);
     CHECK_EQ_INT(pipe_step_record_read(path, &b, err, sizeof err), 0);
     if (b) {
         CHECK_EQ_INT(b->status, PIPE_STEP_DONE);

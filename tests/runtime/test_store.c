@@ -394,7 +394,7 @@ static void test_commit_recover(void)
                                   .sha256 = "0000000000000000000000000000000000000000000000000000000000000000"};
         pipe_step_record rec = {.invocation = (char *)names[i], .step = (char *)names[i], .run_id = "R",
                                 .status = PIPE_STEP_DONE, .outputs = &art, .noutputs = 1};
-        CHECK_EQ_INT(pipe_step_record_write(step, &rec, err, sizeof err), 0);
+        CHECK_EQ_INT(pipe_step_record_write(step, &rec, false, err, sizeof err), 0);
         free(dir);
         free(out);
         free(step);

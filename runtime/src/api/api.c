@@ -61,6 +61,7 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
     if (!ctx)
         return PIPE_ENOMEM;
     ctx->started = pipe_now();
+    ctx->writes_deferred = cfg->writes_deferred;
     pipe_rank_ids ids;
     if ((rc = pipe_rank_env_read_ids(&ids, err, errsize)) != 0)
         goto fail;
@@ -162,7 +163,7 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
         if (o->stream) {
             bool bad = fflush(o->stream) != 0 || ferror(o->stream);
             if (!bad && rc == 0 && o->fd >= 0) {
-                if (pipe_commit_fsync(o->fd) != 0 || fstat(o->fd, &st) != 0)
+                if (pipe_commit_fsync(o->fd, ctx->writes_deferred) != 0 || fstat(o->fd, &st) != 0)
                     bad = true;
                 else
                     o->fd_synced = true;
@@ -198,7 +199,9 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
         /* A stream's file was fsynced through its descriptor above (a path handed out
            may have been replaced, so that one is synced by name). Under the
            runner, its group commit makes them durable (store/commit.h). */
-        if (((!o->fd_synced || o->path_given) && pipe_commit_fsync_path(o->tmp_path, O_RDONLY) != 0) || rename(o->tmp_path, o->final_path) != 0) {
+        bool sync_by_name = !o->fd_synced || o->path_given;
+        if ((sync_by_name && pipe_commit_fsync_path(o->tmp_path, O_RDONLY, ctx->writes_deferred) != 0) ||
+            rename(o->tmp_path, o->final_path) != 0) {
             pipe_errf(err, errsize, "cannot commit output `%s` to %s: %s", o->name, o->final_path, strerror(errno));
             unlink(o->tmp_path);
             result = PIPE_EIO;
@@ -218,7 +221,7 @@ int pipe_ctx_finish(pipe_ctx *ctx, int rc, char *err, size_t errsize)
         }
     } else if (renamed) {
         char *outdir = pipe_asprintf("%s/outputs", ctx->dir);
-        if (outdir && pipe_commit_fsync_path(outdir, O_RDONLY | O_DIRECTORY) != 0) {
+        if (outdir && pipe_commit_fsync_path(outdir, O_RDONLY | O_DIRECTORY, ctx->writes_deferred) != 0) {
             pipe_errf(err, errsize, "cannot sync %s: %s", outdir, strerror(errno));
             result = PIPE_EIO;
         }

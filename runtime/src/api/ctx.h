@@ -51,6 +51,7 @@ struct pipe_ctx {
     double started;     /* pipe_now() at creation: metrics' time_s */
     pipe_coll coll; /* the collectives (dist/collectives.h), their errors into last_error */
     bool finished;
+    bool writes_deferred; /* pipe_ctx_config's */
     char last_error[1024];
 };
 
@@ -64,6 +65,7 @@ typedef struct pipe_ctx_config {
     const char *const *output_names; /* declared outputs */
     size_t noutputs;
     const char *scratch_root;        /* NULL: $PIPE_SCRATCH_ROOT, else DIR/scratch */
+    bool writes_deferred;            /* outputs without fsync: the runner commits them (store/commit.h) */
 } pipe_ctx_config;
 
 /* Reads the ranks from the environment (pipe_rank_env_read_ids),

@@ -145,11 +145,6 @@ static int run_step_here(void *arg)
         close(c->sp->lock_fd);
     if (c->sp->reserve.fd >= 0)
         close(c->sp->reserve.fd); /* the runner's; a range is given back by its path */
-    /* Its writes wait for the runner's next commit point. */
-    pipe_commit_deferred = c->sp->commit.path != NULL;
-    if (c->reserve_range >= 0)
-        pipe_reserve_lent =
-            (pipe_reserve_lease){c->sp->reserve.path, (long long)c->reserve_range * PIPE_STEP_RESERVE_BYTES};
     environ = c->env;
     return pipe_step_run(c->sp->prog, c->sp->m, &c->opts);
 }
@@ -178,7 +173,11 @@ static int start(void *arg, size_t i, const pipe_pool *pool, const pipe_grant *g
                                .echo = true,
                                .no_cache = sp->no_cache,
                                .verify = sp->verify,
-                               .launch = {.machine_rank = -1}},
+                               .launch = {.machine_rank = -1},
+                               /* Its writes wait for the runner's next commit point. */
+                               .commit_deferred = sp->commit.path != NULL,
+                               .reserve_lent = {range >= 0 ? sp->reserve.path : NULL,
+                                                range >= 0 ? (long long)range * PIPE_STEP_RESERVE_BYTES : 0}},
                       .env = env,
                       .reserve_range = range};
     pipe_child_spec spec = {.fn = run_step_here, .arg = &call, .what = "the supervisor of an invocation"};

@@ -11,6 +11,7 @@
 #include "dist/launcher.h"
 #include "pipe/driver.h"
 #include "pipe/manifest.h"
+#include "store/reserve.h"
 
 /* A supervisor started with `echo` tells the runner, on a line of its own
    that the runner consumes, when the step really starts: a cached
@@ -28,6 +29,9 @@ typedef struct pipe_step_options {
     bool echo;   /* lines to stderr too, as "[ID] line", and the state for the runner */
     bool verify; /* hash inputs and cached outputs again, whatever their size and time say */
     pipe_launch_options launch; /* --machine-rank (-1: not given), --main-process-ip */
+    /* Set by the runner for the supervisors it forks (never by `step`): */
+    bool commit_deferred;          /* the store's writes skip fsync: the runner commits them (store/commit.h) */
+    pipe_reserve_lease reserve_lent; /* room on the disk for the record of a failure (store/reserve.h) */
 } pipe_step_options;
 
 /* Runs the invocation: the store and run.yaml, the inputs, the cache, the

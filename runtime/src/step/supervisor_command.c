@@ -586,7 +586,7 @@ static char *commit(pipe_supervisor *s)
             else {
                 /* Hashed while it is synced and moved (hash_pipeline.h). */
                 pipe_file_hash *hash = pipe_file_hash_start(tmp);
-                if (pipe_artifact_commit(tmp, final, err, sizeof err) != 0)
+                if (pipe_artifact_commit(tmp, final, s->id.o.commit_deferred, err, sizeof err) != 0)
                     why = pipe_asprintf("output `%s`: %s", name, err);
                 pipe_file_hash_note(hash, why ? NULL : final);
             }

@@ -36,7 +36,7 @@ static int input_digest(const pipe_step_ident *id, pipe_step_log *log, const cha
                         size_t errsize)
 {
     char rerr[1024];
-    bool trusted = pipe_commit_deferred || pipe_commit_durable(id->store, id->o.run_id, producer);
+    bool trusted = id->o.commit_deferred || pipe_commit_durable(id->store, id->o.run_id, producer);
     if (out && out->sha256 && !id->o.verify && trusted && (pipe_step_artifact_unchanged(out, opath) || out->size < 0)) {
         /* As recorded: the file has its recorded size and time,
            or is a folder (or an older record) with no stamp. */
@@ -223,7 +223,7 @@ bool pipe_supervisor_try_cache(const pipe_step_ident *id, pipe_step_log *log, pi
         const char *name = id->output_names[i];
         const pipe_step_artifact *src = pipe_step_record_output(hit->record, name);
         char *dst = pipe_store_output_path(id->store, id->o.run_id, id->inv->id, name);
-        if (!dst || pipe_link_or_copy(src->path, dst, err, sizeof err) != 0 ||
+        if (!dst || pipe_link_or_copy(src->path, dst, id->o.commit_deferred, err, sizeof err) != 0 ||
             pipe_step_record_add_output(rec, name, dst, src->sha256) != 0) {
             pipe_supervisor_note(log, "cannot reuse %s: %s", hit->from, dst ? err : "out of memory");
             free(dst);

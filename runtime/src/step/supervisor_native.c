@@ -43,6 +43,7 @@ static int rank_main(void *arg)
         .values = (const char *const *)id->values,
         .output_names = id->output_names,
         .noutputs = id->ms->noutputs,
+        .writes_deferred = id->o.commit_deferred,
     };
     return pipe_worker_run(&spec);
 }

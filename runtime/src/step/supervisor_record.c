@@ -100,10 +100,10 @@ int pipe_supervisor_prepare_dir(pipe_step_ident *id, pipe_step_log *log, char *e
     /* Room for the record of a failure, before the log can fill the disk. */
     char reserve_name[64] = ".reserve";
     log->reserve_offset = -1;
-    if (id->machine_rank == 0 && pipe_reserve_lent.path) {
-        if (!(log->reserve = pipe_strdup(pipe_reserve_lent.path)))
+    if (id->machine_rank == 0 && id->o.reserve_lent.path) {
+        if (!(log->reserve = pipe_strdup(id->o.reserve_lent.path)))
             return PIPE_ENOMEM;
-        log->reserve_offset = pipe_reserve_lent.offset;
+        log->reserve_offset = id->o.reserve_lent.offset;
     } else if (id->machine_rank > 0) {
         snprintf(reserve_name, sizeof reserve_name, ".reserve.machine-%d", id->machine_rank);
     }
@@ -138,7 +138,7 @@ int pipe_supervisor_finish_record(const pipe_step_ident *id, pipe_step_record *r
     rec->duration_s = pipe_now() - id->t0;
     if (id->machine_rank > 0)
         return 0; /* machine 0 speaks for the invocation */
-    return pipe_step_record_write(id->step_path, rec, err, errsize);
+    return pipe_step_record_write(id->step_path, rec, id->o.commit_deferred, err, errsize);
 }
 
 void pipe_supervisor_reserve_release(pipe_step_log *log, bool give_back)

@@ -163,6 +163,7 @@ int pipe_worker_run(const pipe_worker_spec *spec)
         .ninputs = ninputs,
         .output_names = spec->output_names,
         .noutputs = spec->noutputs,
+        .writes_deferred = spec->writes_deferred,
     };
     if ((rc = pipe_ctx_create(&cfg, &ctx, err, sizeof err)) != 0) {
         explain(spec, "cannot start step `%s`: %s", ms->name, err);

@@ -26,6 +26,7 @@ typedef struct pipe_worker_spec {
     const char *const *values;
     const char *const *output_names;
     size_t noutputs;
+    bool writes_deferred; /* its outputs without fsync: the runner commits them (store/commit.h) */
 } pipe_worker_spec;
 
 /* Fills a malloc'ed argument struct of impl->args_size bytes. Each field of

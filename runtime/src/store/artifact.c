@@ -284,10 +284,10 @@ int pipe_artifact_sync(const char *path, char *err, size_t errsize) { return set
 
 int pipe_artifact_seal(const char *path, char *err, size_t errsize) { return settle(path, SEAL, err, errsize); }
 
-int pipe_artifact_commit(const char *tmp, const char *final, char *err, size_t errsize)
+int pipe_artifact_commit(const char *tmp, const char *final, bool deferred, char *err, size_t errsize)
 {
     /* Under the runner its group commit makes the move durable (commit.h). */
-    int rc = settle(tmp, pipe_commit_deferred ? SEAL : SEAL | SYNC, err, errsize);
+    int rc = settle(tmp, deferred ? SEAL : SEAL | SYNC, err, errsize);
     if (rc != 0)
         return rc;
     if (rename(tmp, final) != 0) {
@@ -300,7 +300,7 @@ int pipe_artifact_commit(const char *tmp, const char *final, char *err, size_t e
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    rc = pipe_commit_deferred ? 0 : sync_one(slash ? dir : ".", O_RDONLY | O_DIRECTORY, err, errsize);
+    rc = deferred ? 0 : sync_one(slash ? dir : ".", O_RDONLY | O_DIRECTORY, err, errsize);
     free(dir);
     return rc;
 }
@@ -418,7 +418,7 @@ static int copy_entry(void *arg, const char *path, const struct stat *st, char *
     return rc;
 }
 
-int pipe_artifact_copy_folder(const char *src, const char *dst, char *err, size_t errsize)
+int pipe_artifact_copy_folder(const char *src, const char *dst, bool deferred, char *err, size_t errsize)
 {
     const char *slash = strrchr(dst, '/');
     char *tmp = slash ? pipe_asprintf("%.*s/.%s.tmp.%ld", (int)(slash - dst), dst, slash + 1, (long)getpid())
@@ -430,7 +430,7 @@ int pipe_artifact_copy_folder(const char *src, const char *dst, char *err, size_
     copy_walk c = {src, tmp};
     int rc = pipe_artifact_walk(src, copy_folder_entry, copy_entry, &c, err, errsize);
     if (rc == 0)
-        rc = pipe_artifact_commit(tmp, dst, err, errsize);
+        rc = pipe_artifact_commit(tmp, dst, deferred, err, errsize);
     if (rc != 0)
         pipe_remove_tree(tmp, rerr, sizeof rerr);
     free(tmp);

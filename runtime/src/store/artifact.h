@@ -46,8 +46,9 @@ int pipe_artifact_seal(const char *path, char *err, size_t errsize);
 int pipe_artifact_sync(const char *path, char *err, size_t errsize);
 
 /* Moves a finished artifact into place: seals and syncs it, renames tmp to
-   final (replacing a file, or an empty folder), syncs final's folder. */
-int pipe_artifact_commit(const char *tmp, const char *final, char *err, size_t errsize);
+   final (replacing a file, or an empty folder), syncs final's folder; the
+   syncs are left to the runner's group commit when deferred (commit.h). */
+int pipe_artifact_commit(const char *tmp, const char *final, bool deferred, char *err, size_t errsize);
 
 /* The bytes of file src into dst (created with mode, truncated), fsynced.
    PIPE_EIO naming the file that cannot be read or written. */
@@ -62,6 +63,6 @@ int pipe_artifact_link(const char *src, const char *dst, char *err, size_t errsi
 /* Copies a folder tree to dst (which must not exist), files as
    pipe_artifact_link makes them, through a temporary name in dst's folder
    renamed at the end, sealed: dst is complete or absent. */
-int pipe_artifact_copy_folder(const char *src, const char *dst, char *err, size_t errsize);
+int pipe_artifact_copy_folder(const char *src, const char *dst, bool deferred, char *err, size_t errsize);
 
 #endif

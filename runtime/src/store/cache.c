@@ -187,7 +187,7 @@ fail:
     return rc;
 }
 
-int pipe_link_or_copy(const char *src, const char *dst, char *err, size_t errsize)
+int pipe_link_or_copy(const char *src, const char *dst, bool deferred, char *err, size_t errsize)
 {
     int rc = 0;
     struct stat st;
@@ -195,7 +195,7 @@ int pipe_link_or_copy(const char *src, const char *dst, char *err, size_t errsiz
         /* A folder artifact (a command step's output): a copy of the tree. */
         char rerr[256];
         pipe_remove_tree(dst, rerr, sizeof rerr);
-        return pipe_artifact_copy_folder(src, dst, err, errsize);
+        return pipe_artifact_copy_folder(src, dst, deferred, err, errsize);
     }
     char *tmp = NULL;
     const char *slash = strrchr(dst, '/');

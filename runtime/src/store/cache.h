@@ -54,8 +54,9 @@ void pipe_cache_hit_free(pipe_cache_hit *hit);
 /* Puts src at dst: a read-only hard link when the file system allows it,
    else a read-only copy (pipe_artifact_link; a folder as a tree of them);
    either way through a temporary name in dst's directory, fsynced and
-   renamed, so dst is always complete. Replaces an existing dst. */
-int pipe_link_or_copy(const char *src, const char *dst, char *err, size_t errsize);
+   renamed (a folder's syncs left to the group commit when deferred,
+   commit.h), so dst is always complete. Replaces an existing dst. */
+int pipe_link_or_copy(const char *src, const char *dst, bool deferred, char *err, size_t errsize);
 
 /* Records STORE/cache/KEY -> "RUN_ID/INVOCATION" (atomically; replaces an
    older entry). */

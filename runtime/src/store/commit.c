@@ -13,13 +13,11 @@
 #include "store/store.h"
 #include "util/util.h"
 
-bool pipe_commit_deferred = false;
+int pipe_commit_fsync(int fd, bool deferred) { return deferred ? 0 : fsync(fd); }
 
-int pipe_commit_fsync(int fd) { return pipe_commit_deferred ? 0 : fsync(fd); }
-
-int pipe_commit_fsync_path(const char *path, int flags)
+int pipe_commit_fsync_path(const char *path, int flags, bool deferred)
 {
-    return pipe_commit_deferred ? 0 : pipe_fsync_path(path, flags);
+    return deferred ? 0 : pipe_fsync_path(path, flags);
 }
 
 /* The list's text: the run it belongs to first and a last line, so that a

@@ -19,14 +19,15 @@
    of PIPE_COMMIT_INTERVAL_MS in the environment). */
 #define PIPE_COMMIT_INTERVAL_DEFAULT_MS 50
 
-/* True in a supervisor forked by the runner, and in what it forks: its
-   store writes skip fsync (pipe_commit_fsync), the runner commits them. */
-extern bool pipe_commit_deferred;
+/* The store calls that write take `deferred`: true in a supervisor forked
+   by the runner and in what it forks (pipe_step_options.commit_deferred,
+   the worker's pipe_ctx_config), whose writes skip fsync because the
+   runner commits them; false everywhere else. */
 
 /* fsync(fd), or nothing when deferred. 0, or -1 with errno. */
-int pipe_commit_fsync(int fd);
+int pipe_commit_fsync(int fd, bool deferred);
 /* The same for the file or folder at path (opened with flags). */
-int pipe_commit_fsync_path(const char *path, int flags);
+int pipe_commit_fsync_path(const char *path, int flags, bool deferred);
 
 /* The runner's side. pipe_commit_begin makes STORE/RUN/unsynced durable
    (the file and its folder) before any deferred write; pipe_commit_point

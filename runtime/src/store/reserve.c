@@ -58,8 +58,6 @@ void pipe_reserve_release(char **path)
     *path = NULL;
 }
 
-pipe_reserve_lease pipe_reserve_lent;
-
 enum { RANGE_FREE, RANGE_LENT, RANGE_EMPTY };
 
 static int alloc_range(int fd, size_t r)

@@ -45,13 +45,12 @@ void pipe_reserve_pool_return(pipe_reserve_pool *p, long r, bool given_back);
 /* Removes the file. */
 void pipe_reserve_pool_close(pipe_reserve_pool *p);
 
-/* The range lent to this process (set in a supervisor the runner forked;
-   path NULL: none). */
+/* A range the runner lent a supervisor it forked
+   (pipe_step_options.reserve_lent; path NULL: none). */
 typedef struct pipe_reserve_lease {
     const char *path;
     long long offset;
 } pipe_reserve_lease;
-extern pipe_reserve_lease pipe_reserve_lent;
 
 /* The lease's room back to the disk: its range's blocks freed. */
 void pipe_reserve_lease_give_back(const char *path, long long offset);

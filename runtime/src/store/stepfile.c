@@ -127,13 +127,13 @@ int pipe_step_record_format(const pipe_step_record *r, char **text, size_t *len,
     return pipe_yw_finish(&w, text, len, err, errsize);
 }
 
-int pipe_step_record_write(const char *path, const pipe_step_record *r, char *err, size_t errsize)
+int pipe_step_record_write(const char *path, const pipe_step_record *r, bool deferred, char *err, size_t errsize)
 {
     char *text = NULL;
     size_t len = 0;
     int rc = pipe_step_record_format(r, &text, &len, err, errsize);
     if (rc == 0)
-        rc = pipe_write_file_replace(path, text, len, !pipe_commit_deferred, err, errsize);
+        rc = pipe_write_file_replace(path, text, len, !deferred, err, errsize);
     free(text);
     return rc;
 }

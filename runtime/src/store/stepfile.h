@@ -75,9 +75,10 @@ bool pipe_step_status_succeeded(pipe_step_status status);
 
 /* Renders the record as YAML into a malloc'ed string. */
 int pipe_step_record_format(const pipe_step_record *r, char **text, size_t *len, char *err, size_t errsize);
-/* Writes path atomically (temp file, fsync, rename; without the fsync in a
-   supervisor under the runner, whose group commit makes it durable). */
-int pipe_step_record_write(const char *path, const pipe_step_record *r, char *err, size_t errsize);
+/* Writes path atomically (temp file, fsync, rename; without the fsync when
+   deferred: a supervisor under the runner, whose group commit makes it
+   durable, commit.h). */
+int pipe_step_record_write(const char *path, const pipe_step_record *r, bool deferred, char *err, size_t errsize);
 /* Parses step.yaml text. Unknown keys are ignored; a missing `invocation` or
    `status`, or a bad value, is PIPE_EFORMAT naming the key; so is a record
    that says done or cached but is not whole (its last line or its last
