@@ -115,15 +115,17 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
     l->shm_fd = -1;
     const pipe_accelerate *acc = &inv->accelerate;
     /* pipe_manifest_parse checked the counts: at most PIPE_MAX_PROCESSES, a
-       multiple of num_machines. */
-    l->num_machines = acc->enabled ? (int)acc->num_machines : 1;
-    l->world = acc->enabled ? (int)acc->num_processes : 1;
+       multiple of num_machines; without @run_with_accelerate they are the
+       settings table's values for an absent decorator (one process, one
+       machine, no restart). */
+    l->num_machines = (int)acc->num_machines;
+    l->world = (int)acc->num_processes;
     l->nlocal = l->world / l->num_machines;
     l->distributed = l->world > 1;
     l->pipe_rendezvous = l->distributed && !command;
     l->cpu_only = pipe_invocation_cpu_only(inv);
     l->gpu_per_rank = !command;
-    l->max_restarts = acc->enabled ? (int)acc->max_restarts : 0;
+    l->max_restarts = (int)acc->max_restarts;
     snprintf(l->run_id, sizeof l->run_id, "%s/%s", run_id, inv->id);
     snprintf(l->mixed_precision, sizeof l->mixed_precision, "%s",
              acc->enabled && acc->mixed_precision ? acc->mixed_precision : "no");

@@ -90,9 +90,7 @@ static int build_env(const pipe_run_spawner *sp, size_t i, const pipe_pool *pool
         /* The numbers are NVML's indices: CUDA numbers the same way only in bus order. */
         ADD("CUDA_DEVICE_ORDER", "CUDA_DEVICE_ORDER=PCI_BUS_ID");
     }
-    int64_t ranks = inv->accelerate.enabled && inv->accelerate.num_machines > 0
-                        ? inv->accelerate.num_processes / inv->accelerate.num_machines
-                        : 1;
+    int64_t ranks = inv->accelerate.num_processes / inv->accelerate.num_machines; /* 1 / 1 without the decorator */
     long threads = pipe_omp_threads_default(step, inv->resources.cpu > 0 ? grant->cpu : 0, ranks);
     if (threads > 0)
         ADD("OMP_NUM_THREADS", "OMP_NUM_THREADS=%ld", threads);

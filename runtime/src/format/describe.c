@@ -217,7 +217,7 @@ static void print_invocation(const pipe_manifest *m, const pipe_minvocation *inv
                "collective_timeout %s\n",
                a->num_processes, a->num_processes == 1 ? "" : "es", a->num_machines, a->num_machines == 1 ? "" : "s",
                a->cpu ? "cpu" : a->multi_gpu ? "multi_gpu" : "single device",
-               a->mixed_precision ? a->mixed_precision : "no", a->main_process_port,
+               a->mixed_precision, a->main_process_port,
                a->main_process_port ? "" : " (free ports)", a->gpu_ids ? a->gpu_ids : "all",
                a->max_restarts, buf, coll);
     }

@@ -255,7 +255,7 @@ static int from_manifest(pipe_run_view *v, const pipe_manifest *m)
             return PIPE_ENOMEM;
         if (mi->step >= 0 && (size_t)mi->step < m->nsteps && !(inv->step = pipe_strdup(m->steps[mi->step].name)))
             return PIPE_ENOMEM;
-        inv->world = mi->accelerate.enabled ? (int)mi->accelerate.num_processes : 1;
+        inv->world = (int)mi->accelerate.num_processes; /* 1 without @run_with_accelerate */
         inv->profile_interval_ms = mi->profile_interval_ms;
         if (mi->nneeds > 0 && !(inv->needs = calloc(mi->nneeds, sizeof *inv->needs)))
             return PIPE_ENOMEM;
