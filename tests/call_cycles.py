@@ -15,10 +15,11 @@ fails (exit 1) on:
   such as front/'s lexer.c and parser.c, is in the folder of the library
   that compiles it). Each two-way pair of folders is printed with symbols
   that each calls in the other;
-- with --layers FILE (pipec_layers.txt, written by compiler/CMakeLists.txt:
-  "pipec_X: LIBRARY..." per layer): a file of layer pipec_X that calls into
-  another layer that pipec_X does not link, directly or through the layers
-  it links.
+- with --layers FILE (pipec_layers.txt, written by compiler/CMakeLists.txt,
+  and the runtime's pipe_layers.txt, by runtime/CMakeLists.txt: "LAYER:
+  LIBRARY..." per layer; the option repeats): a file of a layer that calls
+  into another layer that its library does not link, directly or through
+  the layers it links.
 
 --folders PREFIX checks only the cycles between folders whose path starts
 with PREFIX (e.g. "compiler/"); the other checks cover every file.
@@ -51,7 +52,7 @@ def locate(obj):
 
 
 def folder_of(path, library):
-    parts = path.split('/')
+    parts = path.split(' (')[0].split('/')
     if parts[:2] == ['runtime', 'base']:
         return 'runtime/base'
     if parts[:2] == ['runtime', 'src'] and len(parts) > 3:
@@ -104,14 +105,15 @@ def strongly_connected(nodes, edges):
     return groups
 
 
-def read_layers(path):
-    """pipec_X -> every layer it reaches through its links, itself included."""
+def read_layers(paths):
+    """LAYER -> every layer it reaches through its links, itself included."""
     links = {}
-    with open(path) as f:
-        for line in f:
-            if ':' in line:
-                name, deps = line.split(':', 1)
-                links[name.strip()] = deps.split()
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if ':' in line:
+                    name, deps = line.split(':', 1)
+                    links[name.strip()] = deps.split()
     reach = {}
     for name in links:
         seen, todo = {name}, [name]
@@ -126,7 +128,7 @@ def read_layers(path):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    ap.add_argument('--layers', help="pipec_layers.txt: each layer's links")
+    ap.add_argument('--layers', action='append', default=[], help="pipec_layers.txt, pipe_layers.txt: each layer's links")
     ap.add_argument('--folders', default='', help='check only the cycles between folders under this prefix')
     ap.add_argument('objects', nargs='*')
     args = ap.parse_args(argv)
@@ -134,22 +136,28 @@ def main(argv):
     if not objects:
         print('call_cycles.py: no object files given', file=sys.stderr)
         return 2
-    defined, used, library = {}, collections.defaultdict(set), {}
+    defined, used, library = collections.defaultdict(list), collections.defaultdict(set), {}
     for obj in objects:
         out = subprocess.run(['nm', obj], capture_output=True, text=True, check=True).stdout
         src, lib = locate(obj)
+        if library.get(src, lib) != lib:
+            # One file compiled into two libraries (the runtime's JSON
+            # reader is also pipec_lsp's): each copy is a file of its own.
+            src = '%s (%s)' % (src, lib)
         library[src] = lib
         for line in out.splitlines():
             parts = line.split()
             if len(parts) == 3 and parts[1] in 'TDBR':
-                defined[parts[2]] = src
+                defined[parts[2]].append(src)
             elif len(parts) == 2 and parts[0] == 'U':
                 used[src].add(parts[1])
     calls = collections.defaultdict(set)
     why = collections.defaultdict(set)  # (caller, callee) -> symbols
     for src, symbols in used.items():
         for sym in symbols:
-            target = defined.get(sym)
+            # A symbol defined twice is the caller's own library's.
+            where = defined.get(sym, [])
+            target = next((t for t in where if library[t] == library[src]), where[-1] if where else None)
             if target and target != src:
                 calls[src].add(target)
                 why[src, target].add(sym)
