@@ -1,5 +1,5 @@
 /* @checkpoint without a run: natural order and the newest complete
-   checkpoint (exec/checkpoint_folder.c); the folder's lock, which waits for
+   checkpoint (step/checkpoint_folder.c); the folder's lock, which waits for
    an earlier execution's process and kills one that outlives its grace;
    what a killed writer left, removed before an attempt; the removal after
    success; and the step API (api/checkpoint.c) in a one-rank step. */

@@ -1,4 +1,4 @@
-/* A log's bound (exec/log_cap.c) and the room kept for records on a full
+/* A log's bound (step/log_cap.c) and the room kept for records on a full
    disk (store/reserve.c): the first half as it comes, the ring of the last
    half (wrapping mid-line), the marker that names the lines cut, the tail a
    failure reads while the ring is in use, no bound, values of

@@ -1,4 +1,4 @@
-/* Processes through /proc (exec/procs.c) and orphans adopted by a child
+/* Processes through /proc (proc/procs.c) and orphans adopted by a child
    subreaper (child.c): a double-forked and a setsid'ed descendant are found
    and killed, a spared subtree is left alone, the holders of a lock file
    (inherited descriptors) are found and killed, and no zombie is left. */

@@ -269,7 +269,7 @@ const char *pipe_input_path(pipe_ctx *ctx, const char *name)
 }
 
 /* The scratch root, made on first use (the supervisor names it and leaves
-   it to the ranks, exec/sweep.h): private to this user, as the supervisor
+   it to the ranks, step/sweep.h): private to this user, as the supervisor
    makes a command step's. A folder already there is taken only when it is
    this user's, not a link and closed to others: the name is in a shared
    TMPDIR. 0, or PIPE_EIO with err. */

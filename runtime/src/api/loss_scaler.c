@@ -1,6 +1,6 @@
 /* The dynamic loss scaler (pipe/precision.h): every rank takes the same
    decision through one all-reduce. Apart from the conversions
-   (precision.c), which the collectives use themselves. */
+   (util/precision.c), which the collectives use themselves. */
 #include <math.h>
 
 #include "pipe/precision.h"
