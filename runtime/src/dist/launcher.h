@@ -3,7 +3,7 @@
    PIPE_RDZV_PORT and the token for pipe's own rendezvous), the rendezvous
    store machine 0 runs for each attempt and the shared memory of the local
    ranks.
-   The supervisor forks the ranks and watches them, rank_env.c passes this
+   The supervisor forks the ranks and watches them, rank_env_write.c passes this
    on to each rank; this file knows what they need to find each other. */
 #ifndef PIPE_LAUNCHER_H
 #define PIPE_LAUNCHER_H

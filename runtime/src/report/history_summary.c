@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exec/resources.h"
 #include "history.h"
 #include "pipe/human.h"
 

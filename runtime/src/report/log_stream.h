@@ -2,13 +2,13 @@
    written in chunks, never whole, with --rank's filter on its lines; and
    followed, as `tail -f` does, while its invocation runs. Private to the
    runtime. */
-#ifndef PIPE_CMD_LOG_STREAM_H
-#define PIPE_CMD_LOG_STREAM_H
+#ifndef PIPE_LOG_STREAM_H
+#define PIPE_LOG_STREAM_H
 
 #include <stdbool.h>
 
 /* Which lines are printed: every one (rank < 0), or rank's of a world of
-   ranks (log.c's "[rank N] " tags). */
+   ranks (the "[rank N] " tags of step/supervisor_log.c). */
 typedef struct pipe_log_filter {
     long rank;
     int world;

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/progress.h"
 #include "pipe/human.h"
 
 enum { NODE_W = 168, NODE_H = 46, PAD = 12, LR_GAP_X = 56, LR_GAP_Y = 14, TB_GAP_X = 18, TB_GAP_Y = 44 };
