@@ -5,25 +5,30 @@
 #   docs/language.md (a block)     `pipec explain --decorators-markdown`
 #   docs/runtime.md (a block)      `pipec explain --cache-key-markdown`
 #   README.md (a block)            `pipec --commands-markdown`
+#   docs/runtime.md (a block)      the bundle executable's commands, from the
+#                                  runtime's table: `runtime_test_commands --markdown`
 # The unit tests unit.test_suggest, unit.test_settings and
-# unit.test_commands fail until these match.
-# Usage: bash scripts/update-docs.sh [PIPEC] (default build/compiler/pipec).
+# unit.test_commands, and runtime.test_commands, fail until these match.
+# Usage: bash scripts/update-docs.sh [PIPEC] (default build/compiler/pipec;
+# the runtime's program is in the same build folder).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 pipec=${1:-build/compiler/pipec}
 [ -x "$pipec" ] || { echo "update-docs.sh: no pipec at $pipec (build first)" >&2; exit 2; }
+runtime_commands=$(dirname "$(dirname "$pipec")")/tests/runtime/runtime_test_commands
+[ -x "$runtime_commands" ] || { echo "update-docs.sh: no $runtime_commands (build first)" >&2; exit 2; }
 
 "$pipec" explain --markdown >docs/diagnostics.md.tmp
 mv docs/diagnostics.md.tmp docs/diagnostics.md
 
 block=$(mktemp)
 trap 'rm -f "$block"' EXIT
-# replace_block FILE ARGS...: the block of FILE between the first and the
-# last line of `pipec ARGS...` becomes that output.
+# replace_block FILE COMMAND...: the block of FILE between the first and
+# the last line of what COMMAND prints becomes that output.
 replace_block() {
     local file=$1
     shift
-    "$pipec" "$@" >"$block"
+    "$@" >"$block"
     python3 - "$block" "$file" <<'PY'
 import sys
 block = open(sys.argv[1]).read()
@@ -37,8 +42,9 @@ open(path + ".tmp", "w").write(text[:i] + block + text[j + len(end):])
 PY
     mv "$file.tmp" "$file"
 }
-replace_block docs/language.md explain --decorators-markdown
-replace_block docs/runtime.md explain --cache-key-markdown
-replace_block README.md --commands-markdown
+replace_block docs/language.md "$pipec" explain --decorators-markdown
+replace_block docs/runtime.md "$pipec" explain --cache-key-markdown
+replace_block README.md "$pipec" --commands-markdown
+replace_block docs/runtime.md "$runtime_commands" --markdown
 echo "update-docs.sh: docs/diagnostics.md, docs/language.md's decorator reference, docs/runtime.md's cache key table" \
-    "and README.md's command list are up to date"
+    "and list of commands, and README.md's command list are up to date"

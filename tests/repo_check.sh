@@ -14,11 +14,13 @@
 #   repo_check.sh skips REPO_ROOT
 #       scripts/ctest-skips.sh finds skipped and not-run tests in ctest's
 #       output, with their reasons, and passes a clean one;
-#   repo_check.sh architecture REPO_ROOT LAYERS
+#   repo_check.sh architecture REPO_ROOT LAYERS RUNTIME_LAYERS
 #       docs/architecture.md's "pipec, layer by layer" names every source
 #       file of compiler/ (a header with no .c of its name included), and
 #       its table of layers gives each the links CMake gives its library
-#       (LAYERS: build/compiler/pipec_layers.txt).
+#       (LAYERS: build/compiler/pipec_layers.txt); "The runtime, layer by
+#       layer" the same for runtime/src/ (RUNTIME_LAYERS:
+#       build/runtime/pipe_layers.txt).
 set -u
 what=$1
 root=$2
@@ -39,40 +41,54 @@ self-contained)
     echo "ok: nothing points outside the repository"
     ;;
 architecture)
-    python3 - "${3:?the layers file}" <<'PY'
+    python3 - "${3:?the layers file of pipec}" "${4:?the layers file of the runtime}" <<'PY'
 import os, re, sys
 doc = open("docs/architecture.md").read()
-start = doc.index("## pipec, layer by layer")
-section = doc[start:doc.index("\n## ", start + 1)]
 failed = False
-missing = []
-for folder, _, files in os.walk("compiler"):
-    for name in sorted(files):
-        stem, ext = os.path.splitext(name)
-        named = ext in (".c", ".l", ".y", ".def") or (ext == ".h" and stem + ".c" not in files)
-        if named and not re.search(r"\b" + re.escape(name) + r"\b", section):
-            missing.append(os.path.join(folder, name))
-if missing:
-    print("FAIL: docs/architecture.md does not name: " + ", ".join(missing))
-    failed = True
-links = {}
-for line in open(sys.argv[1]):
-    name, _, deps = line.partition(":")
-    links[name.strip()] = deps.split()
-layers = {name[len("pipec_"):] for name in links}
-documented = {}
-for row in re.finditer(r"^\| `(\w+)/` \| ([^|]*) \|$", section, re.M):
-    documented[row.group(1)] = set(re.findall(r"`(\w+)`", row.group(2)))
-for layer in sorted(layers | set(documented)):
-    built = {d[len("pipec_"):] if d.startswith("pipec_") else d for d in links.get("pipec_" + layer, [])}
-    built = {d for d in built if d in layers or d == "pipe_base"}
-    if documented.get(layer) != built:
-        print("FAIL: layer %s links %s in CMake, %s in docs/architecture.md"
-              % (layer, sorted(built), sorted(documented.get(layer, []))))
+
+
+def check(title, tree, layers_file, prefix):
+    """The section titled so names every source file of tree (a header with
+    no .c of its name included), and its table of layers gives each the
+    links CMake gives its library (layers_file: "PREFIXX: LIBRARY...")."""
+    global failed
+    start = doc.index("## " + title)
+    section = doc[start:doc.index("\n## ", start + 1)]
+    missing = []
+    for folder, _, files in os.walk(tree):
+        for name in sorted(files):
+            stem, ext = os.path.splitext(name)
+            named = ext in (".c", ".l", ".y", ".def") or (ext == ".h" and stem + ".c" not in files)
+            if named and not re.search(r"\b" + re.escape(name) + r"\b", section):
+                missing.append(os.path.join(folder, name))
+    if missing:
+        print("FAIL: docs/architecture.md does not name: " + ", ".join(missing))
         failed = True
+    links = {}
+    for line in open(layers_file):
+        name, _, deps = line.partition(":")
+        links[name.strip()] = deps.split()
+    layers = {name[len(prefix):] for name in links}
+    documented = {}
+    for row in re.finditer(r"^\| `(\w+)/` \| ([^|]*) \|$", section, re.M):
+        documented[row.group(1)] = set(re.findall(r"`(\w+)`", row.group(2)))
+    for layer in sorted(layers | set(documented)):
+        built = {d[len(prefix):] if d.startswith(prefix) and d[len(prefix):] in layers else d
+                 for d in links.get(prefix + layer, [])}
+        built = {d for d in built if d in layers or d == "pipe_base"}
+        if documented.get(layer) != built:
+            print("FAIL: layer %s of %s links %s in CMake, %s in docs/architecture.md"
+                  % (layer, tree, sorted(built), sorted(documented.get(layer, []))))
+            failed = True
+    return len(layers)
+
+
+n = check("pipec, layer by layer", "compiler", sys.argv[1], "pipec_")
+m = check("The runtime, layer by layer", "runtime/src", sys.argv[2], "pipe_")
 if failed:
     sys.exit(1)
-print("ok: docs/architecture.md names every file of compiler/ and the links of its %d layers" % len(layers))
+print("ok: docs/architecture.md names every file of compiler/ and runtime/src/, and the links of their %d and %d "
+      "layers" % (n, m))
 PY
     ;;
 step-api)
