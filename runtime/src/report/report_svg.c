@@ -259,40 +259,28 @@ static void no_samples(pipe_textbuf *b, const pipe_chart *c)
                    W - 1, W / 2);
 }
 
-void pipe_svg_line_chart(pipe_textbuf *b, const pipe_chart *c)
-{
-    double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
-    size_t points;
-    if (!data_range(c, &xlo, &xhi, &ylo, &yhi, &points)) {
-        no_samples(b, c);
-        return;
-    }
-    bool legend = false;
-    for (size_t s = 0; s < c->nseries; s++)
-        legend |= c->series[s].label != NULL;
-    double top = legend ? 28 : 14, pw = W - ML - MR, ph = H - top - MB;
+/* Where a chart's data goes: its axes and the plot area. */
+typedef struct plot {
     axis ax, ay;
-    char xlabel[160], t[64];
-    x_axis(c, xlo, xhi, &ax, xlabel, sizeof xlabel);
-    y_axis(c, ylo, yhi, &ay);
+    double top, pw, ph;
+} plot;
 
-    pipe_tb_printf(b, "<svg class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", W, H);
-    pipe_tb_html(b, c->title);
-    pipe_tb_puts(b, "\"><title>");
-    pipe_tb_html(b, c->title);
-    pipe_tb_puts(b, "</title>\n");
-    /* Grid and y ticks. */
-    for (int i = 0; i < ay.nticks; i++) {
-        double v = tick_value(&ay, i), py = top + ph - frac(&ay, v) * ph;
-        tick_label(&ay, v, t, sizeof t);
+/* The grid with the y ticks, the x ticks, both axes and the x label. */
+static void draw_axes(pipe_textbuf *b, const plot *p, const char *xlabel)
+{
+    const axis *ax = &p->ax, *ay = &p->ay;
+    double top = p->top, pw = p->pw, ph = p->ph;
+    char t[64];
+    for (int i = 0; i < ay->nticks; i++) {
+        double v = tick_value(ay, i), py = top + ph - frac(ay, v) * ph;
+        tick_label(ay, v, t, sizeof t);
         pipe_tb_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, py, ML + pw, py);
         pipe_tb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", ML - 6, py + 4,
                        t);
     }
-    /* x ticks. */
-    for (int i = 0; i < ax.nticks; i++) {
-        double v = tick_value(&ax, i), px = ML + frac(&ax, v) * pw;
-        tick_label(&ax, v, t, sizeof t);
+    for (int i = 0; i < ax->nticks; i++) {
+        double v = tick_value(ax, i), px = ML + frac(ax, v) * pw;
+        tick_label(ax, v, t, sizeof t);
         pipe_tb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", px, top + ph, px,
                        top + ph + 4);
         /* A label at the right end stays inside the chart. */
@@ -307,6 +295,120 @@ void pipe_svg_line_chart(pipe_textbuf *b, const pipe_chart *c)
     pipe_tb_printf(b, "<text class=\"label\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", ML + pw / 2, H - 6);
     pipe_tb_html(b, xlabel);
     pipe_tb_puts(b, "</text>\n");
+}
+
+/* Series s, thinned to the plot's columns (keep: room for its indices): a
+   line, over an area for the first series of a chart with fill and no
+   gaps, or a dot and its value for a single point. False when memory ran
+   out. */
+static bool draw_series(pipe_textbuf *b, const pipe_chart *c, size_t s, const plot *p, size_t *keep)
+{
+    const pipe_chart_series *se = &c->series[s];
+    const axis *ax = &p->ax, *ay = &p->ay;
+    double top = p->top, pw = p->pw, ph = p->ph;
+    size_t n = thin(se, ax, (int)pw, keep);
+    size_t finite = 0, last = 0;
+    for (size_t k = 0; k < n; k++)
+        if (isfinite(se->y[keep[k]]) && isfinite(se->x[keep[k]])) {
+            finite++;
+            last = keep[k];
+        }
+    if (finite == 1) { /* one point: a dot and its value */
+        double px = to_px_x(ax, se->x[last], pw), py = to_px_y(ay, se->y[last], top, ph);
+        char v[64], num[48];
+        pipe_format_short(se->y[last] / ay->scale * ay->label_scale, num, sizeof num);
+        snprintf(v, sizeof v, "%s%s", num, ay->unit);
+        pipe_tb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>", px, py, se->color);
+        pipe_tb_printf(b, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
+                       px + (px > ML + pw / 2 ? -8 : 8), py - 8, px > ML + pw / 2 ? "end" : "start", v);
+        return true;
+    }
+    pipe_textbuf d = {0};
+    bool pen = false, gaps = false;
+    double first_x = 0, last_x = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = keep[k];
+        if (!isfinite(se->y[i]) || !isfinite(se->x[i])) {
+            gaps |= pen;
+            pen = false;
+            continue;
+        }
+        double px = to_px_x(ax, se->x[i], pw), py = to_px_y(ay, se->y[i], top, ph);
+        if (!pen && d.len == 0)
+            first_x = px;
+        pipe_tb_printf(&d, "%s%.1f %.1f", pen ? " L" : (d.len ? " M" : "M"), px, py);
+        last_x = px;
+        pen = true;
+    }
+    if (d.oom) {
+        b->oom = true;
+        pipe_tb_free(&d);
+        return false;
+    }
+    if (s == 0 && c->fill && !gaps && d.len > 0) {
+        double base = top + ph - frac(ay, ay->lo > 0 ? ay->lo : ay->hi < 0 ? ay->hi : 0) * ph;
+        pipe_tb_printf(b, "<path class=\"area\" fill=\"%s\" d=\"%s L%.1f %.1f L%.1f %.1f Z\"/>\n", se->color,
+                       d.data, last_x, base, first_x, base);
+    }
+    if (d.len > 0)
+        pipe_tb_printf(b, "<path class=\"line\" stroke=\"%s\" d=\"%s\"/>\n", se->color, d.data);
+    pipe_tb_free(&d);
+    return true;
+}
+
+/* The reference line (a mean) with its label. */
+static void draw_ref(pipe_textbuf *b, const pipe_chart *c, const plot *p)
+{
+    double py = to_px_y(&p->ay, c->ref_value, p->top, p->ph);
+    pipe_tb_printf(b, "<line class=\"ref\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, py, ML + p->pw, py);
+    if (c->ref_label) {
+        double ly = py - 5 < p->top + 10 ? py + 14 : py - 5;
+        pipe_tb_printf(b, "<text class=\"reflabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", ML + p->pw - 4, ly);
+        pipe_tb_html(b, c->ref_label);
+        pipe_tb_puts(b, "</text>\n");
+    }
+}
+
+/* Each labelled series' colour and name, along the top. */
+static void draw_legend(pipe_textbuf *b, const pipe_chart *c)
+{
+    double lx = ML;
+    for (size_t s = 0; s < c->nseries; s++) {
+        if (!c->series[s].label)
+            continue;
+        pipe_tb_printf(b, "<line x1=\"%.1f\" y1=\"12\" x2=\"%.1f\" y2=\"12\" stroke=\"%s\" stroke-width=\"3\"/>",
+                       lx, lx + 16, c->series[s].color);
+        pipe_tb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"16\">", lx + 21);
+        pipe_tb_html(b, c->series[s].label);
+        pipe_tb_puts(b, "</text>");
+        lx += 30 + 7.0 * (double)strlen(c->series[s].label);
+    }
+    pipe_tb_puts(b, "\n");
+}
+
+void pipe_svg_line_chart(pipe_textbuf *b, const pipe_chart *c)
+{
+    double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+    size_t points;
+    if (!data_range(c, &xlo, &xhi, &ylo, &yhi, &points)) {
+        no_samples(b, c);
+        return;
+    }
+    bool legend = false;
+    for (size_t s = 0; s < c->nseries; s++)
+        legend |= c->series[s].label != NULL;
+    plot p = {.top = legend ? 28 : 14, .pw = W - ML - MR};
+    p.ph = H - p.top - MB;
+    char xlabel[160];
+    x_axis(c, xlo, xhi, &p.ax, xlabel, sizeof xlabel);
+    y_axis(c, ylo, yhi, &p.ay);
+
+    pipe_tb_printf(b, "<svg class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", W, H);
+    pipe_tb_html(b, c->title);
+    pipe_tb_puts(b, "\"><title>");
+    pipe_tb_html(b, c->title);
+    pipe_tb_puts(b, "</title>\n");
+    draw_axes(b, &p, xlabel);
 
     size_t maxn = 0;
     for (size_t s = 0; s < c->nseries; s++)
@@ -317,80 +419,12 @@ void pipe_svg_line_chart(pipe_textbuf *b, const pipe_chart *c)
         b->oom = true;
         return;
     }
-    for (size_t s = 0; s < c->nseries; s++) {
-        const pipe_chart_series *se = &c->series[s];
-        size_t n = thin(se, &ax, (int)pw, keep);
-        size_t finite = 0, last = 0;
-        for (size_t k = 0; k < n; k++)
-            if (isfinite(se->y[keep[k]]) && isfinite(se->x[keep[k]])) {
-                finite++;
-                last = keep[k];
-            }
-        if (finite == 1) { /* one point: a dot and its value */
-            double px = to_px_x(&ax, se->x[last], pw), py = to_px_y(&ay, se->y[last], top, ph);
-            char v[64], num[48];
-            pipe_format_short(se->y[last] / ay.scale * ay.label_scale, num, sizeof num);
-            snprintf(v, sizeof v, "%s%s", num, ay.unit);
-            pipe_tb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>", px, py, se->color);
-            pipe_tb_printf(b, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
-                           px + (px > ML + pw / 2 ? -8 : 8), py - 8, px > ML + pw / 2 ? "end" : "start", v);
-            continue;
-        }
-        pipe_textbuf d = {0};
-        bool pen = false, gaps = false;
-        double first_x = 0, last_x = 0;
-        for (size_t k = 0; k < n; k++) {
-            size_t i = keep[k];
-            if (!isfinite(se->y[i]) || !isfinite(se->x[i])) {
-                gaps |= pen;
-                pen = false;
-                continue;
-            }
-            double px = to_px_x(&ax, se->x[i], pw), py = to_px_y(&ay, se->y[i], top, ph);
-            if (!pen && d.len == 0)
-                first_x = px;
-            pipe_tb_printf(&d, "%s%.1f %.1f", pen ? " L" : (d.len ? " M" : "M"), px, py);
-            last_x = px;
-            pen = true;
-        }
-        if (d.oom) {
-            b->oom = true;
-            pipe_tb_free(&d);
-            break;
-        }
-        if (s == 0 && c->fill && !gaps && d.len > 0) {
-            double base = top + ph - frac(&ay, ay.lo > 0 ? ay.lo : ay.hi < 0 ? ay.hi : 0) * ph;
-            pipe_tb_printf(b, "<path class=\"area\" fill=\"%s\" d=\"%s L%.1f %.1f L%.1f %.1f Z\"/>\n", se->color,
-                           d.data, last_x, base, first_x, base);
-        }
-        if (d.len > 0)
-            pipe_tb_printf(b, "<path class=\"line\" stroke=\"%s\" d=\"%s\"/>\n", se->color, d.data);
-        pipe_tb_free(&d);
-    }
+    for (size_t s = 0; s < c->nseries && draw_series(b, c, s, &p, keep); s++)
+        ;
     free(keep);
-    if (isfinite(c->ref_value) && points > 1) { /* one point is its own mean */
-        double py = to_px_y(&ay, c->ref_value, top, ph);
-        pipe_tb_printf(b, "<line class=\"ref\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, py, ML + pw, py);
-        if (c->ref_label) {
-            double ly = py - 5 < top + 10 ? py + 14 : py - 5;
-            pipe_tb_printf(b, "<text class=\"reflabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", ML + pw - 4, ly);
-            pipe_tb_html(b, c->ref_label);
-            pipe_tb_puts(b, "</text>\n");
-        }
-    }
-    if (legend) {
-        double lx = ML;
-        for (size_t s = 0; s < c->nseries; s++) {
-            if (!c->series[s].label)
-                continue;
-            pipe_tb_printf(b, "<line x1=\"%.1f\" y1=\"12\" x2=\"%.1f\" y2=\"12\" stroke=\"%s\" stroke-width=\"3\"/>",
-                           lx, lx + 16, c->series[s].color);
-            pipe_tb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"16\">", lx + 21);
-            pipe_tb_html(b, c->series[s].label);
-            pipe_tb_puts(b, "</text>");
-            lx += 30 + 7.0 * (double)strlen(c->series[s].label);
-        }
-        pipe_tb_puts(b, "\n");
-    }
+    if (isfinite(c->ref_value) && points > 1) /* one point is its own mean */
+        draw_ref(b, c, &p);
+    if (legend)
+        draw_legend(b, c);
     pipe_tb_puts(b, "</svg>\n");
 }
