@@ -4,13 +4,18 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+static void say(const char *what, const char *fmt, va_list ap)
+{
+    fputs(what, stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void pipe_cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("error: ", fmt, ap);
     va_end(ap);
 }
 
@@ -18,8 +23,6 @@ void pipe_cli_warning(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("warning: ", fmt, ap);
     va_end(ap);
 }
