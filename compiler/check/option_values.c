@@ -38,39 +38,12 @@ typedef struct option_ctx {
     opt_value *out;
 } option_ctx;
 
-static const char *kind_expectation(pipe_kind k)
+/* A value the .pipe file writes in quotes: a size, a duration, a string, a
+   path. */
+static bool written_as_string(const option_schema *o)
 {
-    switch (k) {
-    case PIPE_KIND_NUMBER: return "a number";
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT: return "an integer";
-    case PIPE_KIND_SIZE: return "a size string such as \"16GB\"";
-    case PIPE_KIND_DURATION: return "a duration string such as \"30s\"";
-    case PIPE_KIND_STRING:
-    case PIPE_KIND_ENUM:
-    case PIPE_KIND_GPU_IDS:
-    case PIPE_KIND_ACCELERATORS: return "a string";
-    case PIPE_KIND_BOOL: return "`true` or `false`";
-    case PIPE_KIND_STRING_LIST:
-    case PIPE_KIND_PACKAGE_LIST:
-    case PIPE_KIND_SBATCH_FLAGS: return "a list of strings";
-    case PIPE_KIND_STRING_MAP:
-    case PIPE_KIND_ENV_MAP: return "a map of strings";
-    case PIPE_KIND_MAP_LIST: return "a list of maps";
-    case PIPE_KIND_FILE: return "a path string";
-    }
-    return "a value";
-}
-
-static bool written_as_string(pipe_kind k)
-{
-    return k == PIPE_KIND_STRING || k == PIPE_KIND_ENUM || k == PIPE_KIND_GPU_IDS || k == PIPE_KIND_ACCELERATORS ||
-           k == PIPE_KIND_SIZE || k == PIPE_KIND_DURATION || k == PIPE_KIND_FILE;
-}
-
-static bool written_as_list(pipe_kind k)
-{
-    return k == PIPE_KIND_STRING_LIST || k == PIPE_KIND_PACKAGE_LIST || k == PIPE_KIND_SBATCH_FLAGS;
+    return pipe_option_text_quoted(o) && pipe_option_ctype(o) != PIPE_CTYPE_STRINGS &&
+           !pipe_kind_is_map(o->kind) && pipe_option_ctype(o) != PIPE_CTYPE_MVALUE;
 }
 
 /* "\"no\", \"fp16\", \"bf16\" or \"fp8\"" */
@@ -92,11 +65,11 @@ static bool wrong_type(const option_ctx *c)
     if (v->poisoned)
         return false; /* a lexical error, already reported */
     strbuf expected = STRBUF_INIT;
-    if (o->kind == PIPE_KIND_ENUM) {
+    if (o->values) {
         sb_puts(&expected, "one of ");
         list_values(&expected, o->values);
     } else {
-        sb_puts(&expected, kind_expectation(o->kind));
+        sb_puts(&expected, pipe_kind_get(o->kind)->expects);
     }
     diagnostic *dg;
     if (v->kind == EXPR_IDENT)
@@ -107,23 +80,23 @@ static bool wrong_type(const option_ctx *c)
                          sb_cstr(&expected), expr_kind_name(v->kind));
     diag_label(d, dg, "expected %s", sb_cstr(&expected));
     sb_free(&expected);
-    pipe_kind k = o->kind;
-    bool number = k == PIPE_KIND_INT || k == PIPE_KIND_PORT || k == PIPE_KIND_NUMBER;
-    if (v->kind == EXPR_IDENT && written_as_string(k))
+    pipe_text t = pipe_kind_get(o->kind)->text;
+    bool number = t == PIPE_TEXT_INT || t == PIPE_TEXT_NUMBER;
+    if (v->kind == EXPR_IDENT && written_as_string(o))
         diag_help(d, dg, "write it in quotes: `%s = \"%s\"`", o->name, v->u.ident.text);
     else if (v->kind == EXPR_IDENT)
         diag_help(d, dg, "decorator options take literal values, not names");
-    else if (k == PIPE_KIND_SIZE && (v->kind == EXPR_INT || v->kind == EXPR_FLOAT))
+    else if (t == PIPE_TEXT_SIZE && (v->kind == EXPR_INT || v->kind == EXPR_FLOAT))
         diag_help(d, dg, "sizes are strings with a unit: `%s = \"16GB\"` or `\"512MiB\"`", o->name);
-    else if (k == PIPE_KIND_DURATION && (v->kind == EXPR_INT || v->kind == EXPR_FLOAT))
+    else if (t == PIPE_TEXT_DURATION && (v->kind == EXPR_INT || v->kind == EXPR_FLOAT))
         diag_help(d, dg, "durations are strings with a unit: `\"500ms\"`, `\"30s\"`, `\"2h\"`");
-    else if (k == PIPE_KIND_BOOL && v->kind == EXPR_STRING)
+    else if (t == PIPE_TEXT_BOOL && v->kind == EXPR_STRING)
         diag_help(d, dg, "write `%s = true` or `%s = false`, without quotes", o->name, o->name);
     else if (number && v->kind == EXPR_STRING)
         diag_help(d, dg, "write the number without quotes");
-    else if (k == PIPE_KIND_ACCELERATORS && v->kind == EXPR_INT)
+    else if (o->kind == PIPE_KIND_ACCELERATORS && v->kind == EXPR_INT)
         diag_help(d, dg, "name the accelerator and its count: `accelerators = \"H100:%lld\"`", (long long)v->u.i);
-    else if (written_as_list(k) && v->kind == EXPR_STRING)
+    else if (pipe_option_ctype(o) == PIPE_CTYPE_STRINGS && v->kind == EXPR_STRING)
         diag_help(d, dg, "write a list, even of one item: `%s = [\"%s\"]`", o->name, v->u.s.text);
     return false;
 }
@@ -316,7 +289,8 @@ static bool int_in_range(const option_ctx *c)
     if (pipe_option_in_range(o, v))
         return true;
     char range[160];
-    if (o->kind == PIPE_KIND_PORT)
+    bool port = o->kind == PIPE_KIND_PORT;
+    if (port)
         snprintf(range, sizeof range, "a port number from %llu to %llu (%s)", (unsigned long long)o->min,
                  (unsigned long long)o->max, o->help ? o->help : "");
     else if (v.i < 0 || (uint64_t)v.i < o->min)
@@ -324,20 +298,20 @@ static bool int_in_range(const option_ctx *c)
     else
         snprintf(range, sizeof range, "%llu or less", (unsigned long long)o->max);
     bool above = v.i >= 0 && (uint64_t)v.i > o->max;
-    return out_of_range(c, range, "out of range", above && o->kind != PIPE_KIND_PORT ? o->help : NULL);
+    return out_of_range(c, range, "out of range", above && !port ? o->help : NULL);
 }
 
 /* A size or duration outside [min, max]: at least or at most a bound,
    written as the language writes it, with the table's reason. */
-static bool unit_in_range(const option_ctx *c, void (*format)(uint64_t, char *, size_t))
+static bool unit_in_range(const option_ctx *c)
 {
     const option_schema *o = c->o;
     pipe_value v = {.u = c->out->u};
     if (pipe_option_in_range(o, v))
         return true;
-    bool below = v.u < o->min, duration = o->kind == PIPE_KIND_DURATION;
+    bool below = v.u < o->min, duration = pipe_kind_get(o->kind)->text == PIPE_TEXT_DURATION;
     char bound[64], range[96], help[320];
-    format(below ? o->min : o->max, bound, sizeof bound);
+    pipe_option_text(o, (pipe_value){.u = below ? o->min : o->max}, bound, sizeof bound);
     snprintf(range, sizeof range, "%s \"%s\"", below ? "at least" : "at most", bound);
     snprintf(help, sizeof help, "%s%swrite `%s = \"%s\"` or %s", o->help ? o->help : "", o->help ? "; " : "",
              o->name, bound, below ? (duration ? "longer" : "larger") : (duration ? "shorter" : "smaller"));
@@ -345,12 +319,9 @@ static bool unit_in_range(const option_ctx *c, void (*format)(uint64_t, char *, 
     return out_of_range(c, range, label, help);
 }
 
-static void format_duration(uint64_t ms, char *buf, size_t size) { pipe_format_duration(ms, buf, size); }
-static void format_size(uint64_t bytes, char *buf, size_t size) { pipe_format_size(bytes, buf, size); }
-
 /* ---- one validator per kind ---- */
 
-static bool check_number(option_ctx *c)
+static bool kind_check_number(option_ctx *c)
 {
     ast_expr *v = c->v;
     if (v->kind != EXPR_INT && v->kind != EXPR_FLOAT)
@@ -361,7 +332,7 @@ static bool check_number(option_ctx *c)
     return true;
 }
 
-static bool check_int(option_ctx *c)
+static bool kind_check_int(option_ctx *c)
 {
     if (c->v->kind != EXPR_INT)
         return wrong_type(c);
@@ -369,7 +340,7 @@ static bool check_int(option_ctx *c)
     return int_in_range(c);
 }
 
-static bool check_size(option_ctx *c)
+static bool kind_check_size(option_ctx *c)
 {
     ast_expr *v = c->v;
     if (v->kind != EXPR_STRING)
@@ -391,10 +362,10 @@ static bool check_size(option_ctx *c)
                                 "KiB MiB GiB TiB PiB (powers of 1024), e.g. \"16GB\" or \"512MiB\"");
         return false;
     }
-    return unit_in_range(c, format_size);
+    return unit_in_range(c);
 }
 
-static bool check_duration(option_ctx *c)
+static bool kind_check_duration(option_ctx *c)
 {
     ast_expr *v = c->v;
     if (v->kind != EXPR_STRING)
@@ -416,10 +387,10 @@ static bool check_duration(option_ctx *c)
                                 "\"2h\"");
         return false;
     }
-    return unit_in_range(c, format_duration);
+    return unit_in_range(c);
 }
 
-static bool check_bool(option_ctx *c)
+static bool kind_check_bool(option_ctx *c)
 {
     if (c->v->kind != EXPR_BOOL)
         return wrong_type(c);
@@ -427,7 +398,7 @@ static bool check_bool(option_ctx *c)
     return true;
 }
 
-static bool check_string(option_ctx *c)
+static bool kind_check_string(option_ctx *c)
 {
     ast_expr *v = c->v;
     if (v->kind != EXPR_STRING)
@@ -442,7 +413,7 @@ static bool check_string(option_ctx *c)
     return true;
 }
 
-static bool check_enum(option_ctx *c)
+static bool kind_check_enum(option_ctx *c)
 {
     ast_expr *v = c->v;
     const char *const *values = c->o->values;
@@ -472,7 +443,7 @@ static bool check_enum(option_ctx *c)
     return true;
 }
 
-static bool check_gpu_ids(option_ctx *c)
+static bool kind_check_gpu_ids(option_ctx *c)
 {
     ast_expr *v = c->v;
     if (v->kind != EXPR_STRING)
@@ -489,7 +460,7 @@ static bool check_gpu_ids(option_ctx *c)
 }
 
 /* The accelerator's name in s, its count in u. */
-static bool check_accelerators(option_ctx *c)
+static bool kind_check_accelerators(option_ctx *c)
 {
     ast_expr *v = c->v;
     if (v->kind != EXPR_STRING)
@@ -530,7 +501,7 @@ static bool check_string_items(option_ctx *c)
     return ok;
 }
 
-static bool check_string_list(option_ctx *c)
+static bool kind_check_string_list(option_ctx *c)
 {
     if (!check_string_items(c))
         return false;
@@ -546,7 +517,7 @@ static bool check_string_list(option_ctx *c)
     return true;
 }
 
-static bool check_package_list(option_ctx *c)
+static bool kind_check_package_list(option_ctx *c)
 {
     if (!check_string_items(c))
         return false;
@@ -563,7 +534,7 @@ static bool check_package_list(option_ctx *c)
     return true;
 }
 
-static bool check_sbatch_flags(option_ctx *c)
+static bool kind_check_sbatch_flags(option_ctx *c)
 {
     if (!check_string_items(c))
         return false;
@@ -581,7 +552,7 @@ static bool check_sbatch_flags(option_ctx *c)
 }
 
 /* A map of strings; ENV_MAP keys are environment variable names. */
-static bool check_string_map(option_ctx *c)
+static bool kind_check_string_map(option_ctx *c)
 {
     ast_expr *v = c->v;
     if (v->kind != EXPR_MAP)
@@ -596,7 +567,7 @@ static bool check_string_map(option_ctx *c)
             diag_label(c->d, dg, "expected a string");
             return false;
         }
-        if (c->o->kind == PIPE_KIND_ENV_MAP && !esc_env_name_ok(e->key.text)) {
+        if (pipe_option_ctype(c->o) == PIPE_CTYPE_ENV && !esc_env_name_ok(e->key.text)) {
             diagnostic *dg = diag_report(c->d, e->key.sp, DIAG_E0201,
                                          "\"%s\" is not a valid environment variable name", e->key.text);
             diag_label(c->d, dg, "not a variable name");
@@ -614,7 +585,7 @@ static bool check_string_map(option_ctx *c)
     return true;
 }
 
-static bool check_map_list(option_ctx *c)
+static bool kind_check_map_list(option_ctx *c)
 {
     ast_expr *v = c->v;
     if (v->kind != EXPR_LIST)
@@ -640,7 +611,7 @@ static bool check_map_list(option_ctx *c)
 /* A path relative to the .pipe file that holds it: the file is read now,
    so that a missing one is reported here and the bundle copies exactly the
    bytes whose digest it records. */
-static bool check_file(option_ctx *c)
+static bool kind_check_file(option_ctx *c)
 {
     ast_expr *v = c->v;
     if (v->kind != EXPR_STRING)
@@ -683,26 +654,12 @@ static bool check_file(option_ctx *c)
     return true;
 }
 
-static bool (*const validators[])(option_ctx *) = {
-    [PIPE_KIND_NUMBER] = check_number,
-    [PIPE_KIND_INT] = check_int,
-    [PIPE_KIND_PORT] = check_int,
-    [PIPE_KIND_SIZE] = check_size,
-    [PIPE_KIND_DURATION] = check_duration,
-    [PIPE_KIND_BOOL] = check_bool,
-    [PIPE_KIND_STRING] = check_string,
-    [PIPE_KIND_ENUM] = check_enum,
-    [PIPE_KIND_GPU_IDS] = check_gpu_ids,
-    [PIPE_KIND_ACCELERATORS] = check_accelerators,
-    [PIPE_KIND_STRING_LIST] = check_string_list,
-    [PIPE_KIND_PACKAGE_LIST] = check_package_list,
-    [PIPE_KIND_SBATCH_FLAGS] = check_sbatch_flags,
-    [PIPE_KIND_STRING_MAP] = check_string_map,
-    [PIPE_KIND_ENV_MAP] = check_string_map,
-    [PIPE_KIND_MAP_LIST] = check_map_list,
-    [PIPE_KIND_FILE] = check_file,
+/* Each kind's validator, as the CHECK column of pipe/kinds.def names it. */
+#define PIPE_KIND(ID, CTYPE, TEXT, EXPECTS, DOC, CHECK) [PIPE_KIND_##ID] = CHECK,
+static bool (*const validators[PIPE_KIND_COUNT])(option_ctx *) = {
+#include "pipe/kinds.def"
 };
-_Static_assert(sizeof validators / sizeof validators[0] == PIPE_KIND_FILE + 1, "a validator for every kind");
+#undef PIPE_KIND
 
 /* Each option's own check, as the CHECK column of the settings table names
    it, by decorator and option. */

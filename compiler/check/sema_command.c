@@ -1,6 +1,6 @@
 /* Command steps: `command = [...]` with its `{NAME}` placeholders (E0119)
    and what a command step cannot have (E0120). The runtime expands the
-   placeholders (runtime/src/exec/command.c) with the same scanner
+   placeholders (runtime/src/step/command.c) with the same scanner
    (pipe/placeholder.h). */
 #include <ctype.h>
 #include <stdio.h>

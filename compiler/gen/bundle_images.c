@@ -119,7 +119,7 @@ static const char *image_id(bundle *b, const pipe_minvocation *inv, const bundle
         const pipe_option *o = &docker->options[i];
         if (i == PIPE_DOCKER_PARENT_IMAGE || i == PIPE_DOCKER_BUILD_IMAGE || !o->keyed)
             continue;
-        if (o->kind == PIPE_KIND_FILE && !with_content) {
+        if (pipe_option_ctype(o) == PIPE_CTYPE_MFILE && !with_content) {
             pipe_value v = pipe_option_load(o, inv);
             if (v.s)
                 pipe_sha256_update(&h, v.s, strlen(v.s) + 1);

@@ -2,7 +2,7 @@
    bundle's `run` notices an edit without starting a process (a stat per
    file; the digest only when the stat differs) and maps the bundle's copies
    back to the user's files in tracebacks and compiler errors
-   (runtime/src/exec/bundle_inputs.c reads it; docs/bundle-manifest.md).
+   (runtime/src/step/bundle_inputs.c reads it; docs/bundle-manifest.md).
    Like pipec-rebuild.cmake it holds this machine's paths and times, so the
    golden tests leave it out. Tab-separated lines:
 

@@ -97,39 +97,37 @@ static void emit_option(yd *em, const pipe_option *o, const pipe_minvocation *in
     pipe_value v = pipe_option_load(o, inv);
     const void *field = pipe_option_cfield(o, inv);
     size_t n = pipe_option_ccount(o, inv);
-    switch (o->kind) {
-    case PIPE_KIND_NUMBER: {
+    switch (pipe_option_ctype(o)) {
+    case PIPE_CTYPE_DOUBLE: {
         char num[64] = "0";
         if (v.num > 0)
             pipe_format_double(v.num, num, sizeof num);
         yd_kv_number(em, o->key, num);
         break;
     }
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT: yd_kv_int(em, o->key, (long long)v.i); break;
-    case PIPE_KIND_SIZE:
-    case PIPE_KIND_DURATION: yd_kv_uint(em, o->key, v.u); break;
-    case PIPE_KIND_BOOL: yd_kv_bool(em, o->key, v.b); break;
-    case PIPE_KIND_ENUM: yd_kv_word(em, o->key, v.s); break; /* one of the table's words */
-    case PIPE_KIND_STRING:
-    case PIPE_KIND_GPU_IDS:
-    case PIPE_KIND_ACCELERATORS: yd_kv_string(em, o->key, v.s); break;
-    case PIPE_KIND_STRING_LIST:
-    case PIPE_KIND_PACKAGE_LIST:
-    case PIPE_KIND_SBATCH_FLAGS:
+    case PIPE_CTYPE_INT64: yd_kv_int(em, o->key, (long long)v.i); break;
+    case PIPE_CTYPE_UINT64: yd_kv_uint(em, o->key, v.u); break; /* bytes, milliseconds */
+    case PIPE_CTYPE_BOOL: yd_kv_bool(em, o->key, v.b); break;
+    case PIPE_CTYPE_STRING:
+        if (pipe_kind_get(o->kind)->text == PIPE_TEXT_WORD)
+            yd_kv_word(em, o->key, v.s); /* one of the table's words */
+        else
+            yd_kv_string(em, o->key, v.s);
+        break;
+    case PIPE_CTYPE_STRINGS:
         yd_key(em, o->key);
         yd_string_list(em, *(char *const *const *)field, n);
         break;
-    case PIPE_KIND_STRING_MAP:
-    case PIPE_KIND_ENV_MAP:
+    case PIPE_CTYPE_KVS:
+    case PIPE_CTYPE_ENV:
         yd_key(em, o->key);
         yd_string_map(em, *(const pipe_kv *const *)field, n);
         break;
-    case PIPE_KIND_MAP_LIST:
+    case PIPE_CTYPE_MVALUE:
         yd_key(em, o->key);
         yd_mvalue(em, field);
         break;
-    case PIPE_KIND_FILE: {
+    case PIPE_CTYPE_MFILE: {
         const pipe_mfile *file = field;
         yd_key(em, o->key);
         yd_map_begin(em, true);

@@ -321,7 +321,7 @@ int lsp_completion(lsp_server *s, const json_value *params, strbuf *out)
         if (strcmp(dec->options[i].name, p.option) == 0)
             opt = &dec->options[i];
     if (p.kind == PLACE_NONE || ((p.kind == PLACE_OPTION || p.kind == PLACE_VALUE) && !dec) ||
-        (p.kind == PLACE_VALUE && (!opt || opt->kind != PIPE_KIND_ENUM))) {
+        (p.kind == PLACE_VALUE && (!opt || !opt->values))) {
         sb_puts(out, "null");
         return 0;
     }

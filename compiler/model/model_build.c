@@ -272,26 +272,21 @@ static void store_option(builder *b, const option_schema *os, const opt_value *v
 {
     void *field = pipe_option_field(os, inv);
     size_t *count = pipe_option_count(os, inv);
-    switch (os->kind) {
-    case PIPE_KIND_STRING:
-    case PIPE_KIND_ENUM:
-    case PIPE_KIND_GPU_IDS:
-    case PIPE_KIND_ACCELERATORS: {
+    switch (pipe_option_ctype(os)) {
+    case PIPE_CTYPE_STRING: {
         char *text = option_text(b->a, v);
         memcpy(field, &text, sizeof text);
         break;
     }
-    case PIPE_KIND_STRING_LIST:
-    case PIPE_KIND_PACKAGE_LIST:
-    case PIPE_KIND_SBATCH_FLAGS: {
+    case PIPE_CTYPE_STRINGS: {
         char **items = string_list(b->a, v->expr, count);
         memcpy(field, &items, sizeof items);
         break;
     }
-    case PIPE_KIND_STRING_MAP:
-    case PIPE_KIND_ENV_MAP: /* merged key by key: store_map */
+    case PIPE_CTYPE_KVS:
+    case PIPE_CTYPE_ENV: /* merged key by key: store_map */
         break;
-    case PIPE_KIND_FILE: {
+    case PIPE_CTYPE_MFILE: {
         pipe_mfile file = {0};
         if (v->file) {
             file.path = option_text(b->a, v);
@@ -301,13 +296,16 @@ static void store_option(builder *b, const option_schema *os, const opt_value *v
         memcpy(field, &file, sizeof file);
         break;
     }
-    case PIPE_KIND_MAP_LIST:
+    case PIPE_CTYPE_MVALUE:
         if (v->expr)
             any_value(b->a, v->expr, field);
         else
             ((pipe_mvalue *)field)->kind = PIPE_MV_LIST;
         break;
-    default: {
+    case PIPE_CTYPE_DOUBLE:
+    case PIPE_CTYPE_INT64:
+    case PIPE_CTYPE_UINT64:
+    case PIPE_CTYPE_BOOL: {
         pipe_value p = {.num = v->num, .i = v->i, .u = v->u, .b = v->b};
         pipe_option_store(os, inv, p);
         break;

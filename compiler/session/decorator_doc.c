@@ -11,52 +11,27 @@
 static void bound(const pipe_option *o, uint64_t b, char *buf, size_t size)
 {
     char t[48];
-    if (o->kind == PIPE_KIND_DURATION)
-        pipe_format_duration(b, t, sizeof t);
-    else if (o->kind == PIPE_KIND_SIZE)
-        pipe_format_size(b, t, sizeof t);
-    else
-        snprintf(t, sizeof t, "%" PRIu64, b);
-    snprintf(buf, size, o->kind == PIPE_KIND_DURATION || o->kind == PIPE_KIND_SIZE ? "\"%s\"" : "%s", t);
+    pipe_value v = {.i = (int64_t)b, .u = b};
+    pipe_option_text(o, v, t, sizeof t);
+    snprintf(buf, size, pipe_option_text_quoted(o) ? "\"%s\"" : "%s", t);
 }
 
 /* "integer from 1 to 4096", "duration of at least \"1s\"", "\"no\", \"fp16\", ...". */
 static void value_words(const pipe_option *o, char *buf, size_t size)
 {
-    static const char *const words[] = {
-        [PIPE_KIND_NUMBER] = "number above 0",
-        [PIPE_KIND_INT] = "integer",
-        [PIPE_KIND_PORT] = "port",
-        [PIPE_KIND_SIZE] = "size",
-        [PIPE_KIND_DURATION] = "duration",
-        [PIPE_KIND_BOOL] = "bool",
-        [PIPE_KIND_STRING] = "string",
-        [PIPE_KIND_ENUM] = "one of",
-        [PIPE_KIND_GPU_IDS] = "`\"all\"` or GPU indices, `\"0,1\"`",
-        [PIPE_KIND_ACCELERATORS] = "`\"NAME\"` or `\"NAME:COUNT\"`",
-        [PIPE_KIND_STRING_LIST] = "list of strings",
-        [PIPE_KIND_PACKAGE_LIST] = "list of Debian packages",
-        [PIPE_KIND_SBATCH_FLAGS] = "list of `#SBATCH` flags",
-        [PIPE_KIND_STRING_MAP] = "map of strings",
-        [PIPE_KIND_ENV_MAP] = "map of environment variables",
-        [PIPE_KIND_MAP_LIST] = "list of maps",
-        [PIPE_KIND_FILE] = "path of a file, relative to the `.pipe` file",
-    };
-    _Static_assert(sizeof words / sizeof words[0] == PIPE_KIND_FILE + 1, "words for every kind");
-    size_t n = (size_t)snprintf(buf, size, "%s", words[o->kind]);
+    size_t n = (size_t)snprintf(buf, size, "%s", pipe_kind_get(o->kind)->doc);
     char lo[64], hi[64];
     bound(o, o->min, lo, sizeof lo);
     bound(o, o->max, hi, sizeof hi);
-    bool ranged = o->kind == PIPE_KIND_INT || o->kind == PIPE_KIND_PORT || o->kind == PIPE_KIND_SIZE ||
-                  o->kind == PIPE_KIND_DURATION;
-    if (o->kind == PIPE_KIND_ENUM) {
+    bool ranged = pipe_option_ranged(o);
+    if (o->values) {
         for (size_t i = 0; o->values[i] && n < size; i++)
             n += (size_t)snprintf(buf + n, size - n, "%s`\"%s\"`", i ? ", " : " ", o->values[i]);
     } else if (ranged && pipe_option_has_max(o)) {
         snprintf(buf + n, size - n, " from %s to %s", lo, hi);
     } else if (ranged && o->min > 0) {
         snprintf(buf + n, size - n, " of at least %s", lo);
-    } else if (o->kind == PIPE_KIND_INT) {
+    } else if (ranged && !pipe_option_text_quoted(o)) {
         snprintf(buf + n, size - n, " >= %s", lo);
     }
 }
@@ -65,8 +40,7 @@ static void default_words(const pipe_option *o, char *buf, size_t size)
 {
     if (!o->default_text)
         snprintf(buf, size, "none");
-    else if (o->kind == PIPE_KIND_STRING || o->kind == PIPE_KIND_ENUM || o->kind == PIPE_KIND_GPU_IDS ||
-             o->kind == PIPE_KIND_SIZE || o->kind == PIPE_KIND_DURATION)
+    else if (pipe_option_text_quoted(o))
         snprintf(buf, size, "`\"%s\"`", o->default_text);
     else
         snprintf(buf, size, "`%s`", o->default_text);

@@ -76,6 +76,7 @@ static void set_value(const pipe_option *o, pipe_minvocation *inv, int which)
         list->items[0].text = pipe_strdup(which ? "b" : "a");
         return;
     }
+    case PIPE_KIND_COUNT: return;
     }
     pipe_option_store(o, inv, v);
 }

@@ -51,7 +51,7 @@ static size_t e0207(checked *c, unsigned col, bool *at)
 }
 
 /* A value of the option's kind as a .pipe file writes it. */
-static void pipe_text(const pipe_option *o, uint64_t v, bool negative, char *buf, size_t size)
+static void written_text(const pipe_option *o, uint64_t v, bool negative, char *buf, size_t size)
 {
     if (o->kind == PIPE_KIND_DURATION)
         snprintf(buf, size, "\"%llums\"", (unsigned long long)v);
@@ -97,16 +97,16 @@ static void test_bounds_in_pipec(void)
             if (!ranged(o))
                 continue;
             char value[64];
-            pipe_text(o, o->min, false, value, sizeof value);
+            written_text(o, o->min, false, value, sizeof value);
             check_value(d, o, value, false);
-            pipe_text(o, o->min == 0 ? 1 : o->min - 1, o->min == 0, value, sizeof value);
+            written_text(o, o->min == 0 ? 1 : o->min - 1, o->min == 0, value, sizeof value);
             if (o->kind != PIPE_KIND_SIZE && !(o->kind == PIPE_KIND_DURATION && o->min == 0))
                 check_value(d, o, value, true); /* a size or duration below 0 cannot be written */
             bounds++;
             if (pipe_option_has_max(o)) {
-                pipe_text(o, o->max, false, value, sizeof value);
+                written_text(o, o->max, false, value, sizeof value);
                 check_value(d, o, value, false);
-                pipe_text(o, o->max + 1, false, value, sizeof value);
+                written_text(o, o->max + 1, false, value, sizeof value);
                 check_value(d, o, value, true);
                 bounds++;
             }
@@ -163,6 +163,7 @@ static void sample(const pipe_option *o, char *buf, size_t size)
             snprintf(buf, size, "[{\"key\": \"gpu\", \"operator\": \"Exists\"}, {\"n\": 2}]");
         break;
     case PIPE_KIND_FILE: snprintf(buf, size, "\"%s/README.md\"", PIPEC_SOURCE_DIR); break;
+    case PIPE_KIND_COUNT: break;
     }
 }
 

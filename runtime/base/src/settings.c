@@ -14,30 +14,34 @@
 
 #define PIPE_VALUES(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-/* Each field has the C type its kind stores, and each decorator at most 32
-   options (its `given` bits): a row that breaks either fails to compile. */
-#define KIND_TYPE_NUMBER double
-#define KIND_TYPE_INT int64_t
-#define KIND_TYPE_PORT int64_t
-#define KIND_TYPE_SIZE uint64_t
-#define KIND_TYPE_DURATION uint64_t
-#define KIND_TYPE_BOOL bool
-#define KIND_TYPE_STRING char *
-#define KIND_TYPE_ENUM char *
-#define KIND_TYPE_GPU_IDS char *
-#define KIND_TYPE_ACCELERATORS char *
-#define KIND_TYPE_STRING_LIST char **
-#define KIND_TYPE_PACKAGE_LIST char **
-#define KIND_TYPE_SBATCH_FLAGS char **
-#define KIND_TYPE_STRING_MAP pipe_kv *
-#define KIND_TYPE_ENV_MAP pipe_kv *
-#define KIND_TYPE_MAP_LIST pipe_mvalue
-#define KIND_TYPE_FILE pipe_mfile
+/* The rows of pipe/kinds.def, and each kind's C type as a constant. */
+#define PIPE_KIND(ID, CTYPE, TEXT, EXPECTS, DOC, CHECK) \
+    {#ID, PIPE_CTYPE_##CTYPE, PIPE_TEXT_##TEXT, EXPECTS, DOC},
+static const pipe_kind_info kinds[PIPE_KIND_COUNT] = {
+#include "pipe/kinds.def"
+};
+#undef PIPE_KIND
+#define PIPE_KIND(ID, CTYPE, ...) KIND_CTYPE_##ID = PIPE_CTYPE_##CTYPE,
+enum {
+#include "pipe/kinds.def"
+};
+#undef PIPE_KIND
+
+const pipe_kind_info *pipe_kind_get(pipe_kind k) { return k < PIPE_KIND_COUNT ? &kinds[k] : NULL; }
+
+/* Each field has the C type its kind's row says, and each decorator at
+   most 32 options (its `given` bits): a row that breaks either fails to
+   compile. An environment is a map in C. */
+#define CTYPE_OF(FIELD)                                                                                          \
+    _Generic((FIELD), double: PIPE_CTYPE_DOUBLE, int64_t: PIPE_CTYPE_INT64, uint64_t: PIPE_CTYPE_UINT64,          \
+             bool: PIPE_CTYPE_BOOL, char *: PIPE_CTYPE_STRING, char **: PIPE_CTYPE_STRINGS, pipe_kv *: PIPE_CTYPE_KVS, \
+             pipe_mvalue: PIPE_CTYPE_MVALUE, pipe_mfile: PIPE_CTYPE_MFILE, default: -1)
+#define C_TYPE_CLASS(c) ((int)(c) == (int)PIPE_CTYPE_ENV ? (int)PIPE_CTYPE_KVS : (int)(c))
 #define PIPE_AT(member) (((pipe_minvocation *)0)->member)
 #define PIPE_NOWHERE ((size_t)0)
 #define PIPE_OPTION(ID, NAME, KIND, MIN, MAX, DEFAULT, ABSENT, VALUES, CHECK, KEY, FIELD, COUNT, EMIT, CACHE, HELP, \
                     DOC)                                                                                            \
-    _Static_assert(_Generic(FIELD, KIND_TYPE_##KIND: 1, default: 0), #ID ": its field has its kind's type"); \
+    _Static_assert((int)CTYPE_OF(FIELD) == (int)C_TYPE_CLASS(KIND_CTYPE_##KIND), #ID ": its field has its kind's C type"); \
     _Static_assert(_Generic(COUNT, size_t: 1, default: 0), #ID ": its count is a size_t");
 #define PIPE_DECORATOR(ID, NAME, WHERE, POSITIONAL, ORDER, SECTION, FLOW, WHEN, PRESENCE, PRESENCE_KEY, GIVEN, DOC, \
                        ...)                                                                                          \
@@ -124,21 +128,43 @@ const pipe_decorator_info *pipe_decorator_in_manifest_order(int i)
 
 /* ---- values ---- */
 
+pipe_ctype pipe_option_ctype(const pipe_option *o) { return kinds[o->kind].ctype; }
+
+/* A value of the table (a default, an absent value) as its kind reads it. */
 static pipe_value parse_text(const pipe_option *o, const char *t)
 {
     pipe_value v = {0};
     if (!t)
         return v;
-    switch (o->kind) {
-    case PIPE_KIND_NUMBER: v.num = strtod(t, NULL); break;
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT: v.i = strtoll(t, NULL, 10); break;
-    case PIPE_KIND_BOOL: v.b = strcmp(t, "true") == 0; break;
-    case PIPE_KIND_SIZE: pipe_parse_size(t, strlen(t), 0, &v.u); break;
-    case PIPE_KIND_DURATION: pipe_parse_duration(t, strlen(t), &v.u); break;
-    default: v.s = t; break;
+    switch (kinds[o->kind].text) {
+    case PIPE_TEXT_NUMBER: v.num = strtod(t, NULL); break;
+    case PIPE_TEXT_INT: v.i = strtoll(t, NULL, 10); break;
+    case PIPE_TEXT_BOOL: v.b = strcmp(t, "true") == 0; break;
+    case PIPE_TEXT_SIZE: pipe_parse_size(t, strlen(t), 0, &v.u); break;
+    case PIPE_TEXT_DURATION: pipe_parse_duration(t, strlen(t), &v.u); break;
+    case PIPE_TEXT_STRING:
+    case PIPE_TEXT_WORD: v.s = t; break;
     }
     return v;
+}
+
+void pipe_option_text(const pipe_option *o, pipe_value v, char *buf, size_t size)
+{
+    switch (kinds[o->kind].text) {
+    case PIPE_TEXT_NUMBER: pipe_format_double(v.num, buf, size); break;
+    case PIPE_TEXT_INT: snprintf(buf, size, "%" PRId64, v.i); break;
+    case PIPE_TEXT_SIZE: pipe_format_size(v.u, buf, size); break;
+    case PIPE_TEXT_DURATION: pipe_format_duration(v.u, buf, size); break;
+    case PIPE_TEXT_BOOL: snprintf(buf, size, "%s", v.b ? "true" : "false"); break;
+    case PIPE_TEXT_STRING:
+    case PIPE_TEXT_WORD: snprintf(buf, size, "%s", v.s ? v.s : ""); break;
+    }
+}
+
+bool pipe_option_text_quoted(const pipe_option *o)
+{
+    pipe_text t = kinds[o->kind].text;
+    return t == PIPE_TEXT_SIZE || t == PIPE_TEXT_DURATION || t == PIPE_TEXT_STRING || t == PIPE_TEXT_WORD;
 }
 
 pipe_value pipe_option_initial(const pipe_option *o, bool absent)
@@ -148,23 +174,25 @@ pipe_value pipe_option_initial(const pipe_option *o, bool absent)
 
 bool pipe_option_in_range(const pipe_option *o, pipe_value v)
 {
-    switch (o->kind) {
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT: return v.i >= 0 && (uint64_t)v.i >= o->min && (uint64_t)v.i <= o->max;
-    case PIPE_KIND_SIZE:
-    case PIPE_KIND_DURATION: return v.u >= o->min && v.u <= o->max;
-    case PIPE_KIND_NUMBER: return v.num > 0;
+    switch (pipe_option_ctype(o)) {
+    case PIPE_CTYPE_INT64: return v.i >= 0 && (uint64_t)v.i >= o->min && (uint64_t)v.i <= o->max;
+    case PIPE_CTYPE_UINT64: return v.u >= o->min && v.u <= o->max;
+    case PIPE_CTYPE_DOUBLE: return v.num > 0;
     default: return true;
     }
 }
 
+bool pipe_option_ranged(const pipe_option *o)
+{
+    pipe_ctype c = pipe_option_ctype(o);
+    return c == PIPE_CTYPE_INT64 || c == PIPE_CTYPE_UINT64;
+}
+
 bool pipe_option_has_max(const pipe_option *o)
 {
-    switch (o->kind) {
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT: return o->max < (uint64_t)INT64_MAX;
-    case PIPE_KIND_SIZE:
-    case PIPE_KIND_DURATION: return o->max < UINT64_MAX;
+    switch (pipe_option_ctype(o)) {
+    case PIPE_CTYPE_INT64: return o->max < (uint64_t)INT64_MAX;
+    case PIPE_CTYPE_UINT64: return o->max < UINT64_MAX;
     default: return false;
     }
 }
@@ -176,15 +204,7 @@ const void *pipe_option_cfield(const pipe_option *o, const pipe_minvocation *inv
     return (const char *)inv + o->field;
 }
 
-static bool is_list(pipe_kind k)
-{
-    return k == PIPE_KIND_STRING_LIST || k == PIPE_KIND_PACKAGE_LIST || k == PIPE_KIND_SBATCH_FLAGS;
-}
-bool pipe_kind_is_map(pipe_kind k) { return k == PIPE_KIND_STRING_MAP || k == PIPE_KIND_ENV_MAP; }
-static bool is_string(pipe_kind k)
-{
-    return k == PIPE_KIND_STRING || k == PIPE_KIND_ENUM || k == PIPE_KIND_GPU_IDS || k == PIPE_KIND_ACCELERATORS;
-}
+bool pipe_kind_is_map(pipe_kind k) { return kinds[k].ctype == PIPE_CTYPE_KVS || kinds[k].ctype == PIPE_CTYPE_ENV; }
 
 size_t *pipe_option_count(const pipe_option *o, pipe_minvocation *inv)
 {
@@ -200,18 +220,17 @@ pipe_value pipe_option_load(const pipe_option *o, const pipe_minvocation *inv)
 {
     pipe_value v = {0};
     const void *f = pipe_option_cfield(o, inv);
-    switch (o->kind) {
-    case PIPE_KIND_NUMBER: memcpy(&v.num, f, sizeof v.num); break;
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT: memcpy(&v.i, f, sizeof v.i); break;
-    case PIPE_KIND_SIZE:
-    case PIPE_KIND_DURATION: memcpy(&v.u, f, sizeof v.u); break;
-    case PIPE_KIND_BOOL: memcpy(&v.b, f, sizeof v.b); break;
-    case PIPE_KIND_FILE: v.s = ((const pipe_mfile *)f)->path; break;
-    default:
-        if (is_string(o->kind))
-            memcpy(&v.s, f, sizeof v.s);
-        break;
+    switch (pipe_option_ctype(o)) {
+    case PIPE_CTYPE_DOUBLE: memcpy(&v.num, f, sizeof v.num); break;
+    case PIPE_CTYPE_INT64: memcpy(&v.i, f, sizeof v.i); break;
+    case PIPE_CTYPE_UINT64: memcpy(&v.u, f, sizeof v.u); break;
+    case PIPE_CTYPE_BOOL: memcpy(&v.b, f, sizeof v.b); break;
+    case PIPE_CTYPE_STRING: memcpy(&v.s, f, sizeof v.s); break;
+    case PIPE_CTYPE_MFILE: v.s = ((const pipe_mfile *)f)->path; break;
+    case PIPE_CTYPE_STRINGS:
+    case PIPE_CTYPE_KVS:
+    case PIPE_CTYPE_ENV:
+    case PIPE_CTYPE_MVALUE: break;
     }
     return v;
 }
@@ -219,13 +238,11 @@ pipe_value pipe_option_load(const pipe_option *o, const pipe_minvocation *inv)
 void pipe_option_store(const pipe_option *o, pipe_minvocation *inv, pipe_value v)
 {
     void *f = pipe_option_field(o, inv);
-    switch (o->kind) {
-    case PIPE_KIND_NUMBER: memcpy(f, &v.num, sizeof v.num); break;
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT: memcpy(f, &v.i, sizeof v.i); break;
-    case PIPE_KIND_SIZE:
-    case PIPE_KIND_DURATION: memcpy(f, &v.u, sizeof v.u); break;
-    case PIPE_KIND_BOOL: memcpy(f, &v.b, sizeof v.b); break;
+    switch (pipe_option_ctype(o)) {
+    case PIPE_CTYPE_DOUBLE: memcpy(f, &v.num, sizeof v.num); break;
+    case PIPE_CTYPE_INT64: memcpy(f, &v.i, sizeof v.i); break;
+    case PIPE_CTYPE_UINT64: memcpy(f, &v.u, sizeof v.u); break;
+    case PIPE_CTYPE_BOOL: memcpy(f, &v.b, sizeof v.b); break;
     default: break; /* strings, lists and maps are allocated by their owner */
     }
 }
@@ -233,17 +250,19 @@ void pipe_option_store(const pipe_option *o, pipe_minvocation *inv, pipe_value v
 bool pipe_option_is_set(const pipe_option *o, const pipe_minvocation *inv)
 {
     pipe_value v = pipe_option_load(o, inv);
-    switch (o->kind) {
-    case PIPE_KIND_NUMBER: return v.num != 0;
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT: return v.i != 0;
-    case PIPE_KIND_SIZE:
-    case PIPE_KIND_DURATION: return v.u != 0;
-    case PIPE_KIND_BOOL: return v.b;
-    case PIPE_KIND_MAP_LIST: return ((const pipe_mvalue *)pipe_option_cfield(o, inv))->n > 0;
-    case PIPE_KIND_FILE: return v.s != NULL;
-    default: return is_string(o->kind) ? v.s != NULL : pipe_option_ccount(o, inv) > 0;
+    switch (pipe_option_ctype(o)) {
+    case PIPE_CTYPE_DOUBLE: return v.num != 0;
+    case PIPE_CTYPE_INT64: return v.i != 0;
+    case PIPE_CTYPE_UINT64: return v.u != 0;
+    case PIPE_CTYPE_BOOL: return v.b;
+    case PIPE_CTYPE_STRING:
+    case PIPE_CTYPE_MFILE: return v.s != NULL;
+    case PIPE_CTYPE_MVALUE: return ((const pipe_mvalue *)pipe_option_cfield(o, inv))->n > 0;
+    case PIPE_CTYPE_STRINGS:
+    case PIPE_CTYPE_KVS:
+    case PIPE_CTYPE_ENV: return pipe_option_ccount(o, inv) > 0;
     }
+    return false;
 }
 
 bool pipe_option_given(const pipe_option *o, const pipe_minvocation *inv)
@@ -292,14 +311,15 @@ int pipe_settings_init(pipe_minvocation *inv)
         for (int i = 0; i < info->noptions; i++) {
             const pipe_option *o = &info->options[i];
             pipe_value v = pipe_option_initial(o, true);
-            if (is_string(o->kind)) {
+            pipe_ctype c = pipe_option_ctype(o);
+            if (c == PIPE_CTYPE_STRING) {
                 char *s = v.s ? strdup(v.s) : NULL;
                 if (v.s && !s)
                     return PIPE_ENOMEM;
                 memcpy(pipe_option_field(o, inv), &s, sizeof s);
-            } else if (o->kind == PIPE_KIND_MAP_LIST) {
+            } else if (c == PIPE_CTYPE_MVALUE) {
                 ((pipe_mvalue *)pipe_option_field(o, inv))->kind = PIPE_MV_LIST;
-            } else if (o->kind == PIPE_KIND_FILE) {
+            } else if (c == PIPE_CTYPE_MFILE) {
                 memset(pipe_option_field(o, inv), 0, sizeof(pipe_mfile));
             } else {
                 pipe_option_store(o, inv, v);
@@ -335,14 +355,18 @@ void pipe_settings_free(pipe_minvocation *inv)
             const pipe_option *o = &info->options[i];
             void *f = pipe_option_field(o, inv);
             size_t *n = pipe_option_count(o, inv);
-            if (is_string(o->kind)) {
+            switch (pipe_option_ctype(o)) {
+            case PIPE_CTYPE_STRING:
                 free(*(char **)f);
                 *(char **)f = NULL;
-            } else if (is_list(o->kind)) {
+                break;
+            case PIPE_CTYPE_STRINGS:
                 free_strs(*(char ***)f, *n);
                 *(char ***)f = NULL;
                 *n = 0;
-            } else if (pipe_kind_is_map(o->kind)) {
+                break;
+            case PIPE_CTYPE_KVS:
+            case PIPE_CTYPE_ENV: {
                 pipe_kv *kv = *(pipe_kv **)f;
                 for (size_t k = 0; k < *n; k++) {
                     free(kv[k].key);
@@ -351,13 +375,20 @@ void pipe_settings_free(pipe_minvocation *inv)
                 free(kv);
                 *(pipe_kv **)f = NULL;
                 *n = 0;
-            } else if (o->kind == PIPE_KIND_MAP_LIST) {
-                pipe_mvalue_free(f);
-            } else if (o->kind == PIPE_KIND_FILE) {
+                break;
+            }
+            case PIPE_CTYPE_MVALUE: pipe_mvalue_free(f); break;
+            case PIPE_CTYPE_MFILE: {
                 pipe_mfile *file = f;
                 free(file->path);
                 free(file->sha256);
                 memset(file, 0, sizeof *file);
+                break;
+            }
+            case PIPE_CTYPE_DOUBLE:
+            case PIPE_CTYPE_INT64:
+            case PIPE_CTYPE_UINT64:
+            case PIPE_CTYPE_BOOL: break;
             }
         }
     }
@@ -409,17 +440,16 @@ static int compare_option(cmp *c, const pipe_decorator_info *d, const pipe_optio
     pipe_value x = pipe_option_load(o, a), y = pipe_option_load(o, b);
     const void *fa = pipe_option_cfield(o, a), *fb = pipe_option_cfield(o, b);
     size_t na = pipe_option_ccount(o, a), nb = pipe_option_ccount(o, b);
-    switch (o->kind) {
-    case PIPE_KIND_NUMBER:
+    pipe_ctype ct = pipe_option_ctype(o);
+    switch (ct) {
+    case PIPE_CTYPE_DOUBLE:
         return x.num != y.num ? differ(c, d, o->key, "%.17g != %.17g", x.num, y.num) : 0;
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT: return x.i != y.i ? differ(c, d, o->key, "%" PRId64 " != %" PRId64, x.i, y.i) : 0;
-    case PIPE_KIND_SIZE:
-    case PIPE_KIND_DURATION: return x.u != y.u ? differ(c, d, o->key, "%" PRIu64 " != %" PRIu64, x.u, y.u) : 0;
-    case PIPE_KIND_BOOL: return x.b != y.b ? differ(c, d, o->key, "%d != %d", x.b, y.b) : 0;
-    case PIPE_KIND_MAP_LIST:
+    case PIPE_CTYPE_INT64: return x.i != y.i ? differ(c, d, o->key, "%" PRId64 " != %" PRId64, x.i, y.i) : 0;
+    case PIPE_CTYPE_UINT64: return x.u != y.u ? differ(c, d, o->key, "%" PRIu64 " != %" PRIu64, x.u, y.u) : 0;
+    case PIPE_CTYPE_BOOL: return x.b != y.b ? differ(c, d, o->key, "%d != %d", x.b, y.b) : 0;
+    case PIPE_CTYPE_MVALUE:
         return mvalue_equal(fa, fb) ? 0 : differ(c, d, o->key, "the values differ");
-    case PIPE_KIND_FILE: {
+    case PIPE_CTYPE_MFILE: {
         const pipe_mfile *p = fa, *q = fb;
         if ((p->path == NULL) != (q->path == NULL) || (p->path && strcmp(p->path, q->path) != 0))
             return differ(c, d, o->key, "`%s` != `%s`", show(p->path), show(q->path));
@@ -427,17 +457,18 @@ static int compare_option(cmp *c, const pipe_decorator_info *d, const pipe_optio
             return differ(c, d, o->key, "sha256 `%s` != `%s`", show(p->sha256), show(q->sha256));
         return 0;
     }
-    default: break;
-    }
-    if (is_string(o->kind)) {
+    case PIPE_CTYPE_STRING:
         if ((x.s == NULL) != (y.s == NULL) || (x.s && strcmp(x.s, y.s) != 0))
             return differ(c, d, o->key, "`%s` != `%s`", show(x.s), show(y.s));
         return 0;
+    case PIPE_CTYPE_STRINGS:
+    case PIPE_CTYPE_KVS:
+    case PIPE_CTYPE_ENV: break;
     }
     if (na != nb)
         return differ(c, d, o->key, "%zu != %zu entries", na, nb);
     for (size_t i = 0; i < na; i++) {
-        if (is_list(o->kind)) {
+        if (ct == PIPE_CTYPE_STRINGS) {
             const char *p = (*(char *const *const *)fa)[i], *q = (*(char *const *const *)fb)[i];
             if (strcmp(p, q) != 0)
                 return differ(c, d, o->key, "[%zu]: `%s` != `%s`", i, p, q);
@@ -499,31 +530,28 @@ void pipe_option_hash(const pipe_option *o, const pipe_minvocation *inv, pipe_sh
     size_t n = pipe_option_ccount(o, inv);
     pipe_value v = pipe_option_load(o, inv);
     char num[64];
-    if (is_string(o->kind)) {
-        hash_text(h, v.s);
-    } else if (is_list(o->kind)) {
+    switch (pipe_option_ctype(o)) {
+    case PIPE_CTYPE_STRING: hash_text(h, v.s); break;
+    case PIPE_CTYPE_STRINGS:
         for (size_t i = 0; i < n; i++)
             hash_text(h, (*(char *const *const *)field)[i]);
-    } else if (pipe_kind_is_map(o->kind)) {
+        break;
+    case PIPE_CTYPE_KVS:
+    case PIPE_CTYPE_ENV:
         for (size_t i = 0; i < n; i++) {
             hash_text(h, (*(const pipe_kv *const *)field)[i].key);
             hash_text(h, (*(const pipe_kv *const *)field)[i].value);
         }
-    } else if (o->kind == PIPE_KIND_MAP_LIST) {
-        hash_mvalue(h, field);
-    } else if (o->kind == PIPE_KIND_FILE) {
+        break;
+    case PIPE_CTYPE_MVALUE: hash_mvalue(h, field); break;
+    case PIPE_CTYPE_MFILE:
         hash_text(h, v.s);
         hash_text(h, ((const pipe_mfile *)field)->sha256 ? ((const pipe_mfile *)field)->sha256 : "");
-    } else {
-        if (o->kind == PIPE_KIND_NUMBER)
-            pipe_format_double(v.num, num, sizeof num);
-        else if (o->kind == PIPE_KIND_BOOL)
-            snprintf(num, sizeof num, "%s", v.b ? "true" : "false");
-        else if (o->kind == PIPE_KIND_INT || o->kind == PIPE_KIND_PORT)
-            snprintf(num, sizeof num, "%" PRId64, v.i);
-        else
-            snprintf(num, sizeof num, "%" PRIu64, v.u);
-        hash_text(h, num);
+        break;
+    case PIPE_CTYPE_DOUBLE: pipe_format_double(v.num, num, sizeof num); hash_text(h, num); break;
+    case PIPE_CTYPE_BOOL: snprintf(num, sizeof num, "%s", v.b ? "true" : "false"); hash_text(h, num); break;
+    case PIPE_CTYPE_INT64: snprintf(num, sizeof num, "%" PRId64, v.i); hash_text(h, num); break;
+    case PIPE_CTYPE_UINT64: snprintf(num, sizeof num, "%" PRIu64, v.u); hash_text(h, num); break;
     }
     pipe_sha256_update(h, "|", 1);
 }
@@ -536,7 +564,7 @@ pipe_accelerate pipe_accelerate_none(void)
     pipe_minvocation inv;
     memset(&inv, 0, sizeof inv);
     for (int i = 0; i < info->noptions; i++)
-        if (!is_string(info->options[i].kind))
+        if (pipe_option_ctype(&info->options[i]) != PIPE_CTYPE_STRING)
             pipe_option_store(&info->options[i], &inv, pipe_option_initial(&info->options[i], true));
     a = inv.accelerate;
     return a;

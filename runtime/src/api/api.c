@@ -16,6 +16,7 @@
 #include "observe/metrics.h"
 #include "store/store.h"
 #include "pipe/pipe.h"
+#include "pipe/settings.h"
 #include "dist/rank_env.h"
 #include "store/stepfile.h"
 #include "util/util.h"
@@ -52,6 +53,14 @@ void pipe_ctx_destroy(pipe_ctx *ctx)
     free(ctx->checkpoint_tmp);
     free(ctx);
 }
+/* The precision of a step without @run_with_accelerate, as the settings
+   table gives it: a context made outside the launcher (which always sets
+   PIPE_MIXED_PRECISION) has it. */
+static const char *precision_none(void)
+{
+    return pipe_option_get(PIPE_DEC_ACCELERATE, PIPE_ACC_MIXED_PRECISION)->absent_text;
+}
+
 
 int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_t errsize)
 {
@@ -74,7 +83,7 @@ int pipe_ctx_create(const pipe_ctx_config *cfg, pipe_ctx **out, char *err, size_
     ctx->invocation = pipe_strdup(cfg->invocation ? cfg->invocation : "");
     ctx->run_id = pipe_strdup(cfg->run_id ? cfg->run_id : "");
     ctx->dir = pipe_strdup(cfg->dir ? cfg->dir : ".");
-    ctx->mixed_precision = pipe_strdup(mp && *mp ? mp : "no");
+    ctx->mixed_precision = pipe_strdup(mp && *mp ? mp : precision_none());
     if (!ctx->invocation || !ctx->run_id || !ctx->dir || !ctx->mixed_precision) {
         rc = PIPE_ENOMEM;
         goto fail;
@@ -361,7 +370,7 @@ int pipe_local_rank(const pipe_ctx *ctx) { return ctx ? ctx->local_rank : 0; }
 int pipe_local_world_size(const pipe_ctx *ctx) { return ctx ? ctx->local_world_size : 1; }
 const char *pipe_invocation_id(const pipe_ctx *ctx) { return ctx ? ctx->invocation : NULL; }
 const char *pipe_run_id(const pipe_ctx *ctx) { return ctx ? ctx->run_id : NULL; }
-const char *pipe_mixed_precision(const pipe_ctx *ctx) { return ctx ? ctx->mixed_precision : "no"; }
+const char *pipe_mixed_precision(const pipe_ctx *ctx) { return ctx ? ctx->mixed_precision : precision_none(); }
 
 const char *pipe_scratch_dir(const pipe_ctx *cctx)
 {

@@ -127,8 +127,7 @@ int pipe_launch_setup(pipe_launch *l, const pipe_minvocation *inv, const char *r
     l->gpu_per_rank = !command;
     l->max_restarts = (int)acc->max_restarts;
     snprintf(l->run_id, sizeof l->run_id, "%s/%s", run_id, inv->id);
-    snprintf(l->mixed_precision, sizeof l->mixed_precision, "%s",
-             acc->enabled && acc->mixed_precision ? acc->mixed_precision : "no");
+    snprintf(l->mixed_precision, sizeof l->mixed_precision, "%s", acc->mixed_precision);
     l->rdzv_timeout_ms = acc->rdzv_timeout_ms ? acc->rdzv_timeout_ms
                                               : pipe_option_default_ms(PIPE_DEC_ACCELERATE, PIPE_ACC_RDZV_TIMEOUT);
     l->collective_timeout_ms = acc->collective_timeout_ms >= PIPE_COLLECTIVE_TIMEOUT_MIN_MS

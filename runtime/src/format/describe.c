@@ -75,35 +75,26 @@ static void print_option(const pipe_option *o, const pipe_minvocation *inv)
     pipe_value v = pipe_option_load(o, inv);
     const void *field = pipe_option_cfield(o, inv);
     size_t n = pipe_option_ccount(o, inv);
-    char buf[64];
+    char buf[256];
     printf("%s = ", o->name);
-    switch (o->kind) {
-    case PIPE_KIND_NUMBER: printf("%g", v.num); break;
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT: printf("%" PRId64, v.i); break;
-    case PIPE_KIND_SIZE:
-        pipe_format_size(v.u, buf, sizeof buf);
-        printf("\"%s\"", buf);
+    switch (pipe_option_ctype(o)) {
+    case PIPE_CTYPE_DOUBLE: printf("%g", v.num); break;
+    case PIPE_CTYPE_INT64:
+    case PIPE_CTYPE_UINT64:
+    case PIPE_CTYPE_BOOL:
+    case PIPE_CTYPE_STRING:
+    case PIPE_CTYPE_MFILE:
+        pipe_option_text(o, v, buf, sizeof buf);
+        printf(pipe_option_text_quoted(o) ? "\"%s\"" : "%s", buf);
         break;
-    case PIPE_KIND_DURATION:
-        pipe_format_duration(v.u, buf, sizeof buf);
-        printf("\"%s\"", buf);
-        break;
-    case PIPE_KIND_BOOL: printf("%s", v.b ? "true" : "false"); break;
-    case PIPE_KIND_STRING:
-    case PIPE_KIND_ENUM:
-    case PIPE_KIND_GPU_IDS:
-    case PIPE_KIND_ACCELERATORS: printf("\"%s\"", v.s ? v.s : ""); break;
-    case PIPE_KIND_STRING_LIST:
-    case PIPE_KIND_PACKAGE_LIST:
-    case PIPE_KIND_SBATCH_FLAGS:
+    case PIPE_CTYPE_STRINGS:
         putchar('[');
         for (size_t i = 0; i < n; i++)
             printf("%s\"%s\"", i ? ", " : "", (*(char *const *const *)field)[i]);
         putchar(']');
         break;
-    case PIPE_KIND_STRING_MAP:
-    case PIPE_KIND_ENV_MAP:
+    case PIPE_CTYPE_KVS:
+    case PIPE_CTYPE_ENV:
         putchar('{');
         for (size_t i = 0; i < n; i++) {
             const pipe_kv *kv = &(*(const pipe_kv *const *)field)[i];
@@ -111,8 +102,7 @@ static void print_option(const pipe_option *o, const pipe_minvocation *inv)
         }
         putchar('}');
         break;
-    case PIPE_KIND_MAP_LIST: print_mvalue(field); break;
-    case PIPE_KIND_FILE: printf("\"%s\"", v.s ? v.s : ""); break;
+    case PIPE_CTYPE_MVALUE: print_mvalue(field); break;
     }
 }
 

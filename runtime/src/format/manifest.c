@@ -673,28 +673,34 @@ static int parse_arg(mp *p, pipe_manifest *m, const pipe_ynode *invs, size_t sel
 
 /* ---- an invocation's settings, by the settings table (pipe/settings.h) ---- */
 
-static bool is_string_kind(pipe_kind k)
-{
-    return k == PIPE_KIND_STRING || k == PIPE_KIND_ENUM || k == PIPE_KIND_GPU_IDS || k == PIPE_KIND_ACCELERATORS;
-}
-
 /* The option's value when its decorator applies and the key is missing. */
 static int set_default(const pipe_option *o, pipe_minvocation *inv)
 {
     pipe_value v = pipe_option_initial(o, false);
-    if (is_string_kind(o->kind)) {
+    switch (pipe_option_ctype(o)) {
+    case PIPE_CTYPE_STRING: {
         char **field = pipe_option_field(o, inv);
         free(*field);
         *field = NULL;
         if (v.s && !(*field = pipe_strdup(v.s)))
             return PIPE_ENOMEM;
-    } else if (o->kind == PIPE_KIND_FILE) {
+        break;
+    }
+    case PIPE_CTYPE_MFILE: {
         pipe_mfile *file = pipe_option_field(o, inv);
         free(file->path);
         free(file->sha256);
         memset(file, 0, sizeof *file);
-    } else if (!pipe_option_count(o, inv) && o->kind != PIPE_KIND_MAP_LIST) {
-        pipe_option_store(o, inv, v); /* a number or a bool */
+        break;
+    }
+    case PIPE_CTYPE_DOUBLE:
+    case PIPE_CTYPE_INT64:
+    case PIPE_CTYPE_UINT64:
+    case PIPE_CTYPE_BOOL: pipe_option_store(o, inv, v); break;
+    case PIPE_CTYPE_STRINGS:
+    case PIPE_CTYPE_KVS:
+    case PIPE_CTYPE_ENV:
+    case PIPE_CTYPE_MVALUE: break;
     }
     return 0;
 }
@@ -754,47 +760,43 @@ static int parse_option(mp *p, const pipe_ynode *map, const char *path, const pi
     join(kp, path, o->key);
     void *field = pipe_option_field(o, inv);
     pipe_value x = pipe_option_load(o, inv);
-    switch (o->kind) {
-    case PIPE_KIND_NUMBER:
+    switch (pipe_option_ctype(o)) {
+    case PIPE_CTYPE_DOUBLE:
         if ((rc = get_double(p, map, o->key, path, &x.num)) != 0)
             return rc;
         break;
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT:
+    case PIPE_CTYPE_INT64:
         if ((rc = get_i64(p, map, o->key, path, x.i, (int64_t)o->min, (int64_t)o->max, &x.i)) != 0)
             return rc;
         break;
-    case PIPE_KIND_SIZE:
-    case PIPE_KIND_DURATION:
+    case PIPE_CTYPE_UINT64:
         if ((rc = get_u64(p, map, o->key, path, x.u, &x.u)) != 0)
             return rc;
         if (!pipe_option_in_range(o, x))
             return out_of_range(p, v->line, kp, o, x.u);
         break;
-    case PIPE_KIND_BOOL:
+    case PIPE_CTYPE_BOOL:
         if ((rc = get_bool(p, map, o->key, path, x.b, &x.b)) != 0)
             return rc;
         break;
-    case PIPE_KIND_STRING_LIST:
-    case PIPE_KIND_PACKAGE_LIST:
-    case PIPE_KIND_SBATCH_FLAGS:
-        return parse_str_list(p, map, o->key, path, field, pipe_option_count(o, inv));
-    case PIPE_KIND_STRING_MAP:
-    case PIPE_KIND_ENV_MAP:
-        return parse_kv_map(p, map, o->key, path, o->kind == PIPE_KIND_ENV_MAP, field, pipe_option_count(o, inv));
-    case PIPE_KIND_MAP_LIST:
+    case PIPE_CTYPE_STRINGS: return parse_str_list(p, map, o->key, path, field, pipe_option_count(o, inv));
+    case PIPE_CTYPE_KVS:
+    case PIPE_CTYPE_ENV:
+        return parse_kv_map(p, map, o->key, path, pipe_option_ctype(o) == PIPE_CTYPE_ENV, field,
+                            pipe_option_count(o, inv));
+    case PIPE_CTYPE_MVALUE:
         if ((rc = need_seq(p, v, kp)) != 0)
             return rc;
         pipe_mvalue_free(field);
         return parse_mvalue(p, v, kp, 0, field);
-    case PIPE_KIND_FILE: return parse_file(p, v, kp, field);
-    default: {
+    case PIPE_CTYPE_MFILE: return parse_file(p, v, kp, field);
+    case PIPE_CTYPE_STRING: {
         char *text = NULL;
         if ((rc = get_str(p, map, o->key, path, false, &text)) != 0)
             return rc;
         free(*(char **)field);
         *(char **)field = text;
-        if (o->kind != PIPE_KIND_ENUM)
+        if (!o->values)
             return 0;
         for (size_t k = 0; o->values[k]; k++)
             if (strcmp(o->values[k], text) == 0)

@@ -66,20 +66,13 @@ char *pipe_cache_option_text(const pipe_option *o, const pipe_minvocation *inv)
     const void *field = pipe_option_cfield(o, inv);
     size_t n = pipe_option_ccount(o, inv);
     char num[64] = ""; /* a scalar's text */
-    switch (o->kind) {
-    case PIPE_KIND_NUMBER: pipe_format_double(v.num, num, sizeof num); break;
-    case PIPE_KIND_INT:
-    case PIPE_KIND_PORT: snprintf(num, sizeof num, "%" PRId64, v.i); break;
-    case PIPE_KIND_SIZE: pipe_format_size(v.u, num, sizeof num); break;
-    case PIPE_KIND_DURATION: pipe_format_duration(v.u, num, sizeof num); break;
-    case PIPE_KIND_BOOL: snprintf(num, sizeof num, "%s", v.b ? "true" : "false"); break;
-    case PIPE_KIND_STRING:
-    case PIPE_KIND_ENUM:
-    case PIPE_KIND_GPU_IDS:
-    case PIPE_KIND_ACCELERATORS: pipe_tb_puts(&b, v.s ? v.s : ""); break;
-    case PIPE_KIND_STRING_LIST:
-    case PIPE_KIND_PACKAGE_LIST:
-    case PIPE_KIND_SBATCH_FLAGS:
+    switch (pipe_option_ctype(o)) {
+    case PIPE_CTYPE_DOUBLE:
+    case PIPE_CTYPE_INT64:
+    case PIPE_CTYPE_UINT64:
+    case PIPE_CTYPE_BOOL: pipe_option_text(o, v, num, sizeof num); break;
+    case PIPE_CTYPE_STRING: pipe_tb_puts(&b, v.s ? v.s : ""); break;
+    case PIPE_CTYPE_STRINGS:
         pipe_tb_puts(&b, "[");
         for (size_t i = 0; i < n; i++) {
             pipe_tb_puts(&b, i ? ", " : "");
@@ -87,8 +80,8 @@ char *pipe_cache_option_text(const pipe_option *o, const pipe_minvocation *inv)
         }
         pipe_tb_puts(&b, "]");
         break;
-    case PIPE_KIND_STRING_MAP:
-    case PIPE_KIND_ENV_MAP:
+    case PIPE_CTYPE_KVS:
+    case PIPE_CTYPE_ENV:
         pipe_tb_puts(&b, "{");
         for (size_t i = 0; i < n; i++) {
             const pipe_kv *kv = &(*(const pipe_kv *const *)field)[i];
@@ -99,9 +92,9 @@ char *pipe_cache_option_text(const pipe_option *o, const pipe_minvocation *inv)
         }
         pipe_tb_puts(&b, "}");
         break;
-    case PIPE_KIND_MAP_LIST: mvalue_json(&b, field); break;
+    case PIPE_CTYPE_MVALUE: mvalue_json(&b, field); break;
     /* By content: a file edited in place changes the key, a file moved does not. */
-    case PIPE_KIND_FILE: {
+    case PIPE_CTYPE_MFILE: {
         const char *sha = ((const pipe_mfile *)field)->sha256;
         pipe_tb_puts(&b, "sha256:");
         pipe_tb_puts(&b, sha ? sha : "");
@@ -155,20 +148,19 @@ static const char *absent_text(const char *name)
             pipe_cache_part_name(&info->options[i], part, sizeof part);
             if (strcmp(part, name) != 0)
                 continue;
-            switch (info->options[i].kind) {
-            case PIPE_KIND_BOOL: return "false";
-            case PIPE_KIND_NUMBER:
-            case PIPE_KIND_INT:
-            case PIPE_KIND_PORT: return "0";
-            case PIPE_KIND_SIZE: return "0B";
-            case PIPE_KIND_DURATION: return "0s";
-            case PIPE_KIND_STRING_LIST:
-            case PIPE_KIND_PACKAGE_LIST:
-            case PIPE_KIND_SBATCH_FLAGS:
-            case PIPE_KIND_MAP_LIST: return "[]";
-            case PIPE_KIND_STRING_MAP:
-            case PIPE_KIND_ENV_MAP: return "{}";
-            default: return "none";
+            const pipe_option *o = &info->options[i];
+            static char zero[64]; /* a scalar's zero as the key writes it */
+            switch (pipe_option_ctype(o)) {
+            case PIPE_CTYPE_DOUBLE:
+            case PIPE_CTYPE_INT64:
+            case PIPE_CTYPE_UINT64:
+            case PIPE_CTYPE_BOOL: pipe_option_text(o, (pipe_value){0}, zero, sizeof zero); return zero;
+            case PIPE_CTYPE_STRINGS:
+            case PIPE_CTYPE_MVALUE: return "[]";
+            case PIPE_CTYPE_KVS:
+            case PIPE_CTYPE_ENV: return "{}";
+            case PIPE_CTYPE_STRING:
+            case PIPE_CTYPE_MFILE: return "none";
             }
         }
     }

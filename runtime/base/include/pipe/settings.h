@@ -18,27 +18,49 @@
 extern "C" {
 #endif
 
-/* How an option is written in a .pipe file, checked, and stored in its
-   field (the C type in parentheses). */
+/* How an option's value is held: the C type of its field (in parentheses). */
 typedef enum {
-    PIPE_KIND_NUMBER,       /* a number above 0 (double; 0: not given) */
-    PIPE_KIND_INT,          /* an integer in [min, max] (int64_t) */
-    PIPE_KIND_PORT,         /* a TCP port in [min, max] (int64_t) */
-    PIPE_KIND_SIZE,         /* "16GB" (uint64_t bytes) */
-    PIPE_KIND_DURATION,     /* "2h" (uint64_t milliseconds) */
-    PIPE_KIND_BOOL,         /* true or false (bool) */
-    PIPE_KIND_STRING,       /* a string without control characters (char *) */
-    PIPE_KIND_ENUM,         /* one of values (char *) */
-    PIPE_KIND_GPU_IDS,      /* "all" or "0,1,3" (char *) */
-    PIPE_KIND_ACCELERATORS, /* "NAME" or "NAME:COUNT" (char *, as written) */
-    PIPE_KIND_STRING_LIST,  /* (char **, size_t) */
-    PIPE_KIND_PACKAGE_LIST, /* Debian package names (char **, size_t) */
-    PIPE_KIND_SBATCH_FLAGS, /* "--name[=value]" (char **, size_t) */
-    PIPE_KIND_STRING_MAP,   /* string values (pipe_kv *, size_t) */
-    PIPE_KIND_ENV_MAP,      /* environment variables: names as C identifiers (pipe_kv *, size_t) */
-    PIPE_KIND_MAP_LIST,     /* a list of maps, passed through (pipe_mvalue) */
-    PIPE_KIND_FILE,         /* a path, relative to the .pipe file, with its content's digest (pipe_mfile) */
+    PIPE_CTYPE_DOUBLE,  /* a number above 0; 0: not given (double) */
+    PIPE_CTYPE_INT64,   /* (int64_t) */
+    PIPE_CTYPE_UINT64,  /* bytes or milliseconds (uint64_t) */
+    PIPE_CTYPE_BOOL,    /* (bool) */
+    PIPE_CTYPE_STRING,  /* (char *) */
+    PIPE_CTYPE_STRINGS, /* a list of strings (char **, size_t) */
+    PIPE_CTYPE_KVS,     /* a map of strings (pipe_kv *, size_t) */
+    PIPE_CTYPE_ENV,     /* a map of strings whose keys are environment variable names (pipe_kv *, size_t) */
+    PIPE_CTYPE_MVALUE,  /* a value passed through as written (pipe_mvalue) */
+    PIPE_CTYPE_MFILE,   /* a file's path and its content's digest (pipe_mfile) */
+} pipe_ctype;
+
+/* How a value is written as a .pipe file writes it (pipe_option_text). */
+typedef enum {
+    PIPE_TEXT_NUMBER,   /* 0.5 */
+    PIPE_TEXT_INT,      /* 42 */
+    PIPE_TEXT_SIZE,     /* "16GB" */
+    PIPE_TEXT_DURATION, /* "2h" */
+    PIPE_TEXT_BOOL,     /* true */
+    PIPE_TEXT_STRING,   /* "text" */
+    PIPE_TEXT_WORD,     /* one of the table's own values: bf16 */
+} pipe_text;
+
+/* The kinds of option values, one per row of pipe/kinds.def: PIPE_KIND_NUMBER, ... */
+typedef enum {
+#define PIPE_KIND(ID, ...) PIPE_KIND_##ID,
+#include "pipe/kinds.def"
+#undef PIPE_KIND
+    PIPE_KIND_COUNT
 } pipe_kind;
+
+/* A row of pipe/kinds.def. */
+typedef struct pipe_kind_info {
+    const char *name;    /* "SIZE" */
+    pipe_ctype ctype;
+    pipe_text text;
+    const char *expects; /* "a size string such as \"16GB\"" */
+    const char *doc;     /* "size" */
+} pipe_kind_info;
+
+const pipe_kind_info *pipe_kind_get(pipe_kind k);
 
 enum { PIPE_ON_STEP = 1, PIPE_ON_PIPELINE = 2 };
 typedef enum { PIPE_WHEN_ALWAYS, PIPE_WHEN_PRESENT, PIPE_WHEN_ANY, PIPE_WHEN_GIVEN } pipe_section_when;
@@ -138,9 +160,17 @@ bool pipe_kind_is_map(pipe_kind k);
 pipe_value pipe_option_initial(const pipe_option *o, bool absent);
 /* The decorator an option belongs to. */
 const pipe_decorator_info *pipe_option_decorator(const pipe_option *o);
-/* Whether v is in the option's range (NUMBER: above 0; INT, PORT, SIZE,
-   DURATION: [min, max]; other kinds have none). */
+/* The C type of an option's field (its kind's row). */
+pipe_ctype pipe_option_ctype(const pipe_option *o);
+/* A scalar value as a .pipe file writes it, without quotes ("16GB", "2h",
+   0.5, bf16); whether the file writes it in quotes. */
+void pipe_option_text(const pipe_option *o, pipe_value v, char *buf, size_t size);
+bool pipe_option_text_quoted(const pipe_option *o);
+/* Whether v is in the option's range (a DOUBLE: above 0; an INT64 or a
+   UINT64: [min, max]; other C types have none). */
 bool pipe_option_in_range(const pipe_option *o, pipe_value v);
+/* Whether the option has a range [min, max] (an INT64 or a UINT64). */
+bool pipe_option_ranged(const pipe_option *o);
 /* Whether the option has an upper bound below what its kind can hold. */
 bool pipe_option_has_max(const pipe_option *o);
 /* Where an option's value lives in an invocation. */
